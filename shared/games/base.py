@@ -1,0 +1,138 @@
+"""The game interface every rules engine exposes, and the registry that names them.
+
+Services, workers and tests only ever reach a game through `get_game(name)`; each game
+module registers one `GameSpec` of pure functions over immutable Structs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from shared.messages.codec import EventCodec
+from shared.messages.common import Action, Event, GameCreated, Result
+
+S = TypeVar("S")
+R = TypeVar("R", bound=msgspec.Struct)
+
+
+class IllegalAction(Exception):
+    """An action breaks a rule; `rule` names it, the message says how."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+class InvalidRuleset(ValueError):
+    """A ruleset cannot be played; `field` names the offending field."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.message = message
+
+
+class GameNotFound(KeyError):
+    """No game is registered under that name."""
+
+
+class Bot(Generic[S]):
+    """A built-in strategy: picks one of the legal actions from a seat's view only."""
+
+    name: str = "bot"
+
+    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+        """Returns one of `legal` given the seat's `view`; `seed` makes the choice reproducible."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class GameSpec(Generic[S, R]):
+    """One game's rules as pure functions, its types, its presets and its bots."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    has_decisions: bool
+    ruleset_type: type[R]
+    presets: Mapping[str, R]
+    action_type: Any
+    event_type: Any
+    deal: Callable[[R, int, int | str], Event]
+    """Returns the start event (ruleset, seats and the full deal) for a seed."""
+    evolve: Callable[[S | None, Event], S]
+    decide: Callable[[S, int, Action], list[Event]]
+    view: Callable[[S, int], Any]
+    legal_actions: Callable[[S, int], list[Action]]
+    to_move: Callable[[S], list[int]]
+    """Returns the seats whose action the game waits for, empty when it is over."""
+    is_over: Callable[[S], bool]
+    result: Callable[[S], Result | None]
+    validate: Callable[[R, int], None]
+    """Raises `InvalidRuleset` when the ruleset cannot be played by that many players."""
+    bots: Mapping[str, Bot[Any]] = field(default_factory=dict)
+    codec: EventCodec[Event] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "codec", EventCodec(self.event_type))
+
+    def ruleset(self, given: str | Mapping[str, Any] | None) -> R:
+        """Returns the ruleset named by a preset, or built from fields (raising InvalidRuleset)."""
+        if given is None:
+            return self.presets["classic"]
+        if isinstance(given, str):
+            try:
+                return self.presets[given]
+            except KeyError:
+                names = ", ".join(sorted(self.presets))
+                raise InvalidRuleset("ruleset", f"unknown preset {given!r}; one of {names}") from None
+        try:
+            return msgspec.convert(given, self.ruleset_type)
+        except msgspec.ValidationError as error:
+            raise InvalidRuleset("ruleset", str(error)) from None
+
+    def fold(self, events: Sequence[Event]) -> S:
+        """Returns the state after folding `events` (the GameCreated event is skipped)."""
+        state: S | None = None
+        for event in events:
+            if isinstance(event, GameCreated):
+                continue
+            state = self.evolve(state, event)
+        if state is None:
+            raise ValueError("a game's log must hold its start event")
+        return state
+
+
+_REGISTRY: dict[str, GameSpec[Any, Any]] = {}
+
+
+def register(spec: GameSpec[Any, Any]) -> GameSpec[Any, Any]:
+    """Adds `spec` to the registry under its name and returns it."""
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def get_game(name: str) -> GameSpec[Any, Any]:
+    """Returns the registered game `name`, raising GameNotFound."""
+    _load_builtin_games()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise GameNotFound(name) from None
+
+
+def game_names() -> list[str]:
+    """Returns the names of every registered game, sorted."""
+    _load_builtin_games()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin_games() -> None:
+    """Imports the built-in game modules, each of which registers itself."""
+    import shared.games.beggar  # noqa: F401, PLC0415

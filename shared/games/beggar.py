@@ -1,0 +1,361 @@
+"""Beggar-my-neighbour, as ../shared/rules/beggar-my-neighbour.md describes it.
+
+The game has no decisions: the seat that leads a trick takes the one action
+`PlayTrick`, and `decide` turns every card of that trick. One `TrickPlayed` event records
+the cards in the order turned, who turned each and who collected, so a game of
+hundreds of cards costs tens of appends.
+
+Choices the rules page leaves open, each covered by a test:
+- Seats are 0-based: seat 0 is the page's "seat 1" and leads the first trick.
+- The deal gives the first card of the shuffled deck to seat 0, the next to seat 1, ...;
+  each pack lists its top card first, in the order its cards were dealt.
+- A player with no cards is out only when due to turn a card: a player whose last card
+  was a pay card still collects if the payment is completed with numerals.
+- Loop detection compares trick starts with every numeral alike (only pay cards steer
+  the play), as the published records do.
+- Places: a finished game ranks the winner first, then the others in reverse order of
+  going out; players left without cards by the final collection share a place. A looped
+  or capped game ranks the players still in by cards held (ties share), then those out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from shared.bots.generic import FirstLegalBot, RandomBot
+from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
+from shared.games.cards import Card, deal_round_robin, shuffled, standard_deck
+from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+
+PAY = {"J": 1, "Q": 2, "K": 3, "A": 4}
+"""How many cards each pay card obliges the next player to turn."""
+
+NOTATION = "-23456789TJQKA"
+"""Characters of the rules page's fixed-deal notation (`10` is read as `T`)."""
+
+_LOOP_KEY = str.maketrans({**dict.fromkeys("23456789T", "-"), **dict.fromkeys("CDHS", None)})
+
+Status = Literal["playing", "finished", "loop", "capped"]
+
+
+class BeggarRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Beggar-my-neighbour options."""
+
+    decks: int = 1
+    """How many 52-card decks are shuffled together."""
+    max_cards: int = 100_000
+    """The cap on cards turned; reaching it ends the game as `capped`."""
+
+
+class PlayTrick(Action, frozen=True):
+    """The leader turns cards until the trick is collected (the platform's only action)."""
+
+
+class GameStarted(Event, frozen=True):
+    """The deal: each seat's pack, top card first."""
+
+    ruleset: BeggarRuleset
+    players: int
+    packs: list[list[Card]]
+
+
+class TrickPlayed(Event, frozen=True):
+    """One trick: the cards turned in order, who turned each, who collected (None if capped)."""
+
+    leader: int
+    cards: list[Card]
+    seats: list[int]
+    collector: int | None
+    eliminated: list[int] = []
+
+
+class BeggarState(msgspec.Struct, frozen=True):
+    """The whole table between tricks."""
+
+    ruleset: BeggarRuleset
+    packs: tuple[tuple[Card, ...], ...]
+    leader: int
+    pile: tuple[Card, ...] = ()
+    cards: int = 0
+    tricks: int = 0
+    out: tuple[int, ...] = ()
+    seen: frozenset[str] = frozenset()
+    result: Result | None = None
+
+
+class BeggarView(msgspec.Struct, frozen=True):
+    """What a seat may know: pack sizes (packs are face down), the pile and the counts."""
+
+    seat: int
+    pack_sizes: list[int]
+    leader: int
+    pile: list[Card]
+    cards: int
+    tricks: int
+    out: list[int]
+    status: Status
+    result: Result | None
+
+
+BeggarEvent = GameCreated | GameStarted | TrickPlayed | GameFinished
+
+
+def parse_deal(text: str) -> list[Card]:
+    """Returns the cards of a pack in the fixed-deal notation, top first (`10` is `T`)."""
+    text = text.upper().replace("10", "T")
+    for index, char in enumerate(text):
+        if char not in NOTATION:
+            raise ValueError(f"{char!r} at position {index + 1} is not one of {NOTATION} or 10")
+    return list(text)
+
+
+def validate(ruleset: BeggarRuleset, players: int) -> None:
+    """Raises InvalidRuleset when the ruleset cannot be played by `players` players."""
+    if not 2 <= players <= 4:
+        raise InvalidRuleset("players", f"Beggar-my-neighbour takes 2 to 4 players, not {players}")
+    if not 1 <= ruleset.decks <= 8:
+        raise InvalidRuleset("decks", f"must be 1 to 8, not {ruleset.decks}")
+    if ruleset.max_cards < 1:
+        raise InvalidRuleset("max_cards", f"must be at least 1, not {ruleset.max_cards}")
+
+
+def deal(ruleset: BeggarRuleset, players: int, seed: int | str) -> GameStarted:
+    """Returns the start event of a shuffled deal for `players` seats."""
+    validate(ruleset, players)
+    deck = shuffled(standard_deck(ruleset.decks), seed)
+    return GameStarted(ruleset=ruleset, players=players, packs=deal_round_robin(deck, players))
+
+
+def fixed_deal(packs: Sequence[Sequence[Card]], ruleset: BeggarRuleset | None = None) -> GameStarted:
+    """Returns the start event of a given deal, each pack top card first."""
+    ruleset = ruleset or BeggarRuleset()
+    validate(ruleset, len(packs))
+    return GameStarted(ruleset=ruleset, players=len(packs), packs=[list(p) for p in packs])
+
+
+def _loop_key(packs: Sequence[Sequence[Card]], leader: int) -> str:
+    """Returns the trick-start key: who leads and every pack with numerals alike."""
+    return f"{leader}:" + "|".join("".join(pack) for pack in packs).translate(_LOOP_KEY)
+
+
+def evolve(state: BeggarState | None, event: Event) -> BeggarState:
+    """Returns the state after `event`."""
+    if isinstance(event, TrickPlayed):
+        assert state is not None
+        return _apply_trick(state, event)
+    if isinstance(event, GameStarted):
+        packs = tuple(tuple(pack) for pack in event.packs)
+        return BeggarState(
+            ruleset=event.ruleset, packs=packs, leader=0, seen=frozenset([_loop_key(packs, 0)])
+        )
+    if isinstance(event, GameFinished):
+        assert state is not None
+        return msgspec.structs.replace(state, result=event.result)
+    raise TypeError(f"Beggar-my-neighbour has no event {type(event).__name__}")
+
+
+def _apply_trick(state: BeggarState, event: TrickPlayed) -> BeggarState:
+    """Moves the trick's cards from the packs to the pile and the pile to its collector."""
+    seats = event.seats
+    packs = [pack[seats.count(seat) :] for seat, pack in enumerate(state.packs)]
+    cards = state.cards + len(event.cards)
+    out = state.out + tuple(event.eliminated)
+    if event.collector is None:
+        return msgspec.structs.replace(
+            state, packs=tuple(packs), pile=tuple(event.cards), cards=cards, out=out
+        )
+    packs[event.collector] += tuple(event.cards)
+    return msgspec.structs.replace(
+        state,
+        packs=tuple(packs),
+        leader=event.collector,
+        pile=(),
+        cards=cards,
+        tricks=state.tricks + 1,
+        out=out,
+        seen=state.seen | {_loop_key(packs, event.collector)},
+    )
+
+
+def _next_in(seat: int, players: int, out: set[int]) -> int:
+    """Returns the next seat after `seat` that is still in the game."""
+    nxt = (seat + 1) % players
+    while nxt in out:
+        nxt = (nxt + 1) % players
+    return nxt
+
+
+def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
+    """Plays one trick from `state`; returns its event and the winner if the game was won."""
+    players = len(state.packs)
+    packs = state.packs
+    taken = [0] * players
+    out = set(state.out)
+    eliminated: list[int] = []
+    cards: list[Card] = []
+    seats: list[int] = []
+    budget = state.ruleset.max_cards - state.cards
+    due = state.leader
+    owner = -1
+    debt = 0
+    while True:
+        if taken[due] == len(packs[due]):
+            out.add(due)
+            eliminated.append(due)
+            if len(out) == players - 1:
+                winner = next(s for s in range(players) if s not in out)
+                return TrickPlayed(state.leader, cards, seats, winner, eliminated), winner
+            due = _next_in(due, players, out)
+            continue
+        if budget == 0:
+            return TrickPlayed(state.leader, cards, seats, None, eliminated), None
+        card = packs[due][taken[due]]
+        taken[due] += 1
+        budget -= 1
+        cards.append(card)
+        seats.append(due)
+        value = PAY.get(card[0], 0)
+        if value:
+            owner, debt = due, value
+            due = _next_in(due, players, out)
+        elif owner < 0:
+            due = _next_in(due, players, out)
+        else:
+            debt -= 1
+            if debt == 0:
+                return TrickPlayed(state.leader, cards, seats, owner, eliminated), None
+
+
+def decide(state: BeggarState, seat: int, action: Action) -> list[Event]:
+    """Returns the events of `seat` taking `action`: one trick, and the finish if it ends."""
+    if state.result is not None:
+        raise IllegalAction("game_over", "the game is over")
+    if not isinstance(action, PlayTrick):
+        raise IllegalAction("unknown_action", f"Beggar-my-neighbour has no {type(action).__name__}")
+    if seat != state.leader:
+        raise IllegalAction("not_your_turn", f"seat {state.leader} leads the next trick")
+    trick, winner = _turn_cards(state)
+    after = _apply_trick(state, trick)
+    finished = _finish(after, trick, winner, state)
+    return [trick] if finished is None else [trick, finished]
+
+
+def _finish(
+    after: BeggarState, trick: TrickPlayed, winner: int | None, before: BeggarState
+) -> GameFinished | None:
+    """Returns the GameFinished event that `trick` causes, if any."""
+    detail = {"cards": after.cards, "tricks": after.tricks}
+    if trick.collector is None:
+        return GameFinished(_ranked_by_cards(after, "capped", "the card cap was reached", detail))
+    collector = trick.collector
+    holders = [s for s, pack in enumerate(after.packs) if pack and s not in after.out]
+    if winner is None and holders == [collector]:
+        winner = collector
+    if winner is not None:
+        return GameFinished(_ranked_by_elimination(after, winner, detail))
+    if _loop_key(after.packs, collector) in before.seen:
+        return GameFinished(_ranked_by_cards(after, "loop", "a trick start repeated", detail))
+    if after.cards >= after.ruleset.max_cards:
+        return GameFinished(_ranked_by_cards(after, "capped", "the card cap was reached", detail))
+    return None
+
+
+def _ranked_by_elimination(state: BeggarState, winner: int, detail: dict[str, int]) -> Result:
+    """Returns a finished result: winner first, then the others in reverse order of going out."""
+    players = len(state.packs)
+    places = [0] * players
+    places[winner] = 1
+    last_out = [s for s in range(players) if s != winner and s not in state.out]
+    for seat in last_out:
+        places[seat] = 2
+    place = 2 + len(last_out)
+    for seat in reversed(state.out):
+        places[seat] = place
+        place += 1
+    return Result("finished", places, f"seat {winner} holds every card", detail=detail)
+
+
+def _ranked_by_cards(state: BeggarState, status: str, reason: str, detail: dict[str, int]) -> Result:
+    """Returns a result ranking the players still in by cards held (ties share), then the out."""
+    players = len(state.packs)
+    places = [0] * players
+    still_in = [s for s in range(players) if s not in state.out]
+    for seat in still_in:
+        places[seat] = 1 + sum(len(state.packs[o]) > len(state.packs[seat]) for o in still_in)
+    place = len(still_in) + 1
+    for seat in reversed(state.out):
+        places[seat] = place
+        place += 1
+    return Result(status, places, reason, scores=[len(p) for p in state.packs], detail=detail)
+
+
+def status(state: BeggarState) -> Status:
+    """Returns `playing` or how the game ended."""
+    if state.result is None:
+        return "playing"
+    return state.result.status  # type: ignore[return-value]
+
+
+def view(state: BeggarState, seat: int) -> BeggarView:
+    """Returns what `seat` may know; every pack is face down, so all seats see the same."""
+    return BeggarView(
+        seat=seat,
+        pack_sizes=[len(pack) for pack in state.packs],
+        leader=state.leader,
+        pile=list(state.pile),
+        cards=state.cards,
+        tricks=state.tricks,
+        out=list(state.out),
+        status=status(state),
+        result=state.result,
+    )
+
+
+def legal_actions(state: BeggarState, seat: int) -> list[Action]:
+    """Returns `[PlayTrick()]` for the leader of a running game, else nothing."""
+    if state.result is None and seat == state.leader:
+        return [PlayTrick()]
+    return []
+
+
+def to_move(state: BeggarState) -> list[int]:
+    """Returns the leader of the next trick, or nothing once the game is over."""
+    return [] if state.result is not None else [state.leader]
+
+
+def is_over(state: BeggarState) -> bool:
+    """Returns whether the game has ended (finished, loop or capped)."""
+    return state.result is not None
+
+
+def result(state: BeggarState) -> Result | None:
+    """Returns the result of an ended game, None while it runs."""
+    return state.result
+
+
+SPEC: GameSpec[BeggarState, BeggarRuleset] = register(
+    GameSpec(
+        name="beggar",
+        title="Beggar-my-neighbour",
+        min_players=2,
+        max_players=4,
+        has_decisions=False,
+        ruleset_type=BeggarRuleset,
+        presets={"classic": BeggarRuleset()},
+        action_type=PlayTrick,
+        event_type=BeggarEvent,
+        deal=deal,
+        evolve=evolve,
+        decide=decide,
+        view=view,
+        legal_actions=legal_actions,
+        to_move=to_move,
+        is_over=is_over,
+        result=result,
+        validate=validate,
+        bots={"turner": FirstLegalBot(), "random": RandomBot()},
+    )
+)

@@ -1,0 +1,1 @@
+"""Event and command Structs shared by every game, and the codec that stores them."""

@@ -1,0 +1,52 @@
+"""Events, commands and results that every game shares.
+
+Stored events are a contract: new fields get defaults, nothing is renamed or retyped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+
+class Event(msgspec.Struct, frozen=True, tag=True, tag_field="type"):
+    """Base of every event; the tag is the class name (`"GameCreated"`)."""
+
+
+class Action(msgspec.Struct, frozen=True, tag=True, tag_field="type", forbid_unknown_fields=True):
+    """Base of every command a seat can take; the tag is the class name (`"PlayCards"`)."""
+
+
+class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Who plays a seat: a built-in bot strategy run by the platform, or an external client."""
+
+    kind: Literal["bot", "external"] = "bot"
+    bot: str | None = None
+    name: str | None = None
+
+
+class Result(msgspec.Struct, frozen=True):
+    """How a game ended: one place per seat (1 is best, ties share), and game-specific figures."""
+
+    status: str
+    places: list[int]
+    reason: str = ""
+    scores: list[int] | None = None
+    detail: dict[str, int] = {}
+
+
+class GameCreated(Event, frozen=True):
+    """A game was created: which game, with which ruleset and seats. Written by the service."""
+
+    game: str
+    ruleset: dict[str, Any]
+    seats: list[Seat]
+    created_at: str = ""
+
+
+class GameFinished(Event, frozen=True):
+    """The game is over; `result` holds the places and the reason."""
+
+    result: Result
+

@@ -1,0 +1,1 @@
+"""The EventStore port, its in-memory twin and the Redis Streams adapter."""
