@@ -138,7 +138,7 @@ def fixed_deal(packs: Sequence[Sequence[Card]], ruleset: BeggarRuleset | None = 
 
 def _loop_key(packs: Sequence[Sequence[Card]], leader: int) -> str:
     """Returns the trick-start key: who leads and every pack with numerals alike."""
-    return f"{leader}:" + "|".join("".join(pack) for pack in packs).translate(_LOOP_KEY)
+    return f"{leader}:" + "|".join(map("".join, packs)).translate(_LOOP_KEY)
 
 
 def evolve(state: BeggarState | None, event: Event) -> BeggarState:
@@ -157,17 +157,24 @@ def evolve(state: BeggarState | None, event: Event) -> BeggarState:
     raise TypeError(f"Beggar-my-neighbour has no event {type(event).__name__}")
 
 
-def _apply_trick(state: BeggarState, event: TrickPlayed) -> BeggarState:
-    """Moves the trick's cards from the packs to the pile and the pile to its collector."""
+def _packs_after(state: BeggarState, event: TrickPlayed) -> list[tuple[Card, ...]]:
+    """Returns the packs once the trick's cards are turned and the pile is collected."""
     seats = event.seats
     packs = [pack[seats.count(seat) :] for seat, pack in enumerate(state.packs)]
+    if event.collector is not None:
+        packs[event.collector] += tuple(event.cards)
+    return packs
+
+
+def _apply_trick(state: BeggarState, event: TrickPlayed) -> BeggarState:
+    """Moves the trick's cards from the packs to the pile and the pile to its collector."""
+    packs = _packs_after(state, event)
     cards = state.cards + len(event.cards)
     out = state.out + tuple(event.eliminated)
     if event.collector is None:
         return msgspec.structs.replace(
             state, packs=tuple(packs), pile=tuple(event.cards), cards=cards, out=out
         )
-    packs[event.collector] += tuple(event.cards)
     return msgspec.structs.replace(
         state,
         packs=tuple(packs),
@@ -198,11 +205,14 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
     cards: list[Card] = []
     seats: list[int] = []
     budget = state.ruleset.max_cards - state.cards
+    following = [(seat + 1) % players for seat in range(players)]
     due = state.leader
     owner = -1
     debt = 0
     while True:
-        if taken[due] == len(packs[due]):
+        pack = packs[due]
+        index = taken[due]
+        if index == len(pack):
             out.add(due)
             eliminated.append(due)
             if len(out) == players - 1:
@@ -212,21 +222,22 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
             continue
         if budget == 0:
             return TrickPlayed(state.leader, cards, seats, None, eliminated), None
-        card = packs[due][taken[due]]
-        taken[due] += 1
+        card = pack[index]
+        taken[due] = index + 1
         budget -= 1
         cards.append(card)
         seats.append(due)
         value = PAY.get(card[0], 0)
         if value:
             owner, debt = due, value
-            due = _next_in(due, players, out)
-        elif owner < 0:
-            due = _next_in(due, players, out)
-        else:
+        elif owner >= 0:
             debt -= 1
             if debt == 0:
                 return TrickPlayed(state.leader, cards, seats, owner, eliminated), None
+            continue
+        due = following[due]
+        if due in out:
+            due = _next_in(due, players, out)
 
 
 def decide(state: BeggarState, seat: int, action: Action) -> list[Event]:
@@ -238,32 +249,30 @@ def decide(state: BeggarState, seat: int, action: Action) -> list[Event]:
     if seat != state.leader:
         raise IllegalAction("not_your_turn", f"seat {state.leader} leads the next trick")
     trick, winner = _turn_cards(state)
-    after = _apply_trick(state, trick)
-    finished = _finish(after, trick, winner, state)
-    return [trick] if finished is None else [trick, finished]
-
-
-def _finish(
-    after: BeggarState, trick: TrickPlayed, winner: int | None, before: BeggarState
-) -> GameFinished | None:
-    """Returns the GameFinished event that `trick` causes, if any."""
-    detail = {"cards": after.cards, "tricks": after.tricks}
-    if trick.collector is None:
-        return GameFinished(_ranked_by_cards(after, "capped", "the card cap was reached", detail))
     collector = trick.collector
-    holders = [s for s, pack in enumerate(after.packs) if pack and s not in after.out]
-    if winner is None and holders == [collector]:
-        winner = collector
+    if winner is None and collector is not None:
+        packs = _packs_after(state, trick)
+        if [seat for seat, pack in enumerate(packs) if pack] == [collector]:
+            winner = collector
+        else:
+            looped = _loop_key(packs, collector) in state.seen
+            capped = state.cards + len(trick.cards) >= state.ruleset.max_cards
+            if not (looped or capped):
+                return [trick]
+            status = "loop" if looped else "capped"
+            return [trick, GameFinished(_ranked_by_cards(_apply_trick(state, trick), status))]
+    after = _apply_trick(state, trick)
     if winner is not None:
-        return GameFinished(_ranked_by_elimination(after, winner, detail))
-    if _loop_key(after.packs, collector) in before.seen:
-        return GameFinished(_ranked_by_cards(after, "loop", "a trick start repeated", detail))
-    if after.cards >= after.ruleset.max_cards:
-        return GameFinished(_ranked_by_cards(after, "capped", "the card cap was reached", detail))
-    return None
+        return [trick, GameFinished(_ranked_by_elimination(after, winner))]
+    return [trick, GameFinished(_ranked_by_cards(after, "capped"))]
 
 
-def _ranked_by_elimination(state: BeggarState, winner: int, detail: dict[str, int]) -> Result:
+def _detail(state: BeggarState) -> dict[str, int]:
+    """Returns the published-record counts of a game: cards turned and tricks collected."""
+    return {"cards": state.cards, "tricks": state.tricks}
+
+
+def _ranked_by_elimination(state: BeggarState, winner: int) -> Result:
     """Returns a finished result: winner first, then the others in reverse order of going out."""
     players = len(state.packs)
     places = [0] * players
@@ -275,10 +284,13 @@ def _ranked_by_elimination(state: BeggarState, winner: int, detail: dict[str, in
     for seat in reversed(state.out):
         places[seat] = place
         place += 1
-    return Result("finished", places, f"seat {winner} holds every card", detail=detail)
+    return Result("finished", places, f"seat {winner} holds every card", detail=_detail(state))
 
 
-def _ranked_by_cards(state: BeggarState, status: str, reason: str, detail: dict[str, int]) -> Result:
+_REASONS = {"loop": "a trick start repeated", "capped": "the card cap was reached"}
+
+
+def _ranked_by_cards(state: BeggarState, status: str) -> Result:
     """Returns a result ranking the players still in by cards held (ties share), then the out."""
     players = len(state.packs)
     places = [0] * players
@@ -289,7 +301,8 @@ def _ranked_by_cards(state: BeggarState, status: str, reason: str, detail: dict[
     for seat in reversed(state.out):
         places[seat] = place
         place += 1
-    return Result(status, places, reason, scores=[len(p) for p in state.packs], detail=detail)
+    scores = [len(pack) for pack in state.packs]
+    return Result(status, places, _REASONS[status], scores=scores, detail=_detail(state))
 
 
 def status(state: BeggarState) -> Status:

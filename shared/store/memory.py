@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
     EventStore,
+    FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
     NewEvent,
@@ -35,6 +38,8 @@ class InMemoryEventStore(EventStore):
         idempotency_key: str | None = None,
         fingerprint: str = "",
     ) -> AppendResult:
+        if not events:
+            raise ValueError("an append needs at least one event")
         with self._lock:
             if idempotency_key is not None:
                 known = self._keys.get((game_id, idempotency_key))
@@ -63,6 +68,16 @@ class InMemoryEventStore(EventStore):
                 self._keys[(game_id, idempotency_key)] = (result, fingerprint)
             return result
 
+    def recall(self, game_id: str, idempotency_key: str, fingerprint: str = "") -> AppendResult | None:
+        with self._lock:
+            known = self._keys.get((game_id, idempotency_key))
+        if known is None:
+            return None
+        first, known_fingerprint = known
+        if known_fingerprint and fingerprint and known_fingerprint != fingerprint:
+            raise IdempotencyKeyReused(game_id, idempotency_key)
+        return AppendResult(first.first_version, first.last_version, replayed=True)
+
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         with self._lock:
             events = self._streams.get(game_id, [])[after:]
@@ -79,3 +94,82 @@ class InMemoryEventStore(EventStore):
         return [
             FeedEntry(position=f"{start + i + 1}-0", event=event) for i, event in enumerate(chunk)
         ]
+
+
+@dataclass
+class _Delivery:
+    """A feed entry delivered to a member and not yet acknowledged."""
+
+    entry: FeedEntry
+    consumer: str
+    since: float
+    """When it was last delivered, in `time.monotonic()` seconds."""
+
+
+@dataclass
+class _Group:
+    """The shared state of a consumer group: how far it has read, and what is pending."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    delivered: int = 0
+    pending: dict[str, _Delivery] = field(default_factory=dict)
+
+
+_groups: weakref.WeakKeyDictionary[InMemoryEventStore, dict[str, _Group]] = (
+    weakref.WeakKeyDictionary()
+)
+_groups_lock = threading.Lock()
+
+
+class InMemoryFeedConsumer(FeedConsumer):
+    """A member of a consumer group on an InMemoryEventStore's feed; groups are shared per store."""
+
+    _POLL_S = 0.005
+
+    def __init__(
+        self,
+        store: InMemoryEventStore,
+        group: str,
+        consumer: str,
+        claim_idle_ms: int = 30000,
+    ) -> None:
+        with _groups_lock:
+            self._group = _groups.setdefault(store, {}).setdefault(group, _Group())
+        self._store = store
+        self._consumer = consumer
+        self._claim_idle_s = claim_idle_ms / 1000
+
+    def _take(self, count: int) -> list[FeedEntry]:
+        """Returns own pending entries, then idle ones claimed from others, then new ones."""
+        group, now = self._group, time.monotonic()
+        with group.lock:
+            mine = [d for d in group.pending.values() if d.consumer == self._consumer][:count]
+            idle = [
+                d
+                for d in group.pending.values()
+                if d.consumer != self._consumer and now - d.since >= self._claim_idle_s
+            ][: count - len(mine)]
+            for delivery in (*mine, *idle):
+                delivery.consumer, delivery.since = self._consumer, now
+            taken = [delivery.entry for delivery in (*mine, *idle)]
+            if len(taken) < count:
+                fresh = self._store.read_feed(f"{group.delivered}-0", count - len(taken))
+                group.delivered += len(fresh)
+                for entry in fresh:
+                    group.pending[entry.position] = _Delivery(entry, self._consumer, now)
+                taken += fresh
+        return taken
+
+    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
+        deadline = time.monotonic() + block_ms / 1000
+        while True:
+            entries = self._take(count)
+            remaining = deadline - time.monotonic()
+            if entries or remaining <= 0:
+                return entries
+            time.sleep(min(self._POLL_S, remaining))
+
+    def ack(self, positions: Sequence[str]) -> None:
+        with self._group.lock:
+            for position in positions:
+                self._group.pending.pop(position, None)

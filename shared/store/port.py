@@ -98,6 +98,13 @@ class EventStore(abc.ABC):
         """
 
     @abc.abstractmethod
+    def recall(self, game_id: str, idempotency_key: str, fingerprint: str = "") -> AppendResult | None:
+        """Returns the first result of an append with this key (`replayed` set), None if unknown.
+
+        Raises `IdempotencyKeyReused` when the key was first used with another fingerprint.
+        """
+
+    @abc.abstractmethod
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         """Returns the events of `game_id` with version > `after`, in order."""
 

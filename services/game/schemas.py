@@ -1,0 +1,141 @@
+"""Request and response bodies of the game service's REST API (v1)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from shared.handlers import LoadedGame, Outcome
+from shared.messages.codec import to_json
+from shared.messages.common import Result, Seat
+from shared.store.port import RecordedEvent
+
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Who plays a seat: a built-in `bot` (default: the game's first) or an `external` client."""
+
+    kind: Literal["bot", "external"] = "bot"
+    bot: str | None = None
+    name: str | None = None
+
+    def to_seat(self) -> Seat:
+        """Returns the seat as the domain records it."""
+        return Seat(kind=self.kind, bot=self.bot, name=self.name)
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Creates a game: its name, a ruleset (a preset name or fields), seats or a player count."""
+
+    game: str
+    ruleset: str | dict[str, Any] | None = None
+    seats: list[SeatSpec] | None = None
+    players: int | None = None
+    seed: int | str | None = None
+
+    def table(self) -> list[Seat] | None:
+        """Returns the requested seats as domain seats, None when none were given."""
+        return None if self.seats is None else [seat.to_seat() for seat in self.seats]
+
+
+class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One action of `seat`, taken at `expected_version`; `action` is tagged by its `type`."""
+
+    seat: NonNegative
+    action: dict[str, Any]
+    expected_version: NonNegative
+
+
+class Game(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A game as anyone may see it; `view` only for games without decisions (all public)."""
+
+    game_id: str
+    game: str
+    ruleset: dict[str, Any]
+    seats: list[Seat]
+    version: int
+    status: str
+    to_move: list[int]
+    result: Result | None
+    created_at: str
+    view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+
+    @classmethod
+    def of(cls, loaded: LoadedGame) -> Game:
+        """Returns the public resource of a loaded game."""
+        spec, state = loaded.spec, loaded.state
+        result: Result | None = spec.result(state)
+        view = msgspec.UNSET if spec.has_decisions else msgspec.to_builtins(spec.view(state, 0))
+        return cls(
+            game_id=loaded.game_id,
+            game=spec.name,
+            ruleset=loaded.created.ruleset,
+            seats=loaded.created.seats,
+            version=loaded.version,
+            status="playing" if result is None else result.status,
+            to_move=spec.to_move(state),
+            result=result,
+            created_at=loaded.created.created_at,
+            view=view,
+        )
+
+
+class EventItem(msgspec.Struct, frozen=True):
+    """One stored event: its version, type tag, store time (ms since the epoch) and content."""
+
+    version: int
+    type: str
+    recorded_at: int
+    data: dict[str, Any]
+
+    @classmethod
+    def of(cls, recorded: RecordedEvent, event: Any) -> EventItem:
+        """Returns the item of `recorded`, whose decoded event is `event`."""
+        return cls(recorded.version, recorded.type, recorded.recorded_at, to_json(event))
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    """Events of a game in version order, after a given version; `version` is the stream's."""
+
+    game_id: str
+    version: int
+    events: list[EventItem]
+
+
+class ActionAccepted(msgspec.Struct, frozen=True):
+    """An applied action: the versions it wrote, or those of the first try when `replayed`."""
+
+    game_id: str
+    version: int
+    first_version: int
+    replayed: bool
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> ActionAccepted:
+        """Returns the body of an action's outcome."""
+        return cls(outcome.game_id, outcome.version, outcome.first_version, outcome.replayed)
+
+
+class Health(msgspec.Struct, frozen=True):
+    """The service answers."""
+
+    status: Literal["ok"] = "ok"
+
+
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An RFC 9457 problem: `type`, `title`, `status`, `detail` and one extension member.
+
+    `field` names the bad input, `rule` the broken game rule, `current_version` the
+    stream's version on a conflict and `game_id` the game that does not exist.
+    """
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    field: str | msgspec.UnsetType = msgspec.UNSET
+    rule: str | msgspec.UnsetType = msgspec.UNSET
+    current_version: int | msgspec.UnsetType = msgspec.UNSET
+    game_id: str | msgspec.UnsetType = msgspec.UNSET

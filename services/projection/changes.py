@@ -1,0 +1,83 @@
+"""Pure helpers of the projection: feed position order, and what events change in the views."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
+
+from shared.games.base import get_game
+from shared.messages.common import Event, GameCreated, GameFinished, Result
+from shared.store.port import RecordedEvent
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+def position_key(position: str) -> tuple[int, int]:
+    """Returns the numeric order key of a feed position `"ms-seq"` (a bare `"ms"` is `"ms-0"`)."""
+    ms, _, seq = position.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def latest(positions: Iterable[str]) -> str:
+    """Returns the highest of `positions` in feed order."""
+    return max(positions, key=position_key)
+
+
+def to_datetime(ms: int) -> datetime:
+    """Returns the UTC instant `ms` milliseconds after the epoch, exactly."""
+    return EPOCH + ms * _MS
+
+
+def to_ms(instant: datetime) -> int:
+    """Returns the whole milliseconds from the epoch to `instant`."""
+    return (instant - EPOCH) // _MS
+
+
+def decode(recorded: RecordedEvent) -> Event:
+    """Returns the event in `recorded` via its game's codec; raises on unknown schema or game."""
+    return get_game(recorded.kind).codec.decode(recorded)
+
+
+class Created(NamedTuple):
+    """A game's GameCreated event, with its version and its recording time."""
+
+    version: int
+    at_ms: int
+    event: GameCreated
+
+
+class Finished(NamedTuple):
+    """A game's result, with the recording time of its GameFinished event."""
+
+    at_ms: int
+    result: Result
+
+
+@dataclass
+class GameChange:
+    """The net effect of some of one game's events on its `games` row."""
+
+    game_id: str
+    version: int = 0
+    created: Created | None = None
+    finished: Finished | None = None
+
+    def add(self, recorded: RecordedEvent, event: Event) -> None:
+        """Folds one decoded event of this game in."""
+        self.version = max(self.version, recorded.version)
+        if isinstance(event, GameCreated):
+            self.created = Created(recorded.version, recorded.recorded_at, event)
+        elif isinstance(event, GameFinished):
+            self.finished = Finished(recorded.recorded_at, event.result)
+
+
+def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
+    """Returns the change `records` make to each game's row, ordered by game id."""
+    changes: dict[str, GameChange] = {}
+    for recorded in records:
+        change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
+        change.add(recorded, decode(recorded))
+    return [changes[game_id] for game_id in sorted(changes)]

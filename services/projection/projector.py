@@ -1,0 +1,175 @@
+"""The projection service: copies the global feed into the Postgres archive and views.
+
+Each batch is archived, folded into the views and checkpointed in one transaction, and
+acknowledged only after it commits. Entries redelivered after a crash between commit and
+ack are at or below the checkpoint and are skipped, so nothing is projected twice. The
+checkpoint belongs to one consumer: run one projector per `name` at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg.types.json import Jsonb
+
+from services.projection.changes import (
+    Created,
+    Finished,
+    game_changes,
+    latest,
+    position_key,
+    to_datetime,
+)
+from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
+from shared.store.port import FeedConsumer, FeedEntry, RecordedEvent, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+Cursor = psycopg.Cursor[Any]
+
+_READ_CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s FOR UPDATE"
+_STORE_CHECKPOINT = (
+    "INSERT INTO projection_checkpoints (name, position) VALUES (%s, %s)"
+    " ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()"
+)
+_ARCHIVE = (
+    "INSERT INTO events (game_id, version, kind, type, data, schema, recorded_at, feed_position)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id, version) DO NOTHING"
+)
+_CREATE_GAME = (
+    "INSERT INTO games (game_id, game, ruleset, status, seats, version, created_at)"
+    " VALUES (%s, %s, %s, 'playing', %s, %s, %s) ON CONFLICT (game_id) DO NOTHING"
+)
+_BUMP_VERSION = "UPDATE games SET version = GREATEST(version, %s) WHERE game_id = %s"
+_FINISH_GAME = "UPDATE games SET status = %s, result = %s, finished_at = %s WHERE game_id = %s"
+
+
+@dataclass(frozen=True)
+class RebuildCounts:
+    """What a rebuild folded: archived events read, and games in the rebuilt view."""
+
+    events: int
+    games: int
+
+
+def update_views(cur: Cursor, records: Sequence[RecordedEvent]) -> None:
+    """Folds `records` (each game's in version order) into the views; idempotent per event."""
+    changes = game_changes(records)
+    cur.executemany(
+        _CREATE_GAME, [_created_params(c.game_id, c.created) for c in changes if c.created]
+    )
+    cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
+    cur.executemany(
+        _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
+    )
+
+
+def _created_params(game_id: str, created: Created) -> tuple[Any, ...]:
+    """Returns the `_CREATE_GAME` parameters of a GameCreated event."""
+    event = created.event
+    seats = Jsonb(msgspec.to_builtins(event.seats))
+    ruleset = Jsonb(event.ruleset)
+    return game_id, event.game, ruleset, seats, created.version, to_datetime(created.at_ms)
+
+
+def _finished_params(game_id: str, finished: Finished) -> tuple[Any, ...]:
+    """Returns the `_FINISH_GAME` parameters of a GameFinished event."""
+    result = Jsonb(msgspec.to_builtins(finished.result))
+    return finished.result.status, result, to_datetime(finished.at_ms), game_id
+
+
+def _archive_params(entry: FeedEntry) -> tuple[Any, ...]:
+    """Returns the `_ARCHIVE` parameters of a feed entry."""
+    e = entry.event
+    at = to_datetime(e.recorded_at)
+    return e.game_id, e.version, e.kind, e.type, e.data, e.schema, at, entry.position
+
+
+def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
+    """Archives and projects the entries past checkpoint `name`, then moves it; returns how many.
+
+    Runs inside the caller's transaction; raises (writing nothing once rolled back) on an
+    event that cannot be decoded.
+    """
+    row = cur.execute(_READ_CHECKPOINT, (name,)).fetchone()
+    done = position_key(row[0]) if row else (0, 0)
+    fresh = [entry for entry in entries if position_key(entry.position) > done]
+    if not fresh:
+        return 0
+    cur.executemany(_ARCHIVE, [_archive_params(entry) for entry in fresh])
+    update_views(cur, [entry.event for entry in fresh])
+    cur.execute(_STORE_CHECKPOINT, (name, latest(entry.position for entry in fresh)))
+    return len(fresh)
+
+
+class Projector:
+    """Projects the global feed, read through `consumer`, into the database at `conninfo`."""
+
+    def __init__(self, conninfo: str, consumer: FeedConsumer, name: str = "main") -> None:
+        self.conninfo = conninfo
+        self.consumer = consumer
+        self.name = name
+        self._conn: psycopg.Connection[Any] | None = None
+
+    def run_once(self, count: int = 500, block_ms: int = 0) -> int:
+        """Projects one batch of up to `count` entries, then acks it; returns how many were new."""
+        return self._step(count, block_ms)[1]
+
+    def run_forever(
+        self, stop: threading.Event, count: int = 500, block_ms: int = 1000, pause_s: float = 0.1
+    ) -> None:
+        """Projects batches until `stop` is set; pauses when idle and after an outage."""
+        try:
+            while not stop.is_set():
+                try:
+                    read, _ = self._step(count, block_ms)
+                except (psycopg.OperationalError, StoreUnavailable) as error:
+                    log.warning("projection %s: %s; retrying", self.name, error)
+                    read = 0
+                if not read:
+                    stop.wait(pause_s)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Closes the database connection, if open."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _step(self, count: int, block_ms: int) -> tuple[int, int]:
+        """Reads, projects and acks one batch; returns how many entries were read and new."""
+        entries = self.consumer.read(count, block_ms)
+        if not entries:
+            return 0, 0
+        conn = self._connection()
+        with conn.transaction(), conn.cursor() as cur:
+            fresh = project_batch(cur, self.name, entries)
+        self.consumer.ack([entry.position for entry in entries])
+        return len(entries), fresh
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        """Returns the open connection, opening a new one when there is none or it broke."""
+        if self._conn is None or self._conn.closed:
+            self._conn = psycopg.connect(self.conninfo, autocommit=True)
+        return self._conn
+
+
+def rebuild(conninfo: str, chunk: int = 1000) -> RebuildCounts:
+    """Rebuilds every view from the archive, in one transaction; the archive is untouched."""
+    with psycopg.connect(conninfo, autocommit=True) as conn, conn.transaction():
+        conn.execute("TRUNCATE games")
+        events = 0
+        with conn.cursor(name="rebuild_archive") as source, conn.cursor() as target:
+            source.execute(SELECT_ARCHIVED + " ORDER BY game_id, version")
+            while rows := source.fetchmany(chunk):
+                update_views(target, [recorded_from_row(row) for row in rows])
+                events += len(rows)
+        row = conn.execute("SELECT count(*) FROM games").fetchone()
+    return RebuildCounts(events=events, games=row[0] if row else 0)

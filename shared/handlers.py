@@ -1,0 +1,288 @@
+"""Use cases over the event store: each loads a game's stream, decides and appends.
+
+The game service, the workers and the CLI call these; none of them touches a rules
+engine or the store's encoding directly.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import secrets
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
+from shared.messages.codec import encode, encode_all
+from shared.messages.common import Action, Event, GameCreated, Seat
+from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, NewEvent, StoreError
+
+
+class UnknownGame(LookupError):
+    """No game has that id."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game {game_id!r}")
+        self.game_id = game_id
+
+
+class InvalidRequest(ValueError):
+    """A request is malformed or names something that does not exist; `field` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    """A game folded from its stream: its spec, creation event, state and version."""
+
+    game_id: str
+    spec: GameSpec[Any, Any]
+    created: GameCreated
+    state: Any
+    version: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an append produced: the stream's version after it and whether it was a replay."""
+
+    game_id: str
+    first_version: int
+    version: int
+    replayed: bool
+
+
+class BotTurnDispatcher(abc.ABC):
+    """Starts the platform's play of a game's consecutive bot turns (in-process or on workers)."""
+
+    @abc.abstractmethod
+    def dispatch(self, game_id: str) -> None:
+        """Arranges for `play_bot_turns(game_id)` to run."""
+
+
+class InProcessDispatcher(BotTurnDispatcher):
+    """Plays bot turns at once, in the caller's thread: the embedded default."""
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+
+    def dispatch(self, game_id: str) -> None:
+        play_bot_turns(self._store, game_id)
+
+
+def _game_id_for(idempotency_key: str | None) -> str:
+    """Returns a new game id; a creation retried with the same key gets the same id."""
+    if idempotency_key is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(f"create:{idempotency_key}".encode()).hexdigest()[:32]
+
+
+def _fingerprint(*parts: Any) -> str:
+    """Returns a digest of a request's content, to tell a retry from a reused key."""
+    return hashlib.sha256(msgspec.json.encode(parts)).hexdigest()
+
+
+def _seats(spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int | None) -> list[Seat]:
+    """Returns the seats of a new game, defaulting every seat to the game's first bot."""
+    default_bot = next(iter(spec.bots))
+    if seats is None:
+        if players is None:
+            raise InvalidRequest("seats", "give the seats, or the number of players")
+        return [Seat(kind="bot", bot=default_bot) for _ in range(players)]
+    if players is not None and players != len(seats):
+        raise InvalidRequest("players", f"{players} players but {len(seats)} seats")
+    checked: list[Seat] = []
+    for index, seat in enumerate(seats):
+        if seat.kind == "external":
+            if not spec.has_decisions:
+                raise InvalidRequest(
+                    f"seats[{index}].kind",
+                    f"{spec.title} has no decisions; every seat is played by the platform",
+                )
+            checked.append(seat)
+            continue
+        bot = seat.bot or default_bot
+        if bot not in spec.bots:
+            names = ", ".join(spec.bots)
+            raise InvalidRequest(f"seats[{index}].bot", f"unknown bot {bot!r}; one of {names}")
+        checked.append(Seat(kind="bot", bot=bot, name=seat.name))
+    return checked
+
+
+def create_game(
+    store: EventStore,
+    game: str,
+    ruleset: str | Mapping[str, Any] | None = None,
+    seats: Sequence[Seat] | None = None,
+    players: int | None = None,
+    seed: int | str | None = None,
+    idempotency_key: str | None = None,
+    created_at: str = "",
+) -> Outcome:
+    """Creates and deals a game; raises InvalidRequest naming the field at fault."""
+    try:
+        spec = get_game(game)
+    except GameNotFound:
+        raise InvalidRequest("game", f"unknown game {game!r}") from None
+    try:
+        rules = spec.ruleset(ruleset)
+        table = _seats(spec, seats, players)
+        spec.validate(rules, len(table))
+    except InvalidRuleset as error:
+        field = error.field if error.field in {"ruleset", "players"} else f"ruleset.{error.field}"
+        raise InvalidRequest(field, error.message) from None
+    seed = secrets.randbits(63) if seed is None else seed
+    created = GameCreated(
+        game=spec.name,
+        ruleset=msgspec.to_builtins(rules),
+        seats=table,
+        created_at=created_at,
+    )
+    started = spec.deal(rules, len(table), seed)
+    game_id = _game_id_for(idempotency_key)
+    fingerprint = _fingerprint(game, ruleset, seats, players, seed) if idempotency_key else ""
+    result = store.append(
+        game_id, spec.name, 0, encode_all([created, started]), idempotency_key, fingerprint
+    )
+    return Outcome(game_id, result.first_version, result.last_version, result.replayed)
+
+
+def load(store: EventStore, game_id: str) -> LoadedGame:
+    """Returns the game folded from its stream; raises UnknownGame."""
+    recorded = store.read(game_id)
+    if not recorded:
+        raise UnknownGame(game_id)
+    spec = get_game(recorded[0].kind)
+    events = spec.codec.decode_all(recorded)
+    created = events[0]
+    if not isinstance(created, GameCreated):
+        raise TypeError(f"game {game_id} does not start with GameCreated")
+    return LoadedGame(game_id, spec, created, spec.fold(events), recorded[-1].version)
+
+
+def parse_action(spec: GameSpec[Any, Any], payload: Any) -> Action:
+    """Returns the action in a JSON-like payload; raises InvalidRequest naming the field."""
+    try:
+        action: Action = msgspec.convert(payload, spec.action_type)
+    except msgspec.ValidationError as error:
+        raise InvalidRequest("action", str(error)) from None
+    return action
+
+
+def act(
+    store: EventStore,
+    game_id: str,
+    seat: int,
+    action: Any,
+    expected_version: int,
+    idempotency_key: str | None = None,
+) -> Outcome:
+    """Applies a client's action for `seat` at `expected_version`.
+
+    Raises UnknownGame, InvalidRequest, IllegalAction, ConcurrencyConflict (stale version)
+    or IdempotencyKeyReused; on any error nothing is appended. A retry with the same key
+    returns the first outcome.
+    """
+    loaded = load(store, game_id)
+    spec = loaded.spec
+    fingerprint = _fingerprint(seat, action, expected_version) if idempotency_key else ""
+    if idempotency_key is not None:
+        known = store.recall(game_id, idempotency_key, fingerprint)
+        if known is not None:
+            return Outcome(game_id, known.first_version, known.last_version, True)
+    if not spec.has_decisions:
+        raise IllegalAction(
+            "no_decisions", f"{spec.title} has no decisions; its seats are played by the platform"
+        )
+    parsed = parse_action(spec, action)
+    if expected_version != loaded.version:
+        raise ConcurrencyConflict(game_id, expected_version, loaded.version)
+    seats = loaded.created.seats
+    if not 0 <= seat < len(seats):
+        raise InvalidRequest("seat", f"seat must be 0 to {len(seats) - 1}, not {seat}")
+    if seats[seat].kind != "external":
+        raise IllegalAction("bot_seat", f"seat {seat} is played by the built-in bot")
+    events = spec.decide(loaded.state, seat, parsed)
+    result = store.append(
+        game_id, spec.name, expected_version, encode_all(events), idempotency_key, fingerprint
+    )
+    return Outcome(game_id, result.first_version, result.last_version, result.replayed)
+
+
+def next_bot_seat(loaded: LoadedGame) -> int | None:
+    """Returns the first seat to move that a built-in bot plays, None if none is."""
+    for seat in loaded.spec.to_move(loaded.state):
+        if loaded.created.seats[seat].kind == "bot":
+            return seat
+    return None
+
+
+def _bot_moves(
+    loaded: LoadedGame, limit: int
+) -> tuple[list[tuple[int, Sequence[NewEvent], str | None]], int]:
+    """Returns up to `limit` consecutive bot moves from `loaded` as append batches."""
+    spec, state, version = loaded.spec, loaded.state, loaded.version
+    batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
+    while len(batches) < limit:
+        current = LoadedGame(loaded.game_id, spec, loaded.created, state, version)
+        seat = next_bot_seat(current)
+        if seat is None:
+            break
+        bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
+        legal = spec.legal_actions(state, seat)
+        action = spec.bots[bot_name].choose(
+            spec.view(state, seat), legal, f"{loaded.game_id}:{version}:{seat}"
+        )
+        events: list[Event] = spec.decide(state, seat, action)
+        batches.append((version, encode_all(events), f"bot:{version}"))
+        for event in events:
+            state = spec.evolve(state, event)
+        version += len(events)
+    return batches, version
+
+
+def play_bot_turns(store: EventStore, game_id: str, batch: int = 64, max_moves: int = 1_000_000) -> int:
+    """Plays every consecutive built-in bot move of a game; returns how many it appended.
+
+    Moves are appended `batch` at a time in one round trip, each at its expected version
+    and keyed by it, so a second runner (a retried task) appends nothing twice.
+    """
+    appended = 0
+    while appended < max_moves:
+        loaded = load(store, game_id)
+        batches, _ = _bot_moves(loaded, min(batch, max_moves - appended))
+        if not batches:
+            return appended
+        results = store.append_batches(game_id, loaded.spec.name, batches)
+        for outcome in results:
+            if isinstance(outcome, ConcurrencyConflict):
+                break
+            if isinstance(outcome, StoreError):
+                raise outcome
+            if isinstance(outcome, AppendResult) and not outcome.replayed:
+                appended += 1
+    return appended
+
+
+__all__ = [
+    "BotTurnDispatcher",
+    "IllegalAction",
+    "InProcessDispatcher",
+    "InvalidRequest",
+    "LoadedGame",
+    "Outcome",
+    "UnknownGame",
+    "act",
+    "create_game",
+    "encode",
+    "load",
+    "play_bot_turns",
+]

@@ -1,0 +1,56 @@
+"""Typed settings, read from the environment once per process."""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Every setting of cardarena; each field names its environment variable."""
+
+    store: Literal["memory", "redis"] = "memory"
+    """CARDARENA_STORE: `memory` (embedded, one process) or `redis` (the real stack)."""
+    dispatch: Literal["inprocess", "celery"] = "inprocess"
+    """CARDARENA_DISPATCH: play bot turns in the calling process or on Celery workers."""
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    """REDIS_URL: the Redis holding the event streams (and the Celery broker by default)."""
+    database_url: str = "postgresql://postgres@127.0.0.1:5432/cardarena"
+    """DATABASE_URL: the PostgreSQL of the projection's views and event archive."""
+    broker_url: str = ""
+    """CELERY_BROKER_URL: the Celery broker; empty means REDIS_URL."""
+    namespace: str = "cardarena:"
+    """CARDARENA_NAMESPACE: prefix of every Redis key (streams, feed, idempotency records)."""
+    projection_group: str = "projection"
+    """CARDARENA_PROJECTION_GROUP: the consumer group of the projection service on the feed."""
+    host: str = "127.0.0.1"
+    """CARDARENA_HOST: the address the game service listens on."""
+    port: int = 8000
+    """CARDARENA_PORT: the port the game service listens on."""
+
+    @property
+    def celery_broker(self) -> str:
+        """Returns the broker URL Celery uses."""
+        return self.broker_url or self.redis_url
+
+
+_ENV = {
+    "store": "CARDARENA_STORE",
+    "dispatch": "CARDARENA_DISPATCH",
+    "redis_url": "REDIS_URL",
+    "database_url": "DATABASE_URL",
+    "broker_url": "CELERY_BROKER_URL",
+    "namespace": "CARDARENA_NAMESPACE",
+    "projection_group": "CARDARENA_PROJECTION_GROUP",
+    "host": "CARDARENA_HOST",
+    "port": "CARDARENA_PORT",
+}
+
+
+def load_settings(environ: dict[str, str] | None = None) -> Settings:
+    """Returns the settings from `environ` (default: the process environment)."""
+    env = os.environ if environ is None else environ
+    given = {field: env[name] for field, name in _ENV.items() if name in env}
+    return msgspec.convert(given, Settings, strict=False)

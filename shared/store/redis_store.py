@@ -1,0 +1,370 @@
+"""The Redis Streams event store: one stream per game, one global feed, appends as a Redis function.
+
+Keys under the namespace `ns`: `{ns}game:{<game_id>}` (the game's stream, entry ids
+`0-<version>`), `{ns}game:{<game_id>}:version`, `{ns}game:{<game_id>}:idem:<key>` and
+`{ns}feed`. The braces are a Redis Cluster hash tag keeping a game's keys in one slot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
+
+import redis
+
+from shared.store.port import (
+    SCHEMA_VERSION,
+    AppendResult,
+    ConcurrencyConflict,
+    EventStore,
+    FeedConsumer,
+    FeedEntry,
+    IdempotencyKeyReused,
+    NewEvent,
+    RecordedEvent,
+    StoreError,
+    StoreUnavailable,
+)
+
+LIBRARY = "cardarena"
+APPEND_FUNCTION = "cardarena_append"
+
+_LIBRARY_CODE = """#!lua name=cardarena
+
+-- KEYS: stream, version counter, feed[, idempotency record]
+-- ARGV: expected version, game id, kind, schema, fingerprint, ttl, then type/data pairs
+local function append(keys, args)
+  local stream, counter, feed, idem = keys[1], keys[2], keys[3], keys[4]
+  local expected = tonumber(args[1])
+  local game_id, kind, schema, fingerprint = args[2], args[3], args[4], args[5]
+  if idem then
+    local known = redis.call('GET', idem)
+    if known then
+      local first, last, known_fingerprint = string.match(known, '^(%d+) (%d+) (.*)$')
+      if known_fingerprint ~= '' and fingerprint ~= '' and known_fingerprint ~= fingerprint then
+        return {'reused'}
+      end
+      return {'replayed', tonumber(first), tonumber(last)}
+    end
+  end
+  local actual = tonumber(redis.call('GET', counter) or '0')
+  if actual ~= expected then
+    return {'conflict', actual}
+  end
+  local now = redis.call('TIME')
+  local at = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+  local version = expected
+  for i = 7, #args, 2 do
+    version = version + 1
+    local v = tostring(version)
+    local type, data = args[i], args[i + 1]
+    redis.call('XADD', stream, '0-' .. v,
+      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at)
+    redis.call('XADD', feed, '*',
+      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at, 'g', game_id)
+  end
+  redis.call('SET', counter, tostring(version))
+  if idem then
+    local record = tostring(expected + 1) .. ' ' .. tostring(version) .. ' ' .. fingerprint
+    redis.call('SET', idem, record, 'EX', args[6])
+  end
+  return {'ok', expected + 1, version}
+end
+
+redis.register_function('cardarena_append', append)
+"""
+
+_OK = b"ok"
+_REPLAYED = b"replayed"
+_CONFLICT = b"conflict"
+
+_V, _TYPE, _DATA, _SCHEMA, _KIND, _AT, _GAME = b"v", b"type", b"data", b"s", b"k", b"at", b"g"
+
+Fields = dict[bytes, bytes]
+
+
+@contextlib.contextmanager
+def _reachable() -> Iterator[None]:
+    """Turns redis connection failures and timeouts into `StoreUnavailable`."""
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        raise StoreUnavailable(f"redis: {error}") from error
+
+
+def _refuse_decoding(client: redis.Redis) -> None:
+    """Raises ValueError for a client that decodes replies: payloads are raw bytes."""
+    if client.connection_pool.connection_kwargs.get("decode_responses"):
+        raise ValueError("the event store needs a client with decode_responses=False")
+
+
+def _function_missing(error: BaseException) -> bool:
+    """Returns whether `error` is Redis saying that the function is not loaded."""
+    return isinstance(error, redis.ResponseError) and "Function not found" in str(error)
+
+
+def _recorded(game_id: str, fields: Fields) -> RecordedEvent:
+    """Returns the event stored in the entry `fields` of `game_id`."""
+    return RecordedEvent(
+        game_id,
+        fields[_KIND].decode(),
+        int(fields[_V]),
+        fields[_TYPE].decode(),
+        fields[_DATA],
+        int(fields[_SCHEMA]),
+        int(fields[_AT]),
+    )
+
+
+def _feed_entry(position: bytes, fields: Fields) -> FeedEntry:
+    """Returns the feed entry at `position` holding `fields`."""
+    return FeedEntry(position.decode(), _recorded(fields[_GAME].decode(), fields))
+
+
+class RedisEventStore(EventStore):
+    """An EventStore over Redis Streams; every append is one atomic call of a Redis function."""
+
+    def __init__(
+        self, client: redis.Redis, namespace: str = "cardarena:", idempotency_ttl_s: int = 86400
+    ) -> None:
+        _refuse_decoding(client)
+        self._client = client
+        self._namespace = namespace
+        self._ttl = str(idempotency_ttl_s)
+        self._feed = f"{namespace}feed"
+        self._loaded = False
+
+    def _stream(self, game_id: str) -> str:
+        """Returns the key of the stream of `game_id`."""
+        return f"{self._namespace}game:{{{game_id}}}"
+
+    def _load_library(self) -> None:
+        """Loads (or replaces) the Lua library that holds the append function."""
+        self._client.function_load(_LIBRARY_CODE, replace=True)
+        self._loaded = True
+
+    def _call_args(
+        self,
+        game_id: str,
+        kind: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> tuple[int, list[str | bytes | int]]:
+        """Returns the FCALL key count, keys and arguments of one append."""
+        if not events:
+            raise ValueError("an append needs at least one event")
+        stream = self._stream(game_id)
+        keys = [stream, f"{stream}:version", self._feed]
+        if idempotency_key is not None:
+            keys.append(f"{stream}:idem:{idempotency_key}")
+        args: list[str | bytes | int] = [*keys, expected_version, game_id, kind, SCHEMA_VERSION, fingerprint, self._ttl]
+        for event in events:
+            args += [event.type, event.data]
+        return len(keys), args
+
+    @staticmethod
+    def _result(
+        reply: list[Any], game_id: str, expected_version: int, idempotency_key: str | None
+    ) -> AppendResult | StoreError:
+        """Returns the result of one append reply, or the typed error it stands for."""
+        status = reply[0]
+        if status == _OK:
+            return AppendResult(reply[1], reply[2])
+        if status == _REPLAYED:
+            return AppendResult(reply[1], reply[2], replayed=True)
+        if status == _CONFLICT:
+            return ConcurrencyConflict(game_id, expected_version, reply[1])
+        return IdempotencyKeyReused(game_id, idempotency_key or "")
+
+    def _fcall(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
+        """Calls the append function, loading the library first or again when Redis lacks it."""
+        if not self._loaded:
+            self._load_library()
+        numkeys, args = call
+        try:
+            reply: list[Any] = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
+        except redis.ResponseError as error:
+            if not _function_missing(error):
+                raise
+            self._load_library()
+            reply = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
+        return reply
+
+    def append(
+        self,
+        game_id: str,
+        kind: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+    ) -> AppendResult:
+        call = self._call_args(
+            game_id, kind, expected_version, events, idempotency_key, fingerprint
+        )
+        with _reachable():
+            reply = self._fcall(call)
+        result = self._result(reply, game_id, expected_version, idempotency_key)
+        if isinstance(result, StoreError):
+            raise result
+        return result
+
+    def _pipelined(self, calls: list[tuple[int, list[str | bytes | int]]]) -> list[Any]:
+        """Sends `calls` to the append function in one pipeline; returns replies or errors."""
+        pipe = self._client.pipeline(transaction=False)
+        for numkeys, args in calls:
+            pipe.fcall(APPEND_FUNCTION, numkeys, *args)
+        replies: list[Any] = pipe.execute(raise_on_error=False)
+        return replies
+
+    def append_batches(
+        self,
+        game_id: str,
+        kind: str,
+        batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
+    ) -> list[AppendResult | StoreError]:
+        """Appends each (expected_version, events, key) batch in order, in one round trip."""
+        calls = [self._call_args(game_id, kind, exp, events, key, "") for exp, events, key in batches]
+        if not calls:
+            return []
+        with _reachable():
+            if not self._loaded:
+                self._load_library()
+            replies = self._pipelined(calls)
+            missing = [i for i, reply in enumerate(replies) if _function_missing(reply)]
+            if missing:
+                self._load_library()
+                retried = self._pipelined([calls[i] for i in missing])
+                for i, reply in zip(missing, retried, strict=True):
+                    replies[i] = reply
+        results: list[AppendResult | StoreError] = []
+        for (expected, _, key), reply in zip(batches, replies, strict=True):
+            if isinstance(reply, Exception):
+                raise reply
+            results.append(self._result(reply, game_id, expected, key))
+        return results
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        if limit is not None and limit <= 0:
+            return []
+        with _reachable():
+            entries = self._range(self._stream(game_id), f"0-{after + 1}", limit)
+        return [_recorded(game_id, fields) for _, fields in entries]
+
+    def version(self, game_id: str) -> int:
+        with _reachable():
+            value = self._client.get(f"{self._stream(game_id)}:version")
+        return int(value) if value is not None else 0
+
+    def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
+        if count <= 0:
+            return []
+        start = "-" if after == "0" else f"({after}"
+        with _reachable():
+            entries = self._range(self._feed, start, count)
+        return [_feed_entry(position, fields) for position, fields in entries]
+
+    def _range(self, key: str, start: str, count: int | None) -> list[tuple[bytes, Fields]]:
+        """Returns up to `count` entries of the stream `key` from `start` on."""
+        return cast("list[tuple[bytes, Fields]]", self._client.xrange(key, start, "+", count) or [])
+
+
+def _group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
+    """Returns the entries of a one-stream XREADGROUP reply, in RESP2 or RESP3 shape."""
+    if not reply:
+        return []
+    if isinstance(reply, dict):
+        (entries,) = reply.values()
+        if entries and isinstance(entries[0], list):
+            (entries,) = entries
+    else:
+        ((_, entries),) = reply
+    return list(entries)
+
+
+class RedisFeedConsumer(FeedConsumer):
+    """A member of a Redis consumer group on the feed; a new group starts at its beginning."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        group: str,
+        consumer: str,
+        namespace: str = "cardarena:",
+        claim_idle_ms: int = 30000,
+    ) -> None:
+        _refuse_decoding(client)
+        self._client = client
+        self._group = group
+        self._consumer = consumer
+        self._feed = f"{namespace}feed"
+        self._claim_idle_ms = claim_idle_ms
+        self._claim_cursor: str | bytes = "0-0"
+        self._grouped = False
+
+    def _create_group(self) -> None:
+        """Creates the group at the start of the feed unless it exists."""
+        try:
+            self._client.xgroup_create(self._feed, self._group, id="0", mkstream=True)
+        except redis.ResponseError as error:
+            if not str(error).startswith("BUSYGROUP"):
+                raise
+        self._grouped = True
+        self._claim_cursor = "0-0"
+
+    def _read_group(self, start: str, count: int, block_ms: int | None) -> list[tuple[bytes, Fields]]:
+        """Reads up to `count` entries for this member from `start` (`0`: own pending, `>`: new)."""
+        reply = self._client.xreadgroup(
+            self._group, self._consumer, {self._feed: start}, count=count, block=block_ms
+        )
+        return _group_entries(reply)
+
+    def _claim(self, count: int) -> list[tuple[bytes, Fields]]:
+        """Claims up to `count` entries that other members left idle longer than allowed."""
+        reply = self._client.xautoclaim(
+            self._feed,
+            self._group,
+            self._consumer,
+            self._claim_idle_ms,
+            start_id=self._claim_cursor,
+            count=count,
+        )
+        self._claim_cursor = reply[0]
+        entries: list[tuple[bytes, Fields]] = reply[1]
+        return entries
+
+    def _collect(self, count: int, block_ms: int) -> list[tuple[bytes, Fields]]:
+        """Returns own pending entries, then claimed ones, then new ones, up to `count`."""
+        entries = self._read_group("0", count, None)
+        if len(entries) < count:
+            seen = {position for position, _ in entries}
+            claimed = self._claim(count - len(entries))
+            entries += [entry for entry in claimed if entry[0] not in seen]
+        if len(entries) < count:
+            block = block_ms if block_ms > 0 and not entries else None
+            entries += self._read_group(">", count - len(entries), block)
+        return entries
+
+    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
+        with _reachable():
+            if not self._grouped:
+                self._create_group()
+            try:
+                entries = self._collect(count, block_ms)
+            except redis.ResponseError as error:
+                if not str(error).startswith("NOGROUP"):
+                    raise
+                self._create_group()
+                entries = self._collect(count, block_ms)
+            trimmed = [position for position, fields in entries if not fields]
+            if trimmed:
+                self._client.xack(self._feed, self._group, *trimmed)
+        return [_feed_entry(position, fields) for position, fields in entries if fields]
+
+    def ack(self, positions: Sequence[str]) -> None:
+        if positions:
+            with _reachable():
+                self._client.xack(self._feed, self._group, *positions)

@@ -1,0 +1,118 @@
+"""Fixtures for real Redis and PostgreSQL servers.
+
+Servers come from `REDIS_URL` / `DATABASE_URL` when set, else from testcontainers where
+Docker runs. Where neither is available the tests that need them are skipped with a
+reason; with `CARDARENA_REQUIRE_SERVICES=1` (as `.ci/run` sets it) that skip is a failure.
+Each test gets its own Redis key namespace and its own PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+import redis
+from psycopg import sql
+
+REQUIRE_SERVICES = os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1"
+
+
+def _unavailable(what: str, how: str) -> None:
+    """Skips the test, or fails it when the servers are required."""
+    message = f"{what} is not available: {how}"
+    if REQUIRE_SERVICES:
+        pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
+    pytest.skip(message)
+
+
+def _docker_runs() -> bool:
+    """Returns whether a Docker engine answers."""
+    try:
+        import docker  # noqa: PLC0415
+
+        docker.from_env().ping()
+    except Exception:  # noqa: BLE001 - any failure means "no Docker here"
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """Returns the URL of a real Redis: REDIS_URL, else a testcontainers Redis."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    if not _docker_runs():
+        _unavailable("Redis", "set REDIS_URL=redis://127.0.0.1:6379/0 or start Docker")
+    from testcontainers.redis import RedisContainer  # noqa: PLC0415
+
+    with RedisContainer("redis:7-alpine") as container:
+        host = container.get_container_host_ip()
+        port = container.get_exposed_port(6379)
+        yield f"redis://{host}:{port}/0"
+
+
+@pytest.fixture(scope="session")
+def admin_database_url() -> Iterator[str]:
+    """Returns the URL of a real PostgreSQL: DATABASE_URL, else a testcontainers PostgreSQL."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        yield url
+        return
+    if not _docker_runs():
+        _unavailable(
+            "PostgreSQL", "set DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test or start Docker"
+        )
+    from testcontainers.postgres import PostgresContainer  # noqa: PLC0415
+
+    with PostgresContainer("postgres:16-alpine", driver=None) as container:
+        yield container.get_connection_url()
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> Iterator[redis.Redis]:
+    """Returns a client of the real Redis."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        client.ping()
+    except redis.ConnectionError as error:
+        _unavailable("Redis", f"{redis_url} does not answer ({error})")
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def namespace(redis_client: redis.Redis) -> Iterator[str]:
+    """Returns a key prefix of this test's own; its keys are deleted afterwards."""
+    prefix = f"test:{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    keys = list(redis_client.scan_iter(match=prefix + "*", count=1000))
+    if keys:
+        redis_client.delete(*keys)
+
+
+@pytest.fixture
+def database_url(admin_database_url: str) -> Iterator[str]:
+    """Returns the URL of a fresh database of this test's own, dropped afterwards."""
+    name = f"cardarena_test_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(admin_database_url, autocommit=True)
+    except psycopg.OperationalError as error:
+        _unavailable("PostgreSQL", f"{admin_database_url} does not answer ({error})")
+    with admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    info = psycopg.conninfo.conninfo_to_dict(admin_database_url)
+    info["dbname"] = name
+    yield psycopg.conninfo.make_conninfo(**info)  # type: ignore[arg-type]
+    with (
+        contextlib.suppress(psycopg.Error),
+        psycopg.connect(admin_database_url, autocommit=True) as admin,
+    ):
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
