@@ -71,7 +71,9 @@ def engine_game(packs: list[list[str]]) -> tuple[int, int, str]:
     return state.cards, state.tricks, state.result.status
 
 
-def rate(play: Callable[[list[list[str]]], tuple[int, int, str]], deals: list[list[list[str]]]) -> float:
+def rate(
+    play: Callable[[list[list[str]]], tuple[int, int, str]], deals: list[list[list[str]]]
+) -> float:
     """Returns games per second of `play` over `deals`."""
     start = time.perf_counter()
     for packs in deals:

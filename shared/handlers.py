@@ -90,7 +90,9 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(msgspec.json.encode(parts)).hexdigest()
 
 
-def _seats(spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int | None) -> list[Seat]:
+def _seats(
+    spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int | None
+) -> list[Seat]:
     """Returns the seats of a new game, defaulting every seat to the game's first bot."""
     default_bot = next(iter(spec.bots))
     if seats is None:
@@ -120,6 +122,7 @@ def _seats(spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int 
 def create_game(
     store: EventStore,
     game: str,
+    *,
     ruleset: str | Mapping[str, Any] | None = None,
     seats: Sequence[Seat] | None = None,
     players: int | None = None,
@@ -180,6 +183,7 @@ def parse_action(spec: GameSpec[Any, Any], payload: Any) -> Action:
 def act(
     store: EventStore,
     game_id: str,
+    *,
     seat: int,
     action: Any,
     expected_version: int,
@@ -249,7 +253,9 @@ def _bot_moves(
     return batches, version
 
 
-def play_bot_turns(store: EventStore, game_id: str, batch: int = 64, max_moves: int = 1_000_000) -> int:
+def play_bot_turns(
+    store: EventStore, game_id: str, batch: int = 64, max_moves: int = 1_000_000
+) -> int:
     """Plays every consecutive built-in bot move of a game; returns how many it appended.
 
     Moves are appended `batch` at a time in one round trip, each at its expected version

@@ -23,6 +23,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """CELERY_BROKER_URL: the Celery broker; empty means REDIS_URL."""
     namespace: str = "cardarena:"
     """CARDARENA_NAMESPACE: prefix of every Redis key (streams, feed, idempotency records)."""
+    queue: str = "cardarena"
+    """CARDARENA_QUEUE: the Celery queue of bot turns."""
     projection_group: str = "projection"
     """CARDARENA_PROJECTION_GROUP: the consumer group of the projection service on the feed."""
     host: str = "127.0.0.1"
@@ -43,6 +45,7 @@ _ENV = {
     "database_url": "DATABASE_URL",
     "broker_url": "CELERY_BROKER_URL",
     "namespace": "CARDARENA_NAMESPACE",
+    "queue": "CARDARENA_QUEUE",
     "projection_group": "CARDARENA_PROJECTION_GROUP",
     "host": "CARDARENA_HOST",
     "port": "CARDARENA_PORT",

@@ -35,7 +35,7 @@ def _docker_runs() -> bool:
         import docker  # noqa: PLC0415
 
         docker.from_env().ping()
-    except Exception:  # noqa: BLE001 - any failure means "no Docker here"
+    except Exception:
         return False
     return True
 
@@ -66,7 +66,8 @@ def admin_database_url() -> Iterator[str]:
         return
     if not _docker_runs():
         _unavailable(
-            "PostgreSQL", "set DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test or start Docker"
+            "PostgreSQL",
+            "set DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test or start Docker",
         )
     from testcontainers.postgres import PostgresContainer  # noqa: PLC0415
 

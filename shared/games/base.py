@@ -91,7 +91,9 @@ class GameSpec(Generic[S, R]):
                 return self.presets[given]
             except KeyError:
                 names = ", ".join(sorted(self.presets))
-                raise InvalidRuleset("ruleset", f"unknown preset {given!r}; one of {names}") from None
+                raise InvalidRuleset(
+                    "ruleset", f"unknown preset {given!r}; one of {names}"
+                ) from None
         try:
             return msgspec.convert(given, self.ruleset_type)
         except msgspec.ValidationError as error:

@@ -129,7 +129,9 @@ def deal(ruleset: BeggarRuleset, players: int, seed: int | str) -> GameStarted:
     return GameStarted(ruleset=ruleset, players=players, packs=deal_round_robin(deck, players))
 
 
-def fixed_deal(packs: Sequence[Sequence[Card]], ruleset: BeggarRuleset | None = None) -> GameStarted:
+def fixed_deal(
+    packs: Sequence[Sequence[Card]], ruleset: BeggarRuleset | None = None
+) -> GameStarted:
     """Returns the start event of a given deal, each pack top card first."""
     ruleset = ruleset or BeggarRuleset()
     validate(ruleset, len(packs))

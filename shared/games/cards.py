@@ -68,5 +68,5 @@ def shuffled(cards: Iterable[Card], seed: int | str) -> list[Card]:
 
 
 def deal_round_robin(deck: Sequence[Card], players: int) -> list[list[Card]]:
-    """Deals `deck` one card at a time starting with seat 0; each hand lists its first card first."""
+    """Deals `deck` one card at a time from seat 0; each hand lists its first card first."""
     return [list(deck[seat::players]) for seat in range(players)]

@@ -49,4 +49,3 @@ class GameFinished(Event, frozen=True):
     """The game is over; `result` holds the places and the reason."""
 
     result: Result
-

@@ -113,7 +113,8 @@ def test_a_trick_cut_by_the_cap_leaves_its_cards_on_the_pile() -> None:
     assert isinstance(trick, beggar.TrickPlayed)
     assert trick.collector is None
     assert state.pile == ("2", "3", "A", "4")
-    assert state.result is not None and state.result.status == "capped"
+    assert state.result is not None
+    assert state.result.status == "capped"
 
 
 def test_with_three_players_a_player_who_runs_out_while_paying_hands_the_debt_on() -> None:

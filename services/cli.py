@@ -1,0 +1,170 @@
+"""The `cardarena` command: serve the services, run migrations, play and rebuild locally."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from shared.games import beggar
+from shared.games.base import InvalidRuleset, get_game
+from shared.settings import Settings, load_settings
+
+USAGE_ERROR = 2
+
+
+def _fail(message: str) -> int:
+    """Prints `message` to stderr and returns the usage-error exit code."""
+    print(f"cardarena: error: {message}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def beggar_play(args: argparse.Namespace) -> int:
+    """Plays one Beggar-my-neighbour deal and prints its counts as one JSON line."""
+    ruleset = beggar.BeggarRuleset(max_cards=args.max_cards)
+    try:
+        if args.a is not None or args.b is not None:
+            if args.a is None or args.b is None:
+                return _fail("a fixed deal needs both --a and --b")
+            started = beggar.fixed_deal(
+                [beggar.parse_deal(args.a), beggar.parse_deal(args.b)], ruleset
+            )
+        else:
+            started = beggar.deal(ruleset, args.players, args.seed)
+    except (ValueError, InvalidRuleset) as error:
+        return _fail(str(error))
+    spec = get_game("beggar")
+    state = spec.evolve(None, started)
+    while not spec.is_over(state):
+        (seat,) = spec.to_move(state)
+        for event in spec.decide(state, seat, beggar.PlayTrick()):
+            state = spec.evolve(state, event)
+    result = state.result
+    winner = result.places.index(1) if result.status == "finished" else None
+    line = {"status": result.status, "cards": state.cards, "tricks": state.tricks, "winner": winner}
+    print(json.dumps(line))
+    return 0
+
+
+def serve_game(settings: Settings) -> int:
+    """Serves the game service's API with uvicorn until interrupted."""
+    import uvicorn  # noqa: PLC0415
+
+    from services.game.app import create_app  # noqa: PLC0415
+    from services.wiring import build_dispatcher, build_store  # noqa: PLC0415
+
+    store = build_store(settings)
+    app = create_app(store, build_dispatcher(settings, store))
+    print(
+        f"cardarena game service on http://{settings.host}:{settings.port} "
+        f"(store: {settings.store}, bot turns: {settings.dispatch}); "
+        f"API docs at /schema",
+        flush=True,
+    )
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    return 0
+
+
+def serve_projection(settings: Settings) -> int:
+    """Runs the projection service on the feed until SIGINT or SIGTERM."""
+    import redis  # noqa: PLC0415
+
+    from services.projection.migrate import migrate  # noqa: PLC0415
+    from services.projection.projector import Projector  # noqa: PLC0415
+    from shared.store.redis_store import RedisFeedConsumer  # noqa: PLC0415
+
+    migrate(settings.database_url)
+    client = redis.Redis.from_url(settings.redis_url)
+    consumer = RedisFeedConsumer(
+        client, settings.projection_group, "projector-1", namespace=settings.namespace
+    )
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    print("cardarena projection service: following the feed", flush=True)
+    Projector(settings.database_url, consumer).run_forever(stop)
+    return 0
+
+
+def serve_workers(settings: Settings, concurrency: int) -> int:
+    """Runs a Celery worker on the bot-turn queue."""
+    from services.workers.celery_app import app  # noqa: PLC0415
+
+    app.worker_main(
+        ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "-Q", settings.queue]
+    )
+    return 0
+
+
+def projection_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Runs a projection maintenance command."""
+    from services.projection.migrate import migrate  # noqa: PLC0415
+    from services.projection.projector import rebuild  # noqa: PLC0415
+
+    migrate(settings.database_url)
+    counts = rebuild(settings.database_url)
+    print(json.dumps(counts, default=str))
+    return 0
+
+
+def migrate_command(settings: Settings) -> int:
+    """Applies the SQL migrations and prints the ones applied now."""
+    from services.projection.migrate import migrate  # noqa: PLC0415
+
+    print(json.dumps({"applied": migrate(settings.database_url)}))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Returns the parser of every cardarena command."""
+    parser = argparse.ArgumentParser(prog="cardarena", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run a service (default: the game service)")
+    serve.add_argument(
+        "service", nargs="?", default="game", choices=["game", "projection", "workers"]
+    )
+    serve.add_argument("--concurrency", type=int, default=2, help="worker processes")
+
+    beggar_cmd = commands.add_parser("beggar", help="Beggar-my-neighbour tools")
+    beggar_sub = beggar_cmd.add_subparsers(dest="beggar_command", required=True)
+    play = beggar_sub.add_parser("play", help="play one deal and print its counts as JSON")
+    play.add_argument("--a", help="seat 0's pack, top card first, e.g. 2A78Q")
+    play.add_argument("--b", help="seat 1's pack, top card first")
+    play.add_argument("--players", type=int, default=2, help="players of a shuffled deal")
+    play.add_argument("--seed", default="0", help="seed of a shuffled deal")
+    play.add_argument("--max-cards", type=int, default=100_000, help="the card cap")
+
+    projection = commands.add_parser("projection", help="projection maintenance")
+    projection_sub = projection.add_subparsers(dest="projection_command", required=True)
+    projection_sub.add_parser("rebuild", help="drop the views and rebuild them from the archive")
+
+    commands.add_parser("migrate", help="apply the SQL migrations")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command in `argv` and returns its exit code."""
+    args = build_parser().parse_args(argv)
+    settings = load_settings()
+    handlers: dict[str, Any] = {
+        "beggar": lambda: beggar_play(args),
+        "projection": lambda: projection_command(args, settings),
+        "migrate": lambda: migrate_command(settings),
+    }
+    if args.command == "serve":
+        if args.service == "game":
+            return serve_game(settings)
+        if args.service == "projection":
+            return serve_projection(settings)
+        return serve_workers(settings, args.concurrency)
+    code: int = handlers[args.command]()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

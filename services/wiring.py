@@ -1,0 +1,28 @@
+"""Builds the adapters that the settings choose; entry points call these, nothing else does."""
+
+from __future__ import annotations
+
+import redis
+
+from shared.handlers import BotTurnDispatcher, InProcessDispatcher
+from shared.settings import Settings
+from shared.store.memory import InMemoryEventStore
+from shared.store.port import EventStore
+from shared.store.redis_store import RedisEventStore
+
+
+def build_store(settings: Settings) -> EventStore:
+    """Returns the event store of `settings`: in memory, or Redis Streams."""
+    if settings.store == "memory":
+        return InMemoryEventStore()
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=10, health_check_interval=30)
+    return RedisEventStore(client, namespace=settings.namespace)
+
+
+def build_dispatcher(settings: Settings, store: EventStore) -> BotTurnDispatcher:
+    """Returns how bot turns run: in this process, or as tasks on the Celery workers."""
+    if settings.dispatch == "inprocess":
+        return InProcessDispatcher(store)
+    from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415 - Celery only when asked
+
+    return CeleryDispatcher(settings.queue)
