@@ -107,7 +107,7 @@ def projection_command(args: argparse.Namespace, settings: Settings) -> int:
 
     migrate(settings.database_url)
     counts = rebuild(settings.database_url)
-    print(json.dumps(counts, default=str))
+    print(json.dumps({"rebuilt": {"events": counts.events, "games": counts.games}}))
     return 0
 
 

@@ -137,6 +137,12 @@ class Projector:
         finally:
             self.close()
 
+    def __enter__(self) -> Projector:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def close(self) -> None:
         """Closes the database connection, if open."""
         if self._conn is not None:

@@ -1,0 +1,356 @@
+"""The projection service against a real PostgreSQL, fed by really played Beggar games."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import psycopg
+import pytest
+import redis
+
+from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
+from services.projection.projector import Projector, rebuild
+from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
+from shared.games.base import get_game
+from shared.messages.codec import UnknownSchemaVersion, encode, encode_all
+from shared.messages.common import GameCreated, Seat
+from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
+from shared.store.port import EventStore, FeedEntry
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+
+pytestmark = pytest.mark.integration
+
+SPEC = get_game("beggar")
+GAMES = [("g-two", 2, 1), ("g-three", 3, 2), ("g-four", 4, 0), ("g-seven", 2, 7)]
+"""Finished games: id, players, seed."""
+
+GROUP = "projection"
+"""The consumer group of the projection on the feed."""
+
+
+class SimulatedCrashError(Exception):
+    """The process died between committing a batch and acknowledging it."""
+
+
+class CrashingConsumer(InMemoryFeedConsumer):
+    """A member that dies whenever it is about to acknowledge entries."""
+
+    def ack(self, positions: Sequence[str]) -> None:
+        raise SimulatedCrashError
+
+
+class SchemaTwoConsumer(InMemoryFeedConsumer):
+    """A member that sees every feed entry as written with envelope schema 2."""
+
+    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
+        return [
+            msgspec.structs.replace(entry, event=msgspec.structs.replace(entry.event, schema=2))
+            for entry in super().read(count, block_ms)
+        ]
+
+
+def member(store: InMemoryEventStore, name: str = "p1") -> InMemoryFeedConsumer:
+    """Returns member `name` of the projection's consumer group on `store`'s feed."""
+    return InMemoryFeedConsumer(store, GROUP, name)
+
+
+def play_beggar(
+    store: EventStore, game_id: str, players: int, seed: int, max_cards: int = 100_000
+) -> Any:
+    """Plays a game of turner bots to its end, appending its events; returns the last state."""
+    ruleset = SPEC.ruleset({"max_cards": max_cards})
+    created = GameCreated(
+        game="beggar",
+        ruleset=msgspec.to_builtins(ruleset),
+        seats=[Seat(kind="bot", bot="turner")] * players,
+    )
+    start = SPEC.deal(ruleset, players, seed)
+    version = store.append(game_id, "beggar", 0, [encode(created), encode(start)]).last_version
+    state = SPEC.fold([start])
+    while seats := SPEC.to_move(state):
+        events = SPEC.decide(state, seats[0], SPEC.legal_actions(state, seats[0])[0])
+        version = store.append(game_id, "beggar", version, encode_all(events)).last_version
+        for event in events:
+            state = SPEC.evolve(state, event)
+    return state
+
+
+def start_beggar(store: EventStore, game_id: str) -> None:
+    """Creates and deals a two-player game that nobody has played yet."""
+    ruleset = SPEC.ruleset("classic")
+    created = GameCreated("beggar", msgspec.to_builtins(ruleset), [Seat(bot="turner")] * 2)
+    store.append(game_id, "beggar", 0, [encode(created), encode(SPEC.deal(ruleset, 2, 5))])
+
+
+def played_store() -> tuple[InMemoryEventStore, dict[str, Any]]:
+    """Returns a store holding every game of GAMES, and each game's final state."""
+    store = InMemoryEventStore()
+    states = {gid: play_beggar(store, gid, players, seed) for gid, players, seed in GAMES}
+    return store, states
+
+
+def drain(projector: Projector, count: int = 50) -> None:
+    """Runs batches until one projects nothing new."""
+    while projector.run_once(count):
+        pass
+
+
+def scalar(url: str, query: bytes) -> Any:
+    """Returns the single value `query` selects."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(query).fetchone()
+    assert row is not None
+    return row[0]
+
+
+def feed_size(store: EventStore) -> int:
+    """Returns how many entries the store's feed holds."""
+    return len(store.read_feed("0", 1_000_000))
+
+
+@pytest.fixture
+def db(database_url: str) -> str:
+    """Returns the URL of this test's database, migrated."""
+    migrate(database_url)
+    return database_url
+
+
+def test_a_finished_game_shows_its_result_in_the_games_view(db: str) -> None:
+    store, states = played_store()
+    capped = play_beggar(store, "g-capped", 3, 4, max_cards=40)
+    start_beggar(store, "g-running")
+    with Projector(db, member(store)) as projector:
+        drain(projector)
+
+    for game_id, state in {**states, "g-capped": capped}.items():
+        row = get_game_row(db, game_id)
+        assert row is not None
+        assert row["status"] == state.result.status
+        assert row["result"] == msgspec.to_builtins(state.result)
+        assert row["version"] == store.version(game_id)
+        assert row["seats"] == [{"kind": "bot", "bot": "turner", "name": None}] * len(state.packs)
+        assert row["ruleset"] == msgspec.to_builtins(state.ruleset)
+        assert row["finished_at"] >= row["created_at"]
+    assert capped.result.status == "capped"
+    running = get_game_row(db, "g-running")
+    assert running is not None
+    assert (running["status"], running["version"], running["result"]) == ("playing", 2, None)
+    assert running["finished_at"] is None
+    assert get_game_row(db, "g-unknown") is None
+
+
+def test_the_archive_holds_every_event_exactly_once(db: str) -> None:
+    store, _ = played_store()
+    with Projector(db, member(store)) as projector:
+        drain(projector, count=7)
+
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+    for game_id, _, _ in GAMES:
+        assert archived_events(db, game_id) == store.read(game_id)
+    assert checkpoint(db) == f"{feed_size(store)}-0"
+    assert checkpoint(db, "other") is None
+
+
+def test_a_crash_between_commit_and_ack_projects_nothing_twice(db: str) -> None:
+    store, _ = played_store()
+    crashing = CrashingConsumer(store, GROUP, "p1")
+    with Projector(db, crashing) as projector, pytest.raises(SimulatedCrashError):
+        projector.run_once(count=9)
+    assert scalar(db, b"SELECT count(*) FROM events") == 9
+    assert checkpoint(db) == "9-0"
+
+    with Projector(db, member(store, "p1")) as restarted:
+        assert restarted.run_once(count=9) == 0
+        assert restarted.run_once(count=9) == 9
+        drain(restarted)
+
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+    assert checkpoint(db) == f"{feed_size(store)}-0"
+    for game_id, _, _ in GAMES:
+        assert archived_events(db, game_id) == store.read(game_id)
+
+
+def fail_next_checkpoint_write(url: str) -> None:
+    """Makes the next checkpoint write, the last step of a batch, raise once."""
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            b"""
+            CREATE SEQUENCE checkpoint_writes;
+            CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF nextval('checkpoint_writes') = 1 THEN
+                    RAISE EXCEPTION 'injected failure';
+                END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER fail_once BEFORE INSERT OR UPDATE ON projection_checkpoints
+                FOR EACH ROW EXECUTE FUNCTION fail_once();
+            """
+        )
+
+
+def test_a_batch_failing_midway_leaves_nothing_and_the_next_run_completes(db: str) -> None:
+    store, states = played_store()
+    with Projector(db, member(store)) as projector:
+        projector.run_once(count=20)
+        games_before = list_games(db)
+        fail_next_checkpoint_write(db)
+        with pytest.raises(psycopg.errors.RaiseException, match="injected failure"):
+            projector.run_once(count=20)
+
+        assert scalar(db, b"SELECT count(*) FROM events") == 20
+        assert checkpoint(db) == "20-0"
+        assert list_games(db) == games_before
+        drain(projector)
+
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+    assert {row["game_id"]: row["status"] for row in list_games(db)} == {
+        game_id: state.result.status for game_id, state in states.items()
+    }
+
+
+def test_a_dropped_connection_fails_one_batch_and_the_projector_reconnects(db: str) -> None:
+    store, _ = played_store()
+    with Projector(db, member(store)) as projector:
+        projector.run_once(count=10)
+        with psycopg.connect(db) as admin:
+            admin.execute(
+                b"SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
+                b" WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        with pytest.raises(psycopg.OperationalError):
+            projector.run_once(count=10)
+        assert checkpoint(db) == "10-0"
+        drain(projector)
+
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+
+
+def test_run_forever_projects_until_stopped(db: str) -> None:
+    store, _ = played_store()
+    stop = threading.Event()
+    projector = Projector(db, member(store))
+    runner = threading.Thread(target=projector.run_forever, args=(stop,), kwargs={"block_ms": 20})
+    runner.start()
+    try:
+        deadline = time.monotonic() + 30
+        while checkpoint(db) != f"{feed_size(store)}-0" and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+
+    assert not runner.is_alive()
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+
+
+def test_the_redis_feed_projects_every_event_once(
+    db: str, redis_client: redis.Redis, namespace: str
+) -> None:
+    store = RedisEventStore(redis_client, namespace)
+    states = {gid: play_beggar(store, gid, players, seed) for gid, players, seed in GAMES}
+    feed = store.read_feed("0", 1_000_000)
+    consumer = RedisFeedConsumer(redis_client, GROUP, "p1", namespace)
+    with Projector(db, consumer) as projector:
+        drain(projector, count=11)
+
+    assert checkpoint(db) == feed[-1].position
+    assert scalar(db, b"SELECT count(*) FROM events") == len(feed)
+    for game_id, state in states.items():
+        assert archived_events(db, game_id) == store.read(game_id)
+        row = get_game_row(db, game_id)
+        assert row is not None
+        assert row["result"] == msgspec.to_builtins(state.result)
+
+
+def test_rebuild_from_the_archive_gives_the_live_views(db: str) -> None:
+    store, _ = played_store()
+    start_beggar(store, "g-running")
+    with Projector(db, member(store)) as projector:
+        drain(projector, count=13)
+    live = list_games(db, limit=100)
+    with psycopg.connect(db) as conn:
+        conn.execute(b"UPDATE games SET status = 'bogus', version = 0")
+        conn.execute(
+            b"INSERT INTO games SELECT 'g-ghost', game, ruleset, status, seats,"
+            b" version, result, created_at, NULL FROM games LIMIT 1"
+        )
+
+    counts = rebuild(db, chunk=16)
+
+    assert (counts.events, counts.games) == (feed_size(store), len(GAMES) + 1)
+    assert list_games(db, limit=100) == live
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+
+
+def test_archived_events_fold_to_the_state_the_store_folds_to(db: str) -> None:
+    store, states = played_store()
+    with Projector(db, member(store)) as projector:
+        drain(projector)
+
+    for game_id, state in states.items():
+        archived = SPEC.fold(SPEC.codec.decode_all(archived_events(db, game_id)))
+        assert archived == SPEC.fold(SPEC.codec.decode_all(store.read(game_id)))
+        assert archived == state
+
+
+def test_list_games_filters_by_status_and_limits(db: str) -> None:
+    store, _ = played_store()
+    play_beggar(store, "g-capped", 2, 3, max_cards=30)
+    start_beggar(store, "g-running")
+    with Projector(db, member(store)) as projector:
+        drain(projector)
+
+    assert [row["game_id"] for row in list_games(db, status="playing")] == ["g-running"]
+    assert [row["game_id"] for row in list_games(db, status="capped")] == ["g-capped"]
+    assert len(list_games(db, status="finished")) == len(GAMES)
+    assert len(list_games(db, limit=2)) == 2
+    with psycopg.connect(db) as conn:
+        assert get_game_row(conn, "g-running") == list_games(conn, status="playing")[0]
+
+
+def test_an_event_of_an_unknown_schema_version_raises_and_writes_nothing(db: str) -> None:
+    store = InMemoryEventStore()
+    start_beggar(store, "g-future")
+    future = SchemaTwoConsumer(store, GROUP, "p1")
+    with Projector(db, future) as projector, pytest.raises(UnknownSchemaVersion):
+        projector.run_once()
+
+    assert scalar(db, b"SELECT count(*) FROM events") == 0
+    assert get_game_row(db, "g-future") is None
+    assert checkpoint(db) is None
+    assert len(member(store, "p1").read()) == 2
+
+
+def test_migrations_apply_once_in_order(database_url: str, tmp_path: Path) -> None:
+    shutil.copy(MIGRATIONS_DIR / "001_init.sql", tmp_path)
+    assert applied(database_url) == []
+
+    assert migrate(database_url, tmp_path) == ["001_init.sql"]
+    assert migrate(database_url, tmp_path) == []
+    (tmp_path / "002_note.sql").write_text("ALTER TABLE games ADD COLUMN note text;")
+    assert migrate(database_url, tmp_path) == ["002_note.sql"]
+    assert migrate(database_url) == []
+    assert applied(database_url) == ["001_init.sql", "002_note.sql"]
+
+
+def test_concurrent_migrations_apply_each_file_once(database_url: str) -> None:
+    runners = 4
+    barrier = threading.Barrier(runners)
+
+    def run(_: int) -> list[str]:
+        barrier.wait()
+        return migrate(database_url)
+
+    with ThreadPoolExecutor(runners) as pool:
+        results = list(pool.map(run, range(runners)))
+
+    assert sorted(results) == [[], [], [], ["001_init.sql"]]
+    assert applied(database_url) == ["001_init.sql"]
