@@ -68,7 +68,9 @@ class InMemoryEventStore(EventStore):
                 self._keys[(game_id, idempotency_key)] = (result, fingerprint)
             return result
 
-    def recall(self, game_id: str, idempotency_key: str, fingerprint: str = "") -> AppendResult | None:
+    def recall(
+        self, game_id: str, idempotency_key: str, fingerprint: str = ""
+    ) -> AppendResult | None:
         with self._lock:
             known = self._keys.get((game_id, idempotency_key))
         if known is None:
@@ -88,7 +90,7 @@ class InMemoryEventStore(EventStore):
             return len(self._streams.get(game_id, []))
 
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
-        start = int(after.split("-")[0])
+        start = int(after.split("-", maxsplit=1)[0])
         with self._lock:
             chunk = self._feed[start : start + count]
         return [

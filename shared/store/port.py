@@ -98,7 +98,9 @@ class EventStore(abc.ABC):
         """
 
     @abc.abstractmethod
-    def recall(self, game_id: str, idempotency_key: str, fingerprint: str = "") -> AppendResult | None:
+    def recall(
+        self, game_id: str, idempotency_key: str, fingerprint: str = ""
+    ) -> AppendResult | None:
         """Returns the first result of an append with this key (`replayed` set), None if unknown.
 
         Raises `IdempotencyKeyReused` when the key was first used with another fingerprint.

@@ -150,6 +150,7 @@ class RedisEventStore(EventStore):
         kind: str,
         expected_version: int,
         events: Sequence[NewEvent],
+        *,
         idempotency_key: str | None,
         fingerprint: str,
     ) -> tuple[int, list[str | bytes | int]]:
@@ -160,7 +161,15 @@ class RedisEventStore(EventStore):
         keys = [stream, f"{stream}:version", self._feed]
         if idempotency_key is not None:
             keys.append(f"{stream}:idem:{idempotency_key}")
-        args: list[str | bytes | int] = [*keys, expected_version, game_id, kind, SCHEMA_VERSION, fingerprint, self._ttl]
+        args: list[str | bytes | int] = [
+            *keys,
+            expected_version,
+            game_id,
+            kind,
+            SCHEMA_VERSION,
+            fingerprint,
+            self._ttl,
+        ]
         for event in events:
             args += [event.type, event.data]
         return len(keys), args
@@ -203,7 +212,12 @@ class RedisEventStore(EventStore):
         fingerprint: str = "",
     ) -> AppendResult:
         call = self._call_args(
-            game_id, kind, expected_version, events, idempotency_key, fingerprint
+            game_id,
+            kind,
+            expected_version,
+            events,
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
         )
         with _reachable():
             reply = self._fcall(call)
@@ -227,7 +241,10 @@ class RedisEventStore(EventStore):
         batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
     ) -> list[AppendResult | StoreError]:
         """Appends each (expected_version, events, key) batch in order, in one round trip."""
-        calls = [self._call_args(game_id, kind, exp, events, key, "") for exp, events, key in batches]
+        calls = [
+            self._call_args(game_id, kind, expected, events, idempotency_key=key, fingerprint="")
+            for expected, events, key in batches
+        ]
         if not calls:
             return []
         with _reachable():
@@ -246,6 +263,19 @@ class RedisEventStore(EventStore):
                 raise reply
             results.append(self._result(reply, game_id, expected, key))
         return results
+
+    def recall(
+        self, game_id: str, idempotency_key: str, fingerprint: str = ""
+    ) -> AppendResult | None:
+        with _reachable():
+            key = f"{self._stream(game_id)}:idem:{idempotency_key}"
+            known = cast("bytes | None", self._client.get(key))
+        if known is None:
+            return None
+        first, last, known_fingerprint = known.split(b" ", 2)
+        if known_fingerprint and fingerprint and known_fingerprint != fingerprint.encode():
+            raise IdempotencyKeyReused(game_id, idempotency_key)
+        return AppendResult(int(first), int(last), replayed=True)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         if limit is not None and limit <= 0:
@@ -315,7 +345,9 @@ class RedisFeedConsumer(FeedConsumer):
         self._grouped = True
         self._claim_cursor = "0-0"
 
-    def _read_group(self, start: str, count: int, block_ms: int | None) -> list[tuple[bytes, Fields]]:
+    def _read_group(
+        self, start: str, count: int, block_ms: int | None
+    ) -> list[tuple[bytes, Fields]]:
         """Reads up to `count` entries for this member from `start` (`0`: own pending, `>`: new)."""
         reply = self._client.xreadgroup(
             self._group, self._consumer, {self._feed: start}, count=count, block=block_ms

@@ -1,0 +1,539 @@
+"""The EventStore and FeedConsumer contract, run against the in-memory twin and Redis."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
+from typing import Protocol
+
+import pytest
+import redis
+
+from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
+from shared.store.port import (
+    SCHEMA_VERSION,
+    AppendResult,
+    ConcurrencyConflict,
+    EventStore,
+    FeedConsumer,
+    FeedEntry,
+    IdempotencyKeyReused,
+    NewEvent,
+)
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+
+pytestmark = pytest.mark.contract
+
+GAME = "g-1"
+OTHER_GAME = "g-2"
+KIND = "beggar"
+
+
+class ConsumerFactory(Protocol):
+    """Makes a member `consumer` of the feed consumer group `group`."""
+
+    def __call__(
+        self, group: str, consumer: str, *, claim_idle_ms: int = 30000
+    ) -> FeedConsumer: ...
+
+
+@dataclass(frozen=True)
+class Backend:
+    """An event store and a way to make consumers of its feed."""
+
+    store: EventStore
+    make_consumer: ConsumerFactory
+
+
+def _memory_backend() -> Backend:
+    """Returns a fresh in-memory store and its consumers."""
+    store = InMemoryEventStore()
+
+    def make(group: str, consumer: str, *, claim_idle_ms: int = 30000) -> FeedConsumer:
+        return InMemoryFeedConsumer(store, group, consumer, claim_idle_ms)
+
+    return Backend(store, make)
+
+
+def _redis_backend(client: redis.Redis, namespace: str) -> Backend:
+    """Returns a Redis store and consumers under this test's own namespace."""
+
+    def make(group: str, consumer: str, *, claim_idle_ms: int = 30000) -> FeedConsumer:
+        return RedisFeedConsumer(client, group, consumer, namespace, claim_idle_ms)
+
+    return Backend(RedisEventStore(client, namespace), make)
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Returns each implementation in turn."""
+    if request.param == "memory":
+        return _memory_backend()
+    client: redis.Redis = request.getfixturevalue("redis_client")
+    namespace: str = request.getfixturevalue("namespace")
+    return _redis_backend(client, namespace)
+
+
+@pytest.fixture
+def store(backend: Backend) -> EventStore:
+    """Returns the store under test."""
+    return backend.store
+
+
+@pytest.fixture
+def make_consumer(backend: Backend) -> ConsumerFactory:
+    """Returns the consumer factory of the store under test."""
+    return backend.make_consumer
+
+
+def event(label: str) -> NewEvent:
+    """Returns an event whose payload is `label`."""
+    return NewEvent("CardPlayed", label.encode())
+
+
+def events(*labels: str) -> list[NewEvent]:
+    """Returns one event per label."""
+    return [event(label) for label in labels]
+
+
+def payloads(store: EventStore, game_id: str = GAME) -> list[str]:
+    """Returns the payloads of the stream of `game_id`, in order."""
+    return [recorded.data.decode() for recorded in store.read(game_id)]
+
+
+def feed_payloads(store: EventStore) -> list[str]:
+    """Returns the payloads of the whole feed, in order."""
+    return [entry.event.data.decode() for entry in store.read_feed(count=10_000)]
+
+
+def positions(entries: list[FeedEntry]) -> list[str]:
+    """Returns the feed positions of `entries`."""
+    return [entry.position for entry in entries]
+
+
+def test_appends_get_gapless_versions_from_one(store: EventStore) -> None:
+    assert store.append(GAME, KIND, 0, events("a")) == AppendResult(1, 1)
+    assert store.append(GAME, KIND, 1, events("b", "c", "d")) == AppendResult(2, 4)
+    assert store.append(GAME, KIND, 4, events("e")) == AppendResult(5, 5)
+
+    assert [recorded.version for recorded in store.read(GAME)] == [1, 2, 3, 4, 5]
+    assert payloads(store) == ["a", "b", "c", "d", "e"]
+    assert store.version(GAME) == 5
+
+
+def test_an_unknown_game_is_at_version_zero_and_reads_empty(store: EventStore) -> None:
+    assert store.version("nobody") == 0
+    assert store.read("nobody") == []
+
+
+def test_read_returns_the_events_after_a_version_up_to_a_limit(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("1", "2", "3", "4", "5"))
+
+    assert [e.version for e in store.read(GAME, after=2)] == [3, 4, 5]
+    assert [e.version for e in store.read(GAME, after=1, limit=2)] == [2, 3]
+    assert [e.version for e in store.read(GAME, limit=10)] == [1, 2, 3, 4, 5]
+    assert store.read(GAME, after=5) == []
+
+
+def test_recorded_events_carry_game_kind_type_schema_and_store_time(store: EventStore) -> None:
+    before = int(time.time() * 1000)
+    store.append(GAME, KIND, 0, [NewEvent("GameStarted", b"{}")])
+    after = int(time.time() * 1000)
+
+    (recorded,) = store.read(GAME)
+    assert (recorded.game_id, recorded.kind, recorded.type) == (GAME, KIND, "GameStarted")
+    assert recorded.schema == SCHEMA_VERSION
+    assert before - 1000 <= recorded.recorded_at <= after + 1000
+
+
+def test_binary_payloads_round_trip_unchanged(store: EventStore) -> None:
+    payload = bytes(range(256)) + b"\x00\r\n \xff"
+    store.append(GAME, KIND, 0, [NewEvent("Blob", payload)])
+
+    assert store.read(GAME)[0].data == payload
+    assert store.read_feed()[0].event.data == payload
+
+
+def test_a_stale_expected_version_raises_a_conflict_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a", "b"))
+
+    with pytest.raises(ConcurrencyConflict) as raised:
+        store.append(GAME, KIND, 1, events("late"))
+
+    assert (raised.value.game_id, raised.value.expected, raised.value.actual) == (GAME, 1, 2)
+    assert payloads(store) == ["a", "b"]
+    assert feed_payloads(store) == ["a", "b"]
+    assert store.version(GAME) == 2
+
+
+def test_an_expected_version_ahead_of_the_stream_is_a_conflict(store: EventStore) -> None:
+    with pytest.raises(ConcurrencyConflict) as raised:
+        store.append(GAME, KIND, 3, events("early"))
+
+    assert raised.value.actual == 0
+    assert store.read(GAME) == []
+    assert store.read_feed() == []
+
+
+def test_a_repeated_idempotency_key_returns_the_first_result_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    first = store.append(GAME, KIND, 0, events("a", "b"), idempotency_key="k", fingerprint="f")
+
+    again = store.append(GAME, KIND, 0, events("a", "b"), idempotency_key="k", fingerprint="f")
+
+    assert first == AppendResult(1, 2)
+    assert again == AppendResult(1, 2, replayed=True)
+    assert payloads(store) == ["a", "b"]
+    assert feed_payloads(store) == ["a", "b"]
+
+
+def test_a_repeated_key_replays_after_someone_else_moved_the_stream(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("mine"), idempotency_key="k")
+    store.append(GAME, KIND, 1, events("theirs"))
+
+    again = store.append(GAME, KIND, 0, events("mine"), idempotency_key="k")
+
+    assert again == AppendResult(1, 1, replayed=True)
+    assert payloads(store) == ["mine", "theirs"]
+
+
+def test_a_conflicted_append_does_not_consume_its_key(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("theirs"))
+    with pytest.raises(ConcurrencyConflict):
+        store.append(GAME, KIND, 0, events("mine"), idempotency_key="k")
+
+    retried = store.append(GAME, KIND, 1, events("mine"), idempotency_key="k")
+
+    assert retried == AppendResult(2, 2)
+    assert payloads(store) == ["theirs", "mine"]
+
+
+def test_a_reused_key_with_a_different_fingerprint_raises_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a"), idempotency_key="k", fingerprint="play 7")
+
+    with pytest.raises(IdempotencyKeyReused) as raised:
+        store.append(GAME, KIND, 1, events("b"), idempotency_key="k", fingerprint="play 9")
+
+    assert (raised.value.game_id, raised.value.key) == (GAME, "k")
+    assert payloads(store) == ["a"]
+    assert feed_payloads(store) == ["a"]
+
+
+def test_an_empty_fingerprint_on_either_side_replays_the_key(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a"), idempotency_key="k", fingerprint="")
+    store.append(GAME, KIND, 1, events("b"), idempotency_key="j", fingerprint="play 9")
+
+    assert store.append(GAME, KIND, 0, events("a"), idempotency_key="k", fingerprint="x").replayed
+    assert store.append(GAME, KIND, 1, events("b"), idempotency_key="j").replayed
+    assert payloads(store) == ["a", "b"]
+
+
+def test_idempotency_keys_are_per_game(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a"), idempotency_key="k", fingerprint="f")
+
+    other = store.append(OTHER_GAME, KIND, 0, events("x"), idempotency_key="k", fingerprint="g")
+
+    assert other == AppendResult(1, 1)
+    assert payloads(store, OTHER_GAME) == ["x"]
+
+
+def test_recall_returns_the_first_result_of_a_known_key_and_none_otherwise(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a", "b"), idempotency_key="k", fingerprint="f")
+
+    assert store.recall(GAME, "k", "f") == AppendResult(1, 2, replayed=True)
+    assert store.recall(GAME, "k") == AppendResult(1, 2, replayed=True)
+    assert store.recall(GAME, "unknown") is None
+    assert store.recall(OTHER_GAME, "k") is None
+    with pytest.raises(IdempotencyKeyReused):
+        store.recall(GAME, "k", "another")
+
+
+def test_an_empty_append_is_refused(store: EventStore) -> None:
+    with pytest.raises(ValueError, match="at least one event"):
+        store.append(GAME, KIND, 0, [])
+    with pytest.raises(ValueError, match="at least one event"):
+        store.append_batches(GAME, KIND, [(0, [], None)])
+
+    assert store.version(GAME) == 0
+    assert store.read_feed() == []
+
+
+def test_every_append_reaches_the_feed_in_order_with_game_id_and_kind(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a1", "a2"))
+    store.append(OTHER_GAME, "shithead", 0, events("b1"))
+    store.append(GAME, KIND, 2, events("a3"))
+
+    feed = [
+        (e.event.game_id, e.event.kind, e.event.version, e.event.data.decode())
+        for e in store.read_feed()
+    ]
+
+    assert feed == [
+        (GAME, KIND, 1, "a1"),
+        (GAME, KIND, 2, "a2"),
+        (OTHER_GAME, "shithead", 1, "b1"),
+        (GAME, KIND, 3, "a3"),
+    ]
+
+
+def test_read_feed_pages_through_every_entry_once(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("1", "2", "3", "4", "5"))
+    store.append(OTHER_GAME, KIND, 0, events("6", "7"))
+
+    pages: list[list[FeedEntry]] = []
+    after = "0"
+    while page := store.read_feed(after, count=3):
+        pages.append(page)
+        after = page[-1].position
+
+    assert [len(page) for page in pages] == [3, 3, 1]
+    assert [e.event.data.decode() for page in pages for e in page] == list("1234567")
+    assert len({e.position for page in pages for e in page}) == 7
+    assert store.read_feed(after) == []
+
+
+def test_append_batches_apply_each_batch_independently(store: EventStore) -> None:
+    results = store.append_batches(
+        GAME,
+        KIND,
+        [
+            (0, events("a"), None),
+            (0, events("stale"), None),
+            (1, events("b", "c"), "k"),
+            (1, events("b", "c"), "k"),
+        ],
+    )
+
+    assert results[0] == AppendResult(1, 1)
+    assert isinstance(results[1], ConcurrencyConflict)
+    assert results[1].actual == 1
+    assert results[2] == AppendResult(2, 3)
+    assert results[3] == AppendResult(2, 3, replayed=True)
+    assert payloads(store) == ["a", "b", "c"]
+    assert feed_payloads(store) == ["a", "b", "c"]
+
+
+def test_concurrent_appends_from_eight_threads_have_one_winner_per_version(
+    store: EventStore,
+) -> None:
+    racers, rounds = 8, 30
+    barrier = threading.Barrier(racers)
+
+    def race(seat: int) -> list[int]:
+        won = []
+        for round_ in range(rounds):
+            barrier.wait(timeout=60)
+            try:
+                store.append(GAME, KIND, round_, events(f"{seat}:{round_}"))
+            except ConcurrencyConflict:
+                continue
+            won.append(round_ + 1)
+        return won
+
+    with ThreadPoolExecutor(racers) as pool:
+        wins = dict(enumerate(pool.map(race, range(racers))))
+
+    assert_one_winner_per_version(store, wins, rounds)
+
+
+def assert_one_winner_per_version(
+    store: EventStore, wins: dict[int, list[int]], rounds: int
+) -> None:
+    """Asserts that each version 1..rounds was won once and holds its winner's event."""
+    winner = {version: seat for seat, won in wins.items() for version in won}
+    assert sorted(version for won in wins.values() for version in won) == list(range(1, rounds + 1))
+    recorded = store.read(GAME)
+    assert [e.version for e in recorded] == list(range(1, rounds + 1))
+    assert payloads(store) == [f"{winner[v]}:{v - 1}" for v in range(1, rounds + 1)]
+    assert feed_payloads(store) == payloads(store)
+
+
+def race_in_process(
+    url: str,
+    namespace: str,
+    seat: int,
+    rounds: int,
+    *,
+    barrier: Barrier,
+    results: Queue[tuple[int, list[int]]],
+) -> None:
+    """Races `rounds` appends from a process of its own; puts the versions it won."""
+    client = redis.Redis.from_url(url)
+    store = RedisEventStore(client, namespace)
+    won = []
+    try:
+        for round_ in range(rounds):
+            barrier.wait(timeout=60)
+            try:
+                store.append(GAME, KIND, round_, events(f"{seat}:{round_}"))
+            except ConcurrencyConflict:
+                continue
+            won.append(round_ + 1)
+    finally:
+        results.put((seat, won))
+        client.close()
+
+
+@pytest.mark.integration
+def test_appends_from_several_processes_have_one_winner_per_version(
+    redis_url: str, redis_client: redis.Redis, namespace: str
+) -> None:
+    racers, rounds = 4, 60
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(racers)
+    results: Queue[tuple[int, list[int]]] = context.Queue()
+    processes = [
+        context.Process(
+            target=race_in_process,
+            args=(redis_url, namespace, seat, rounds),
+            kwargs={"barrier": barrier, "results": results},
+        )
+        for seat in range(racers)
+    ]
+    for process in processes:
+        process.start()
+    wins = dict(results.get(timeout=120) for _ in processes)
+    for process in processes:
+        process.join(timeout=60)
+
+    assert [process.exitcode for process in processes] == [0] * racers
+    assert_one_winner_per_version(RedisEventStore(redis_client, namespace), wins, rounds)
+
+
+def test_two_consumers_of_a_group_split_the_entries_without_overlap(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"0123456789"))
+    first, second = make_consumer("projection", "a"), make_consumer("projection", "b")
+
+    taken_first = first.read(count=4)
+    taken_second = second.read(count=100)
+
+    assert len(taken_first) == 4
+    assert len(taken_second) == 6
+    assert not set(positions(taken_first)) & set(positions(taken_second))
+    assert positions(taken_first) + positions(taken_second) == positions(store.read_feed())
+
+
+def test_an_unacked_entry_is_redelivered_to_the_same_consumer(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abcde"))
+    first, second = make_consumer("projection", "a"), make_consumer("projection", "b")
+
+    taken = first.read(count=3)
+    again = first.read(count=3)
+
+    assert again == taken
+    assert [e.event.data for e in second.read()] == [b"d", b"e"]
+
+
+def test_a_read_returns_pending_entries_before_new_ones(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events("a", "b"))
+    consumer = make_consumer("projection", "a")
+    consumer.read(count=1)
+
+    assert [e.event.data for e in consumer.read(count=10)] == [b"a", b"b"]
+
+
+def test_acked_entries_are_not_redelivered(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abc"))
+    first, second = make_consumer("projection", "a"), make_consumer("projection", "b")
+    first.ack(positions(first.read()))
+
+    assert first.read() == []
+    assert second.read() == []
+    store.append(GAME, KIND, 3, events("d"))
+    assert [e.event.data for e in first.read()] == [b"d"]
+
+
+def test_a_new_group_starts_from_the_beginning_of_the_feed(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abc"))
+    early = make_consumer("projection", "a")
+    early.ack(positions(early.read()))
+
+    late = make_consumer("archive", "a").read()
+
+    assert positions(late) == positions(store.read_feed())
+    assert [e.event for e in late] == [e.event for e in store.read_feed()]
+
+
+def test_a_blocking_read_returns_an_entry_appended_while_it_waits(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    consumer = make_consumer("projection", "a")
+    assert consumer.read() == []
+    timer = threading.Timer(0.2, lambda: store.append(GAME, KIND, 0, events("late")))
+    timer.start()
+    started = time.monotonic()
+
+    taken = consumer.read(block_ms=5000)
+
+    timer.join()
+    assert [e.event.data for e in taken] == [b"late"]
+    assert time.monotonic() - started < 4
+
+
+def test_a_blocking_read_of_a_quiet_feed_returns_nothing_after_the_wait(
+    make_consumer: ConsumerFactory,
+) -> None:
+    consumer = make_consumer("projection", "a")
+    started = time.monotonic()
+
+    assert consumer.read(block_ms=150) == []
+    assert time.monotonic() - started >= 0.1
+
+
+def test_an_idle_pending_entry_of_a_dead_consumer_is_claimed_by_another(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abc"))
+    dead = make_consumer("projection", "dead")
+    survivor = make_consumer("projection", "survivor", claim_idle_ms=100)
+    held = dead.read(count=2)
+
+    assert [e.event.data for e in survivor.read()] == [b"c"]
+    time.sleep(0.25)
+    taken = survivor.read()
+
+    assert sorted(positions(taken)) == sorted(positions(store.read_feed()))
+    assert set(positions(held)) <= set(positions(taken))
+    survivor.ack(positions(taken))
+    assert survivor.read() == []
+
+
+def test_a_dead_consumers_backlog_is_claimed_across_successive_reads(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abcde"))
+    make_consumer("projection", "dead").read()
+    survivor = make_consumer("projection", "survivor", claim_idle_ms=50)
+    time.sleep(0.15)
+
+    claimed: list[str] = []
+    while taken := survivor.read(count=2):
+        assert len(taken) <= 2
+        claimed += positions(taken)
+        survivor.ack(positions(taken))
+
+    assert claimed == positions(store.read_feed())
