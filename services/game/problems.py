@@ -9,8 +9,9 @@ from http import HTTPStatus
 from typing import Any
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import ClientException, HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import ParameterKwarg
 from litestar.types import ExceptionHandlersMap
 
 from services.game.schemas import Problem
@@ -24,16 +25,28 @@ TYPE_PREFIX = "urn:cardarena:problem:"
 
 _log = logging.getLogger(__name__)
 
-_AT_PATH = re.compile(r"at `\$\.?([^`]*)`")
+_NAMED_FIELD = re.compile(r"field `([^`]+)`")
+
+TITLES = {
+    "bad-request": "Malformed request",
+    "invalid-request": "Invalid request",
+    "illegal-action": "Illegal action",
+    "unknown-game": "Unknown game",
+    "stale-version": "Stale expected version",
+    "idempotency-key-reused": "Idempotency key reused",
+    "store-unavailable": "Event store unavailable",
+    "internal-error": "Internal error",
+}
+"""The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
 
 
 def problem(
     status: int, slug: str, detail: str, headers: Mapping[str, str] | None = None, **extension: Any
 ) -> Response[Problem]:
-    """Returns a problem-details response of type `slug` with its extension members."""
+    """Returns a problem-details response of type `slug` (none: about:blank) with extensions."""
     body = Problem(
         type=f"{TYPE_PREFIX}{slug}" if slug else "about:blank",
-        title=HTTPStatus(status).phrase,
+        title=TITLES.get(slug) or HTTPStatus(status).phrase,
         status=status,
         detail=detail,
         **extension,
@@ -41,24 +54,35 @@ def problem(
     return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
 
-def _field_of(extra: Any) -> str:
-    """Returns the body, query, path or header field a Litestar validation error names."""
+def _public_name(request: Request[Any, Any, Any], key: str) -> str:
+    """Returns the name a client uses for handler parameter `key` (a header's, a query's)."""
+    parameter = request.route_handler.parsed_fn_signature.parameters.get(key)
+    definition = parameter.kwarg_definition if parameter is not None else None
+    if isinstance(definition, ParameterKwarg):
+        return definition.name or key
+    return key
+
+
+def _bad_input(request: Request[Any, Any, Any], error: Mapping[str, Any]) -> tuple[str, str]:
+    """Returns the field and the message of one Litestar validation error."""
+    key, message = str(error.get("key", "")), str(error.get("message", ""))
+    if error.get("source") != "body":
+        return _public_name(request, key) if key else "body", message
+    if message == "'data'":
+        return "body", "the request needs a JSON body"
+    path = "" if key == "data" else key
+    named = _NAMED_FIELD.search(message)
+    if named is not None:
+        path = f"{path}.{named.group(1)}" if path else named.group(1)
+    return path or "body", message
+
+
+def _validation(request: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
+    extra = error.extra
     if isinstance(extra, list) and extra and isinstance(extra[0], Mapping):
-        first = extra[0]
-        key = first.get("key")
-        message = str(first.get("message", ""))
-        if key in (None, "", "data"):
-            match = _AT_PATH.search(message)
-            return match.group(1) if match and match.group(1) else "body"
-        return str(key)
-    return "body"
-
-
-def _validation(_: Request[Any, Any, Any], error: ValidationException) -> Response[Problem]:
-    detail = error.detail
-    if isinstance(error.extra, list) and error.extra and isinstance(error.extra[0], Mapping):
-        detail = str(error.extra[0].get("message") or detail)
-    return problem(400, "bad-request", detail, field=_field_of(error.extra))
+        field, message = _bad_input(request, extra[0])
+        return problem(400, "bad-request", message, field=field)
+    return problem(400, "bad-request", error.detail, field="body")
 
 
 def _invalid_request(_: Request[Any, Any, Any], error: InvalidRequest) -> Response[Problem]:
@@ -89,12 +113,16 @@ def _unavailable(_: Request[Any, Any, Any], error: StoreUnavailable) -> Response
 
 
 def _http(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
+    if type(error) is ClientException:
+        detail = f"the request body cannot be decoded: {error.detail}"
+        return problem(400, "bad-request", detail, field="body")
     return problem(error.status_code, "", error.detail, headers=error.headers)
 
 
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
     _log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=error)
-    return problem(500, "internal-error", "an unexpected error occurred")
+    detail = repr(error) if request.app.debug else "an unexpected error occurred"
+    return problem(500, "internal-error", detail)
 
 
 HANDLERS: ExceptionHandlersMap = {
@@ -108,17 +136,18 @@ HANDLERS: ExceptionHandlersMap = {
     HTTPException: _http,
     Exception: _unexpected,
 }
-"""Every handler of the app, most specific class first (Litestar picks by the MRO)."""
+"""The app's exception handlers; Litestar picks the nearest class in an error's MRO."""
 
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """Returns the OpenAPI documentation of the problem responses with these statuses."""
+    """Returns the OpenAPI documentation of the problem responses with these statuses, and 500."""
     described = {
-        400: "Malformed JSON, a wrong type, or a missing or unknown field (`field`)",
+        400: "Malformed JSON, a wrong type, a missing or unknown field or parameter (`field`)",
         404: "No game has this id (`game_id`)",
         409: "`expected_version` is stale (`current_version`); nothing was written",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key",
         503: "The event store is unavailable; retry after `Retry-After` seconds",
+        500: "An unexpected error; nothing about it is disclosed",
     }
     return {
         status: ResponseSpec(
@@ -127,5 +156,5 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
             media_type=MEDIA_TYPE,
             generate_examples=False,
         )
-        for status in statuses
+        for status in (*statuses, 500)
     }

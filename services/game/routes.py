@@ -7,8 +7,9 @@ from typing import Annotated
 
 from litestar import Controller, Response, get, post
 from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from services.game.problems import responses
 from services.game.schemas import (
@@ -18,13 +19,11 @@ from services.game.schemas import (
     EventPage,
     Game,
     Health,
-    NonNegative,
     PostAction,
 )
 from shared.games.base import get_game
 from shared.handlers import (
     BotTurnDispatcher,
-    Outcome,
     UnknownGame,
     act,
     create_game,
@@ -35,15 +34,15 @@ from shared.store.port import EventStore
 
 IdempotencyKey = Annotated[
     str | None,
-    Parameter(
-        header="Idempotency-Key",
+    HeaderParameter(
+        name="Idempotency-Key",
         required=False,
         min_length=1,
         max_length=200,
         description="Makes a retry safe: the same key and body return the first result.",
     ),
 ]
-GameId = Annotated[str, Parameter(description="The game's id, as its creation returned it.")]
+GameId = Annotated[str, PathParameter(description="The game's id, as its creation returned it.")]
 
 
 def _play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -> None:
@@ -52,8 +51,20 @@ def _play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -
         dispatcher.dispatch(game_id)
 
 
-def _created(store: EventStore, dispatcher: BotTurnDispatcher, outcome: Outcome) -> Response[Game]:
-    """Returns the created (201) or, for a retried creation, the existing (200) game."""
+def _create(
+    store: EventStore, dispatcher: BotTurnDispatcher, data: CreateGame, key: str | None
+) -> Response[Game]:
+    """Creates a game and starts the bots' play if due: 201, or 200 for a retried creation."""
+    outcome = create_game(
+        store,
+        data.game,
+        ruleset=data.ruleset,
+        seats=data.table(),
+        players=data.players,
+        seed=data.seed,
+        idempotency_key=key,
+        created_at=datetime.now(UTC).isoformat(),
+    )
     _play_bots(store, dispatcher, outcome.game_id)
     return Response(
         Game.of(load(store, outcome.game_id)),
@@ -68,14 +79,27 @@ def _events(store: EventStore, game_id: str, after: int, limit: int | None) -> E
     version = store.version(game_id)
     if version == 0:
         raise UnknownGame(game_id)
-    codec = get_game(recorded[0].kind).codec if recorded else None
-    items = [EventItem.of(item, codec.decode(item)) for item in recorded if codec is not None]
+    items = [EventItem.of(item, get_game(item.kind).codec.decode(item)) for item in recorded]
     return EventPage(game_id=game_id, version=version, events=items)
 
 
-def _acted(store: EventStore, dispatcher: BotTurnDispatcher, outcome: Outcome) -> ActionAccepted:
-    """Returns the body of an applied action, after starting the bots' play if they are due."""
-    _play_bots(store, dispatcher, outcome.game_id)
+def _act(
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    game_id: str,
+    data: PostAction,
+    key: str | None,
+) -> ActionAccepted:
+    """Applies an action and starts the bots' play if one of them is to move next."""
+    outcome = act(
+        store,
+        game_id,
+        seat=data.seat,
+        action=data.action,
+        expected_version=data.expected_version,
+        idempotency_key=key,
+    )
+    _play_bots(store, dispatcher, game_id)
     return ActionAccepted.of(outcome)
 
 
@@ -83,7 +107,7 @@ class GamesController(Controller):
     """Games: create, read, list events, post actions."""
 
     path = "/v1/games"
-    tags = ["games"]  # noqa: RUF012 - Litestar reads this class attribute as declared
+    tags = ("games",)
 
     @post(
         operation_id="createGame",
@@ -99,33 +123,22 @@ class GamesController(Controller):
     )
     def create(
         self,
-        store: EventStore,
-        dispatcher: BotTurnDispatcher,
-        data: CreateGame,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        data: JSONBody[CreateGame],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Game]:
         """Creates and deals a game; starts the platform's play when a bot moves first."""
-        now = datetime.now(UTC).isoformat()
-        outcome = create_game(
-            store,
-            data.game,
-            data.ruleset,
-            data.table(),
-            data.players,
-            data.seed,
-            idempotency_key,
-            now,
-        )
-        return _created(store, dispatcher, outcome)
+        return _create(store, dispatcher, data, idempotency_key)
 
     @get(
         "/{game_id:str}",
         operation_id="getGame",
         summary="Read a game",
         sync_to_thread=True,
-        responses=responses(404, 503),
+        responses=responses(400, 404, 503),
     )
-    def read(self, store: EventStore, game_id: GameId) -> Game:
+    def read(self, store: NamedDependency[EventStore], game_id: GameId) -> Game:
         """Returns the game's public state."""
         return Game.of(load(store, game_id))
 
@@ -138,11 +151,13 @@ class GamesController(Controller):
     )
     def events(
         self,
-        store: EventStore,
+        store: NamedDependency[EventStore],
         game_id: GameId,
-        after: Annotated[NonNegative, Parameter(description="Only events after this version")] = 0,
+        after: Annotated[
+            int, QueryParameter(ge=0, description="Only events after this version")
+        ] = 0,
         limit: Annotated[
-            int | None, Parameter(ge=1, le=10_000, description="At most this many")
+            int | None, QueryParameter(ge=1, le=10_000, description="At most this many")
         ] = None,
     ) -> EventPage:
         """Returns the game's events after version `after`, in version order."""
@@ -158,17 +173,14 @@ class GamesController(Controller):
     )
     def post_action(
         self,
-        store: EventStore,
-        dispatcher: BotTurnDispatcher,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
         game_id: GameId,
-        data: PostAction,
+        data: JSONBody[PostAction],
         idempotency_key: IdempotencyKey = None,
     ) -> ActionAccepted:
         """Applies a seat's action at `expected_version`; a retry with the same key replays."""
-        outcome = act(
-            store, game_id, data.seat, data.action, data.expected_version, idempotency_key
-        )
-        return _acted(store, dispatcher, outcome)
+        return _act(store, dispatcher, game_id, data, idempotency_key)
 
 
 @get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)

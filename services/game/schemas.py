@@ -12,6 +12,8 @@ from shared.messages.common import Result, Seat
 from shared.store.port import RecordedEvent
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+PlayerCount = Annotated[int, msgspec.Meta(ge=0, le=64)]
+"""Bounded here so that a huge count cannot make the service build a huge table."""
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -32,7 +34,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     game: str
     ruleset: str | dict[str, Any] | None = None
     seats: list[SeatSpec] | None = None
-    players: int | None = None
+    players: PlayerCount | None = None
     seed: int | str | None = None
 
     def table(self) -> list[Seat] | None:

@@ -1,0 +1,36 @@
+"""The game service's REST API over the real Redis event store: the same behaviours as in memory."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+from litestar.testing import TestClient
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from services.game.app import create_app
+from shared.handlers import InProcessDispatcher
+from shared.store.redis_store import RedisEventStore
+from tests.unit.test_game_api import GameApiBehaviours, problem
+
+pytestmark = pytest.mark.integration
+
+
+class TestGameApiOnRedis(GameApiBehaviours):
+    """The behaviours over Redis Streams, in a key namespace of each test's own."""
+
+    @pytest.fixture
+    def store(self, redis_client: redis.Redis, namespace: str) -> RedisEventStore:
+        """Returns a Redis event store under this test's namespace."""
+        return RedisEventStore(redis_client, namespace)
+
+
+def test_a_redis_that_does_not_answer_is_503_with_retry_after() -> None:
+    client = redis.Redis(port=1, socket_connect_timeout=0.5, retry=Retry(NoBackoff(), retries=0))
+    store = RedisEventStore(client, "unreachable:")
+    with TestClient(create_app(store, InProcessDispatcher(store))) as api:
+        created = api.post("/v1/games", json={"game": "beggar", "players": 2})
+        read = api.get("/v1/games/some-game")
+    for response in (created, read):
+        assert problem(response, 503)["type"].endswith("store-unavailable")
+        assert response.headers["retry-after"] == "1"

@@ -1,0 +1,484 @@
+"""The game service's REST API: statuses, problem details, and nothing appended on any error.
+
+`GameApiBehaviours` holds the behaviours that hold over every event store; this module
+runs them over the in-memory store, tests/integration/test_game_api_redis.py over Redis.
+`test-bump`, a tiny game with decisions registered here, exercises the action paths that
+Beggar-my-neighbour (no decisions) cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from services.game.app import create_app
+from shared.bots.generic import FirstLegalBot
+from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
+from shared.handlers import InProcessDispatcher
+from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+from shared.store.memory import InMemoryEventStore
+from shared.store.port import (
+    AppendResult,
+    EventStore,
+    NewEvent,
+    RecordedEvent,
+    StoreUnavailable,
+)
+
+pytestmark = pytest.mark.unit
+
+Client = TestClient[Litestar]
+
+
+class BumpRules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Test-bump options: the game ends after `limit` bumps."""
+
+    limit: int = 4
+
+
+class Bump(Action, frozen=True):
+    """The seat to move bumps the counter."""
+
+
+class BumpStarted(Event, frozen=True):
+    """A test-bump game started."""
+
+    ruleset: BumpRules
+    players: int
+
+
+class Bumped(Event, frozen=True):
+    """`seat` bumped the counter."""
+
+    seat: int
+
+
+class BumpState(msgspec.Struct, frozen=True):
+    """Seats take turns bumping, seat 0 first, until the limit."""
+
+    players: int
+    limit: int
+    bumps: int = 0
+    result: Result | None = None
+
+
+def _evolve(state: BumpState | None, event: Event) -> BumpState:
+    """Returns the state after `event`."""
+    if isinstance(event, BumpStarted):
+        return BumpState(event.players, event.ruleset.limit)
+    assert state is not None
+    if isinstance(event, Bumped):
+        return msgspec.structs.replace(state, bumps=state.bumps + 1)
+    assert isinstance(event, GameFinished)
+    return msgspec.structs.replace(state, result=event.result)
+
+
+def _to_move(state: BumpState) -> list[int]:
+    """Returns the seat whose bump is due, nothing once the game is over."""
+    return [] if state.result is not None else [state.bumps % state.players]
+
+
+def _decide(state: BumpState, seat: int, action: Action) -> list[Event]:
+    """Returns the bump of `seat`, and the finish when it is the last."""
+    if seat not in _to_move(state):
+        raise IllegalAction("not_your_turn", f"seat {seat} is not to move")
+    if state.bumps + 1 < state.limit:
+        return [Bumped(seat)]
+    return [Bumped(seat), GameFinished(Result("finished", [1] * state.players))]
+
+
+def _validate(rules: BumpRules, players: int) -> None:
+    """Raises InvalidRuleset unless one or two players play."""
+    if not 1 <= players <= 2:
+        raise InvalidRuleset("players", f"test-bump takes 1 or 2 players, not {players}")
+
+
+BUMP: GameSpec[BumpState, BumpRules] = register(
+    GameSpec(
+        name="test-bump",
+        title="Test bump",
+        min_players=1,
+        max_players=2,
+        has_decisions=True,
+        ruleset_type=BumpRules,
+        presets={"classic": BumpRules()},
+        action_type=Bump,
+        event_type=GameCreated | BumpStarted | Bumped | GameFinished,
+        deal=lambda rules, players, seed: BumpStarted(rules, players),
+        evolve=_evolve,
+        decide=_decide,
+        view=lambda state, seat: state,
+        legal_actions=lambda state, seat: [Bump()] if seat in _to_move(state) else [],
+        to_move=_to_move,
+        is_over=lambda state: state.result is not None,
+        result=lambda state: state.result,
+        validate=_validate,
+        bots={"bumper": FirstLegalBot()},
+    )
+)
+
+BUMP_SEATS = [{"kind": "external"}, {"kind": "bot"}]
+"""Seat 0 is posted by the test client; seat 1, a bot, bumps as soon as it is due."""
+
+
+def problem(response: Any, status: int) -> dict[str, Any]:
+    """Returns the problem-details body of `response` after checking its status and shape."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status
+    assert body["type"]
+    assert body["title"]
+    assert body["detail"]
+    return body
+
+
+def feed_size(store: EventStore) -> int:
+    """Returns how many events the store holds over every game."""
+    return len(store.read_feed(count=100_000))
+
+
+def create(client: Client, **body: Any) -> dict[str, Any]:
+    """Creates a game, checks the 201, and returns its body."""
+    response = client.post("/v1/games", json=body)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def bump_at(version: int, seat: int = 0) -> dict[str, Any]:
+    """Returns an action body: `seat` bumps at `version`."""
+    return {"seat": seat, "action": {"type": "Bump"}, "expected_version": version}
+
+
+class GameApiBehaviours:
+    """Behaviours of the API over any event store; a subclass provides the `store` fixture."""
+
+    @pytest.fixture
+    def client(self, store: EventStore) -> Iterator[Client]:
+        """Returns a test client of the app over `store`, bot turns played in-process."""
+        with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+            yield client
+
+    def test_a_four_player_beggar_game_is_played_to_its_end_on_creation(
+        self, client: Client, store: EventStore
+    ) -> None:
+        response = client.post("/v1/games", json={"game": "beggar", "players": 4, "seed": 7})
+        assert response.status_code == 201, response.text
+        game = response.json()
+        assert response.headers["location"] == f"/v1/games/{game['game_id']}"
+        assert game["game"] == "beggar"
+        assert game["status"] in {"finished", "loop", "capped"}
+        assert game["status"] == game["result"]["status"]
+        assert game["to_move"] == []
+        assert len(game["seats"]) == 4
+        assert game["version"] == store.version(game["game_id"])
+        assert game["view"]["status"] == game["status"]
+        assert client.get(f"/v1/games/{game['game_id']}").json() == game
+
+    def test_events_are_listed_in_version_order_from_1_to_the_last(self, client: Client) -> None:
+        game = create(client, game="beggar", players=4, seed=7)
+        page = client.get(f"/v1/games/{game['game_id']}/events").json()
+        events = page["events"]
+        assert [event["version"] for event in events] == list(range(1, game["version"] + 1))
+        assert [event["type"] for event in events[:2]] == ["GameCreated", "GameStarted"]
+        assert events[-1]["type"] == "GameFinished"
+        assert all(event["data"]["type"] == event["type"] for event in events)
+        assert all(event["recorded_at"] > 0 for event in events)
+        assert events[0]["data"]["seats"] == game["seats"]
+
+    def test_events_after_a_version_come_at_most_limit_at_a_time(self, client: Client) -> None:
+        game = create(client, game="beggar", players=2, seed=3)
+        url = f"/v1/games/{game['game_id']}/events"
+        page = client.get(url, params={"after": 2, "limit": 3}).json()
+        assert [event["version"] for event in page["events"]] == [3, 4, 5]
+        assert page["version"] == game["version"]
+        assert client.get(url, params={"after": game["version"]}).json()["events"] == []
+
+    def test_a_retried_creation_with_the_same_key_returns_the_same_game_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        body = {"game": "beggar", "players": 3, "seed": 11}
+        first = client.post("/v1/games", json=body, headers={"Idempotency-Key": "create-1"})
+        assert first.status_code == 201, first.text
+        size = feed_size(store)
+        again = client.post("/v1/games", json=body, headers={"Idempotency-Key": "create-1"})
+        assert again.status_code == 200, again.text
+        assert again.json() == first.json()
+        assert again.headers["location"] == first.headers["location"]
+        assert feed_size(store) == size
+
+    def test_a_retried_creation_without_a_seed_returns_the_same_game(self, client: Client) -> None:
+        body = {"game": "beggar", "players": 2}
+        first = client.post("/v1/games", json=body, headers={"Idempotency-Key": "unseeded"})
+        again = client.post("/v1/games", json=body, headers={"Idempotency-Key": "unseeded"})
+        assert (first.status_code, again.status_code) == (201, 200), again.text
+        assert again.json()["game_id"] == first.json()["game_id"]
+
+    def test_a_creation_key_reused_with_another_body_is_422_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        headers = {"Idempotency-Key": "create-2"}
+        client.post("/v1/games", json={"game": "beggar", "players": 2, "seed": 1}, headers=headers)
+        size = feed_size(store)
+        response = client.post(
+            "/v1/games", json={"game": "beggar", "players": 3, "seed": 1}, headers=headers
+        )
+        assert problem(response, 422)["field"] == "Idempotency-Key"
+        assert feed_size(store) == size
+
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"game": "chess", "players": 2}, "game"),
+            ({"game": "beggar", "players": 2, "ruleset": "tournament"}, "ruleset"),
+            ({"game": "beggar", "players": 2, "ruleset": {"decks": 0}}, "ruleset.decks"),
+            ({"game": "beggar", "players": 2, "ruleset": {"jokers": True}}, "ruleset"),
+            ({"game": "beggar", "players": 5}, "players"),
+            ({"game": "beggar"}, "seats"),
+            ({"game": "beggar", "seats": [{"kind": "external"}, {}]}, "seats[0].kind"),
+            ({"game": "beggar", "seats": [{}, {"bot": "nobody"}]}, "seats[1].bot"),
+            ({"game": "beggar", "seats": [{}, {}], "players": 3}, "players"),
+        ],
+    )
+    def test_an_impossible_game_is_422_naming_the_field_and_appends_nothing(
+        self, client: Client, store: EventStore, body: dict[str, Any], field: str
+    ) -> None:
+        body = problem(client.post("/v1/games", json=body), 422)
+        assert body["field"] == field
+        assert body["type"].endswith("invalid-request")
+        assert feed_size(store) == 0
+
+    @pytest.mark.parametrize(
+        ("content", "field"),
+        [
+            (b'{"game": "beggar", "players": ', "body"),
+            (b"", "body"),
+            (b"[]", "body"),
+            (b"{}", "game"),
+            (b'{"game": 1}', "game"),
+            (b'{"game": "beggar", "players": "two"}', "players"),
+            (b'{"game": "beggar", "players": 1000000000}', "players"),
+            (b'{"game": "beggar", "players": 2, "colour": "red"}', "colour"),
+            (b'{"game": "beggar", "seats": [{"kind": "robot"}]}', "seats[0].kind"),
+            (b'{"game": "beggar", "seats": [{}, {"owner": "me"}]}', "seats[1].owner"),
+        ],
+    )
+    def test_a_malformed_creation_is_400_naming_the_field_and_appends_nothing(
+        self, client: Client, store: EventStore, content: bytes, field: str
+    ) -> None:
+        response = client.post(
+            "/v1/games", content=content, headers={"content-type": "application/json"}
+        )
+        body = problem(response, 400)
+        assert body["field"] == field
+        assert feed_size(store) == 0
+
+    def test_an_empty_idempotency_key_is_400_naming_the_header(
+        self, client: Client, store: EventStore
+    ) -> None:
+        response = client.post(
+            "/v1/games", json={"game": "beggar", "players": 2}, headers={"Idempotency-Key": ""}
+        )
+        assert problem(response, 400)["field"] == "Idempotency-Key"
+        assert feed_size(store) == 0
+
+    @pytest.mark.parametrize(
+        ("method", "path", "body"),
+        [
+            ("GET", "/v1/games/nope", None),
+            ("GET", "/v1/games/nope/events", None),
+            ("POST", "/v1/games/nope/actions", bump_at(2)),
+        ],
+    )
+    def test_an_unknown_game_is_404_on_every_route(
+        self, client: Client, store: EventStore, method: str, path: str, body: Any
+    ) -> None:
+        response = client.request(method, path, json=body)
+        assert problem(response, 404)["game_id"] == "nope"
+        assert feed_size(store) == 0
+
+    def test_an_action_posted_to_beggar_is_422_no_decisions_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game = create(client, game="beggar", players=2, seed=5)
+        action = {"seat": 0, "action": {"type": "PlayTrick"}, "expected_version": game["version"]}
+        response = client.post(f"/v1/games/{game['game_id']}/actions", json=action)
+        assert problem(response, 422)["rule"] == "no_decisions"
+        assert store.version(game["game_id"]) == game["version"]
+
+    @pytest.mark.parametrize(
+        ("body", "field"),
+        [
+            ({"action": {"type": "Bump"}, "expected_version": 2}, "seat"),
+            ({"seat": "first", "action": {"type": "Bump"}, "expected_version": 2}, "seat"),
+            ({"seat": -1, "action": {"type": "Bump"}, "expected_version": 2}, "seat"),
+            ({"seat": 0, "action": "Bump", "expected_version": 2}, "action"),
+            ({"seat": 0, "action": {"type": "Bump"}}, "expected_version"),
+            ({"seat": 0, "action": {"type": "Bump"}, "expected_version": 2, "at": 1}, "at"),
+        ],
+    )
+    def test_a_malformed_action_is_400_naming_the_field_and_appends_nothing(
+        self, client: Client, store: EventStore, body: dict[str, Any], field: str
+    ) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        response = client.post(f"/v1/games/{game['game_id']}/actions", json=body)
+        assert problem(response, 400)["field"] == field
+        assert store.version(game["game_id"]) == game["version"]
+
+    def test_a_game_with_decisions_waits_for_its_external_seat_and_shows_no_view(
+        self, client: Client
+    ) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        assert (game["version"], game["status"], game["to_move"]) == (2, "playing", [0])
+        assert game["result"] is None
+        assert "view" not in game
+
+    def test_an_action_is_applied_and_the_bot_due_next_plays_at_once(self, client: Client) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        url = f"/v1/games/{game['game_id']}"
+        response = client.post(f"{url}/actions", json=bump_at(2))
+        assert response.status_code == 200, response.text
+        assert response.json() == {
+            "game_id": game["game_id"],
+            "version": 3,
+            "first_version": 3,
+            "replayed": False,
+        }
+        after = client.get(url).json()
+        assert (after["version"], after["to_move"]) == (4, [0])
+
+    def test_a_stale_expected_version_is_409_with_the_current_version_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        url = f"/v1/games/{game['game_id']}/actions"
+        assert client.post(url, json=bump_at(2)).status_code == 200
+        body = problem(client.post(url, json=bump_at(2)), 409)
+        assert body["current_version"] == 4
+        assert store.version(game["game_id"]) == 4
+
+    def test_a_retried_action_with_the_same_key_replays_the_first_outcome_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        url = f"/v1/games/{game['game_id']}/actions"
+        headers = {"Idempotency-Key": "bump-1"}
+        first = client.post(url, json=bump_at(2), headers=headers).json()
+        again = client.post(url, json=bump_at(2), headers=headers)
+        assert again.status_code == 200, again.text
+        assert again.json() == {**first, "replayed": True}
+        assert store.version(game["game_id"]) == 4
+
+    def test_an_action_key_reused_with_another_body_is_422_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        url = f"/v1/games/{game['game_id']}/actions"
+        headers = {"Idempotency-Key": "bump-2"}
+        client.post(url, json=bump_at(2), headers=headers)
+        response = client.post(url, json=bump_at(4), headers=headers)
+        assert problem(response, 422)["field"] == "Idempotency-Key"
+        assert store.version(game["game_id"]) == 4
+
+    @pytest.mark.parametrize(
+        ("action", "member", "name"),
+        [
+            (bump_at(2, seat=1), "rule", "bot_seat"),
+            (bump_at(2, seat=2), "field", "seat"),
+            ({**bump_at(2), "action": {"type": "Jump"}}, "field", "action"),
+        ],
+    )
+    def test_an_action_that_breaks_a_rule_or_names_nothing_is_422_and_appends_nothing(
+        self, client: Client, store: EventStore, action: dict[str, Any], member: str, name: str
+    ) -> None:
+        game = create(client, game="test-bump", seats=BUMP_SEATS)
+        response = client.post(f"/v1/games/{game['game_id']}/actions", json=action)
+        assert problem(response, 422)[member] == name
+        assert store.version(game["game_id"]) == 2
+
+    def test_health_is_ok(self, client: Client) -> None:
+        response = client.get("/health")
+        assert (response.status_code, response.json()) == (200, {"status": "ok"})
+
+
+class TestGameApiInMemory(GameApiBehaviours):
+    """The behaviours over the in-memory store."""
+
+    @pytest.fixture
+    def store(self) -> InMemoryEventStore:
+        """Returns an empty in-memory store."""
+        return InMemoryEventStore()
+
+
+class UnavailableStore(InMemoryEventStore):
+    """An in-memory store whose every read and append fails as if its server were down."""
+
+    def append(
+        self,
+        game_id: str,
+        kind: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+    ) -> AppendResult:
+        raise StoreUnavailable("the store is down")
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        raise StoreUnavailable("the store is down")
+
+
+class BrokenStore(InMemoryEventStore):
+    """An in-memory store whose reads fail with an error nobody expects."""
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        raise RuntimeError("secret internals")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/v1/games", {"game": "beggar", "players": 2}),
+        ("GET", "/v1/games/some-game", None),
+        ("GET", "/v1/games/some-game/events", None),
+        ("POST", "/v1/games/some-game/actions", bump_at(2)),
+    ],
+)
+def test_an_unavailable_store_is_503_with_retry_after(method: str, path: str, body: Any) -> None:
+    store = UnavailableStore()
+    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+        response = client.request(method, path, json=body)
+    assert problem(response, 503)["type"].endswith("store-unavailable")
+    assert response.headers["retry-after"] == "1"
+    assert feed_size(store) == 0
+
+
+def test_an_unexpected_error_is_a_500_problem_that_discloses_nothing() -> None:
+    store = BrokenStore()
+    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+        response = client.get("/v1/games/some-game")
+    assert "secret" not in problem(response, 500)["detail"]
+
+
+def test_the_openapi_schema_documents_every_operation_and_its_problem_responses() -> None:
+    store = InMemoryEventStore()
+    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+        schema = client.get("/schema/openapi.json").json()
+    operations = {
+        operation["operationId"]: operation
+        for path in schema["paths"].values()
+        for operation in path.values()
+    }
+    assert set(operations) == {"createGame", "getGame", "listGameEvents", "postAction", "health"}
+    assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}
+    assert set(operations["createGame"]["responses"]) >= {"200", "201", "400", "422", "503"}
+    for operation in operations.values():
+        for status, response in operation["responses"].items():
+            if int(status) >= 400:
+                assert set(response["content"]) == {"application/problem+json"}, status
