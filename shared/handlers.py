@@ -95,6 +95,12 @@ def _seats(
 ) -> list[Seat]:
     """Returns the seats of a new game, defaulting every seat to the game's first bot."""
     default_bot = next(iter(spec.bots))
+    count = len(seats) if seats is not None else players
+    if count is not None and not spec.min_players <= count <= spec.max_players:
+        raise InvalidRequest(
+            "players" if seats is None else "seats",
+            f"{spec.title} takes {spec.min_players} to {spec.max_players} players, not {count}",
+        )
     if seats is None:
         if players is None:
             raise InvalidRequest("seats", "give the seats, or the number of players")
@@ -142,6 +148,7 @@ def create_game(
     except InvalidRuleset as error:
         field = error.field if error.field in {"ruleset", "players"} else f"ruleset.{error.field}"
         raise InvalidRequest(field, error.message) from None
+    fingerprint = _fingerprint(game, ruleset, seats, players, seed) if idempotency_key else ""
     seed = secrets.randbits(63) if seed is None else seed
     created = GameCreated(
         game=spec.name,
@@ -151,7 +158,6 @@ def create_game(
     )
     started = spec.deal(rules, len(table), seed)
     game_id = _game_id_for(idempotency_key)
-    fingerprint = _fingerprint(game, ruleset, seats, players, seed) if idempotency_key else ""
     result = store.append(
         game_id, spec.name, 0, encode_all([created, started]), idempotency_key, fingerprint
     )

@@ -138,3 +138,16 @@ def test_an_action_for_beggar_is_refused_because_it_has_no_decisions() -> None:
 def test_loading_an_unknown_game_raises() -> None:
     with pytest.raises(UnknownGame):
         load(InMemoryEventStore(), "nope")
+
+
+def test_a_creation_retried_without_a_seed_returns_the_same_game() -> None:
+    store = InMemoryEventStore()
+    first = create_game(store, "beggar", players=2, idempotency_key="unseeded")
+    again = create_game(store, "beggar", players=2, idempotency_key="unseeded")
+    assert (again.game_id, again.replayed) == (first.game_id, True)
+
+
+def test_a_huge_number_of_players_is_refused_before_any_seat_is_built() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        create_game(InMemoryEventStore(), "beggar", players=10**9)
+    assert caught.value.field == "players"
