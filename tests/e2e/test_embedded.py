@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.e2e.test_stack import ROOT, free_port, wait_for
+from tests.e2e.test_stack import ROOT, free_port, wait_until_healthy
 
 pytestmark = pytest.mark.e2e
 
@@ -23,15 +23,8 @@ def embedded() -> Iterator[str]:
     env |= {"CARDARENA_PORT": str(port), "REDIS_URL": "redis://127.0.0.1:1/0"}
     process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve"], cwd=ROOT, env=env)
     base_url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            return httpx.get(f"{base_url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
     try:
-        wait_for(healthy, 60, "the embedded game service")
+        wait_until_healthy(base_url, "the embedded game service")
         yield base_url
     finally:
         process.terminate()

@@ -45,6 +45,18 @@ def wait_for(check: Callable[[], T | None], seconds: float, what: str) -> T:
     pytest.fail(f"timed out after {seconds}s waiting for {what}")
 
 
+def wait_until_healthy(base_url: str, what: str) -> None:
+    """Waits until the service at `base_url` answers its health check."""
+
+    def healthy() -> bool:
+        try:
+            return httpx.get(f"{base_url}/health", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    wait_for(healthy, 60, what)
+
+
 class Stack:
     """The processes of one stack and the addresses to reach them."""
 
@@ -78,15 +90,8 @@ def stack(
     ]
     processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in commands]
     base_url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            return httpx.get(f"{base_url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
     try:
-        wait_for(healthy, 60, "the game service")
+        wait_until_healthy(base_url, "the game service")
         yield Stack(base_url, database_url, RedisEventStore(redis_client, namespace=namespace))
     finally:
         for process in processes:
