@@ -211,6 +211,7 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
     due = state.leader
     owner = -1
     debt = 0
+    turn_card, turn_seat, pay_value = cards.append, seats.append, PAY.get
     while True:
         pack = packs[due]
         index = taken[due]
@@ -227,9 +228,9 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
         card = pack[index]
         taken[due] = index + 1
         budget -= 1
-        cards.append(card)
-        seats.append(due)
-        value = PAY.get(card[0], 0)
+        turn_card(card)
+        turn_seat(due)
+        value = pay_value(card[0], 0)
         if value:
             owner, debt = due, value
         elif owner >= 0:
