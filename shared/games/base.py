@@ -76,6 +76,8 @@ class GameSpec(Generic[S, R]):
     result: Callable[[S], Result | None]
     validate: Callable[[R, int], None]
     """Raises `InvalidRuleset` when the ruleset cannot be played by that many players."""
+    redact: Callable[[Event, int | None], Event] = lambda event, _seat: event
+    """Returns an event as a seat (None: a spectator) may see it while the game runs."""
     bots: Mapping[str, Bot[Any]] = field(default_factory=dict)
     codec: EventCodec[Event] = field(init=False)
 
@@ -137,4 +139,5 @@ def game_names() -> list[str]:
 
 def _load_builtin_games() -> None:
     """Imports the built-in game modules, each of which registers itself."""
-    import shared.games.beggar  # noqa: F401, PLC0415
+    import shared.games.beggar  # noqa: PLC0415
+    import shared.games.shithead  # noqa: F401, PLC0415

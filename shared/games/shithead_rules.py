@@ -1,0 +1,155 @@
+"""Shithead rulesets: every optional or regional rule of the rules page is a field.
+
+Ranks are the card module's characters (`"2"`... `"9"`, `"T"`, `"J"`, `"Q"`, `"K"`, `"A"`);
+jokers have the rank `"X"`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from shared.games.base import InvalidRuleset
+from shared.games.cards import JOKER, RANKS
+
+ORDER = {rank: index for index, rank in enumerate(RANKS)}
+"""Plain ranks, low to high (2 lowest, ace highest)."""
+
+FACES = frozenset("JQKA")
+
+Multiples = Literal["any", "three_or_more", "single"]
+StartRule = Literal["lowest_card", "first_seat"]
+EndRule = Literal["play_to_last", "stop_at_first_out"]
+
+
+class ShitheadRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A complete statement of the Shithead rules a game plays."""
+
+    face_down: int = 3
+    """Cards dealt face down to each player (nobody may look at them)."""
+    face_up: int = 3
+    """Cards dealt face up on top of the face-down ones."""
+    hand: int = 3
+    """Cards dealt to each hand; players draw back up to this many while the deck lasts."""
+    decks: int = 1
+    """52-card decks shuffled together."""
+    jokers: int = 0
+    """Jokers per deck: 0 or 2; a joker is wild (like a reset: on anything, anything after)."""
+    start: StartRule = "lowest_card"
+    """Who leads: the holder of the lowest plain card (who must play it), or seat 0."""
+    multiples: Multiples = "any"
+    """How many cards of one rank a play may hold: any number, one or three+, or one."""
+    reset: str | None = "2"
+    """The reset rank: goes on anything, and anything may follow it."""
+    burn: str | None = "T"
+    """The burn rank: goes on anything and burns the pile; the player plays again."""
+    ten_not_on_faces: bool = False
+    """The burn rank may not be played on J, Q, K or A."""
+    burn_run: int | None = 4
+    """This many cards of one rank on top of the pile burn it (None: never)."""
+    lower: str | None = None
+    """The lower rank: the next card must be equal or lower (reset and burn still go)."""
+    lower_on_anything: bool = True
+    """The lower rank goes on anything (else it follows the normal rule)."""
+    transparent: str | None = None
+    """The transparent rank: the next card is compared with the card under it."""
+    joker_reverses: bool = False
+    """Each joker played reverses the direction of play."""
+    gamble_from_deck: bool = False
+    """A player with no legal play may turn the deck's top card instead of picking up."""
+    voluntary_pickup: bool = False
+    """A player may pick up the pile even when able to play."""
+    blind_deck_play: bool = False
+    """A player may play the deck's top card blind at any time (as a gamble)."""
+    end: EndRule = "play_to_last"
+    """Play until one player is left, or stop when the first player is out."""
+    max_moves: int = 2000
+    """The move cap: the game ends after this many decisions, ranked by cards left."""
+
+    def total_cards(self) -> int:
+        """Returns how many cards the decks hold."""
+        return self.decks * (52 + self.jokers)
+
+
+PRESETS = {
+    "classic": ShitheadRuleset(),
+    "holland-kocsma": ShitheadRuleset(
+        face_down=4,
+        face_up=4,
+        hand=4,
+        lower="5",
+        lower_on_anything=True,
+        gamble_from_deck=True,
+        voluntary_pickup=True,
+        blind_deck_play=True,
+    ),
+}
+
+
+def _check_rank(field: str, rank: str | None) -> None:
+    """Raises InvalidRuleset unless `rank` is None or a plain rank."""
+    if rank is not None and rank not in ORDER:
+        raise InvalidRuleset(field, f"{rank!r} is not a rank; one of {' '.join(RANKS)} or null")
+
+
+def _check_counts(rules: ShitheadRuleset) -> None:
+    """Raises InvalidRuleset for deal sizes, decks, jokers or caps out of range."""
+    for field in ("face_down", "face_up"):
+        if not 0 <= getattr(rules, field) <= 10:
+            raise InvalidRuleset(field, f"must be 0 to 10, not {getattr(rules, field)}")
+    if not 1 <= rules.hand <= 10:
+        raise InvalidRuleset("hand", f"must be 1 to 10, not {rules.hand}")
+    if not 1 <= rules.decks <= 4:
+        raise InvalidRuleset("decks", f"must be 1 to 4, not {rules.decks}")
+    if rules.jokers not in (0, 2):
+        raise InvalidRuleset("jokers", f"jokers per deck must be 0 or 2, not {rules.jokers}")
+    if rules.max_moves < 1:
+        raise InvalidRuleset("max_moves", f"must be at least 1, not {rules.max_moves}")
+    if rules.burn_run is not None and not 2 <= rules.burn_run <= 4 * rules.decks:
+        raise InvalidRuleset(
+            "burn_run", f"must be 2 to {4 * rules.decks} (suits x decks), not {rules.burn_run}"
+        )
+
+
+def _check_specials(rules: ShitheadRuleset) -> None:
+    """Raises InvalidRuleset for unknown or clashing special ranks and orphan toggles."""
+    specials = {"reset": rules.reset, "burn": rules.burn}
+    specials |= {"lower": rules.lower, "transparent": rules.transparent}
+    seen: dict[str, str] = {}
+    for field, rank in specials.items():
+        _check_rank(field, rank)
+        if rank is None:
+            continue
+        if rank in seen:
+            raise InvalidRuleset(field, f"rank {rank} is already the {seen[rank]} rank")
+        seen[rank] = field
+    if rules.ten_not_on_faces and rules.burn is None:
+        raise InvalidRuleset("ten_not_on_faces", "needs a burn rank")
+    if rules.joker_reverses and rules.jokers == 0:
+        raise InvalidRuleset("joker_reverses", "needs jokers in the deck")
+
+
+def validate(rules: ShitheadRuleset, players: int) -> None:
+    """Raises InvalidRuleset (naming the field) unless `players` can play `rules`."""
+    if not 2 <= players <= 10:
+        raise InvalidRuleset("players", f"Shithead takes 2 to 10 players, not {players}")
+    _check_counts(rules)
+    _check_specials(rules)
+    dealt = (rules.face_down + rules.face_up + rules.hand) * players
+    if dealt > rules.total_cards():
+        raise InvalidRuleset(
+            "decks",
+            f"{players} players x {rules.face_down + rules.face_up + rules.hand} cards = {dealt} "
+            f"is more than the {rules.total_cards()} cards of {rules.decks} deck(s)",
+        )
+
+
+def rank_of(card: str) -> str:
+    """Returns the rank of `card` (`"X"` for a joker)."""
+    return card[0]
+
+
+def is_joker(card: str) -> bool:
+    """Returns whether `card` is a joker."""
+    return card[0] == JOKER
