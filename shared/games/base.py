@@ -122,6 +122,13 @@ def register(spec: GameSpec[Any, Any]) -> GameSpec[Any, Any]:
     return spec
 
 
+def register_bot(spec: GameSpec[Any, Any], name: str, bot: Bot[Any]) -> None:
+    """Adds a built-in bot to `spec` under `name`."""
+    bots = dict(spec.bots)
+    bots[name] = bot
+    object.__setattr__(spec, "bots", bots)
+
+
 def get_game(name: str) -> GameSpec[Any, Any]:
     """Returns the registered game `name`, raising GameNotFound."""
     _load_builtin_games()

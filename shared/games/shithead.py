@@ -243,9 +243,13 @@ class ShitheadState(msgspec.Struct, frozen=True):
 
 
 class ShitheadView(msgspec.Struct, frozen=True):
-    """What one seat may know: its hand, every face-up card, counts of the rest, the pile."""
+    """What one seat may know: its hand, every face-up card, counts of the rest, the pile.
+
+    The pile and the burnt cards were all played face up, so they are public knowledge.
+    """
 
     seat: int
+    ruleset: ShitheadRuleset
     phase: Phase
     turn: int
     direction: int
@@ -255,7 +259,7 @@ class ShitheadView(msgspec.Struct, frozen=True):
     face_down_sizes: list[int]
     deck_size: int
     pile: list[Card]
-    burnt: int
+    burnt: list[Card]
     ready: list[bool]
     out: list[int]
     zone: Zone | None
@@ -803,6 +807,7 @@ def view(state: ShitheadState, seat: int) -> ShitheadView:
     """Returns exactly what `seat` may know (the rules page's hidden-information section)."""
     return ShitheadView(
         seat=seat,
+        ruleset=state.ruleset,
         phase=state.phase,
         turn=state.turn,
         direction=state.direction,
@@ -812,7 +817,7 @@ def view(state: ShitheadState, seat: int) -> ShitheadView:
         face_down_sizes=[len(cards) for cards in state.face_down],
         deck_size=len(state.deck),
         pile=list(state.pile),
-        burnt=len(state.burnt),
+        burnt=list(state.burnt),
         ready=list(state.ready),
         out=list(state.out),
         zone=zone_of(state, seat),
