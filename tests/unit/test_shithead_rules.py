@@ -1,0 +1,497 @@
+"""Shithead, rule by rule, on constructed tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pytest
+
+from shared.games import shithead as sh
+from shared.games.base import IllegalAction, InvalidRuleset
+from shared.games.shithead_rules import PRESETS, ShitheadRuleset, validate
+from shared.messages.common import Event, GameFinished
+
+pytestmark = pytest.mark.unit
+
+CLASSIC = PRESETS["classic"]
+HOLLAND = PRESETS["holland-kocsma"]
+
+
+def table(
+    hands: Sequence[Sequence[str]],
+    *,
+    face_up: Sequence[Sequence[str]] | None = None,
+    face_down: Sequence[Sequence[str]] | None = None,
+    deck: Sequence[str] = (),
+    pile: Sequence[str] = (),
+    turn: int = 0,
+    ruleset: ShitheadRuleset = CLASSIC,
+    **rules: Any,
+) -> sh.ShitheadState:
+    """Returns a play-phase state with the given cards (empty zones where not given)."""
+    players = len(hands)
+    return sh.ShitheadState(
+        ruleset=msgspec.structs.replace(ruleset, **rules),
+        hands=tuple(tuple(h) for h in hands),
+        face_up=tuple(tuple(u) for u in (face_up or [[]] * players)),
+        face_down=tuple(tuple(d) for d in (face_down or [[]] * players)),
+        deck=tuple(deck),
+        pile=tuple(pile),
+        phase="play",
+        ready=(True,) * players,
+        turn=turn,
+    )
+
+
+def apply(state: sh.ShitheadState, seat: int, action: Any) -> tuple[sh.ShitheadState, list[Event]]:
+    """Returns the state after `seat` takes `action`, and the events it caused."""
+    events = sh.decide(state, seat, action)
+    for event in events:
+        state = sh.evolve(state, event)
+    return state, events
+
+
+def refused(state: sh.ShitheadState, seat: int, action: Any) -> str:
+    """Returns the rule that refuses `action`, failing if it is accepted."""
+    with pytest.raises(IllegalAction) as caught:
+        sh.decide(state, seat, action)
+    return caught.value.rule
+
+
+def play(*cards: str) -> sh.PlayCards:
+    """Returns a PlayCards of `cards`."""
+    return sh.PlayCards(cards=list(cards))
+
+
+def kinds(events: Sequence[Event]) -> list[str]:
+    """Returns the event type names."""
+    return [type(event).__name__ for event in events]
+
+
+# Equal or higher, multiples --------------------------------------------------------------
+
+
+def test_a_card_must_be_equal_to_or_higher_than_the_top_of_the_pile() -> None:
+    state = table([["6C", "7D", "9S"], ["3C"]], pile=["7H"])
+    assert refused(state, 0, play("6C")) == "must_be_equal_or_higher"
+    assert sh.legal_actions(state, 0) == [play("7D"), play("9S")]
+    after, events = apply(state, 0, play("7D"))
+    assert kinds(events) == ["CardsPlayed", "TurnPassed"]
+    assert after.pile == ("7H", "7D")
+    assert after.turn == 1
+
+
+def test_a_play_holds_cards_of_one_rank_only() -> None:
+    state = table([["7D", "8D", "3C"], ["3S"]])
+    assert refused(state, 0, play("7D", "8D")) == "one_rank"
+
+
+@pytest.mark.parametrize(
+    ("multiples", "count", "allowed"),
+    [
+        ("any", 2, True),
+        ("single", 2, False),
+        ("single", 1, True),
+        ("three_or_more", 2, False),
+        ("three_or_more", 3, True),
+        ("three_or_more", 1, True),
+    ],
+)
+def test_the_multiples_rule_limits_how_many_cards_of_a_rank_go_together(
+    multiples: str, count: int, allowed: bool
+) -> None:
+    state = table([["9C", "9D", "9H", "4S"], ["3S"]], multiples=multiples)
+    action = play(*["9C", "9D", "9H"][:count])
+    if allowed:
+        assert action in sh.legal_actions(state, 0)
+        apply(state, 0, action)
+    else:
+        assert action not in sh.legal_actions(state, 0)
+        assert refused(state, 0, action) == "multiples"
+
+
+def test_a_card_not_held_is_refused() -> None:
+    state = table([["9C"], ["3S"]])
+    assert refused(state, 0, play("9D")) == "card_not_held"
+    assert refused(state, 0, play("9C", "9C")) == "card_not_held"
+
+
+def test_only_the_seat_whose_turn_it_is_may_play() -> None:
+    state = table([["9C"], ["9D"]])
+    assert refused(state, 1, play("9D")) == "not_your_turn"
+    assert sh.legal_actions(state, 1) == []
+
+
+# Specials --------------------------------------------------------------------------------
+
+
+def test_a_two_goes_on_anything_and_anything_may_follow_it() -> None:
+    state = table([["2C", "4H"], ["3D", "5S"]], pile=["KH"])
+    after, _ = apply(state, 0, play("2C"))
+    after, _ = apply(after, 1, play("3D"))
+    assert after.pile == ("KH", "2C", "3D")
+
+
+def test_ten_burns_the_pile_and_the_same_player_plays_again() -> None:
+    state = table([["TC", "4H", "5H"], ["3D"]], pile=["KH", "QS"])
+    after, events = apply(state, 0, play("TC"))
+    assert kinds(events) == ["CardsPlayed", "PileBurned"]
+    assert events[1] == sh.PileBurned(0, "burn_rank", 3)
+    assert after.pile == ()
+    assert after.burnt == ("KH", "QS", "TC")
+    assert after.turn == 0
+    after, _ = apply(after, 0, play("4H"))
+    assert after.turn == 1
+
+
+def test_ten_not_on_faces_refuses_a_ten_on_a_face_card() -> None:
+    state = table([["TC", "KD"], ["3D"]], pile=["QH"], ten_not_on_faces=True)
+    assert refused(state, 0, play("TC")) == "burn_not_on_faces"
+    assert play("TC") in sh.legal_actions(table([["TC"], ["3D"]], pile=["9H"]), 0)
+
+
+def test_four_of_a_kind_in_one_play_burns_and_the_player_plays_again() -> None:
+    state = table([["7C", "7D", "7H", "7S", "3C"], ["3D"]], pile=["5H"])
+    after, events = apply(state, 0, play("7C", "7D", "7H", "7S"))
+    assert events[-1] == sh.PileBurned(0, "run", 5)
+    assert after.turn == 0
+    assert after.pile == ()
+
+
+def test_four_of_a_kind_across_turns_burns_and_the_completer_plays_again() -> None:
+    state = table([["7H", "9C"], ["7S", "8C"]], pile=["7C", "7D"])
+    after, _ = apply(state, 0, play("7H"))
+    assert after.turn == 1
+    after, events = apply(after, 1, play("7S"))
+    assert kinds(events) == ["CardsPlayed", "PileBurned"]
+    assert after.turn == 1
+    assert len(after.burnt) == 4
+
+
+def test_no_run_burns_when_burn_run_is_off() -> None:
+    state = table([["7H", "9C"], ["7S"]], pile=["7C", "7D", "7S"], burn_run=None)
+    _, events = apply(state, 0, play("7H"))
+    assert kinds(events) == ["CardsPlayed", "TurnPassed"]
+
+
+def test_the_lower_card_goes_on_anything_and_the_next_must_be_equal_or_lower() -> None:
+    state = table([["5C", "9D"], ["6D", "4D", "2C", "TC", "5S"]], pile=["KH"], lower="5")
+    after, _ = apply(state, 0, play("5C"))
+    assert refused(after, 1, play("6D")) == "must_be_equal_or_lower"
+    for allowed in ("4D", "5S", "2C", "TC"):
+        apply(after, 1, play(allowed))
+
+
+def test_the_lower_card_follows_the_normal_rule_when_the_toggle_is_off() -> None:
+    state = table([["5C", "9D"], ["4D"]], pile=["KH"], lower="5", lower_on_anything=False)
+    assert refused(state, 0, play("5C")) == "must_be_equal_or_higher"
+    on_a_three = table(
+        [["5C", "KC"], ["6D", "4D"]], pile=["3H"], lower="5", lower_on_anything=False
+    )
+    after, _ = apply(on_a_three, 0, play("5C"))
+    assert refused(after, 1, play("6D")) == "must_be_equal_or_lower"
+
+
+def test_the_transparent_card_lets_the_next_card_compare_with_the_card_under_it() -> None:
+    state = table([["8C", "KC"], ["6D", "4D"]], pile=["5H"], transparent="8")
+    after, _ = apply(state, 0, play("8C"))
+    apply(after, 1, play("6D"))
+    assert refused(after, 1, play("4D")) == "must_be_equal_or_higher"
+
+
+def test_a_joker_is_wild_and_can_reverse_the_direction() -> None:
+    state = table([["X1", "4C"], ["3D"], ["3H"]], pile=["AH"], jokers=2, joker_reverses=True)
+    after, events = apply(state, 0, play("X1"))
+    assert kinds(events) == ["CardsPlayed", "DirectionReversed", "TurnPassed"]
+    assert (after.direction, after.turn) == (-1, 2)
+    apply(after, 2, play("3H"))
+
+
+# Drawing, picking up, gambling -----------------------------------------------------------
+
+
+def test_a_player_draws_back_up_to_the_hand_size_after_playing_from_the_hand() -> None:
+    state = table([["9C", "9D", "4H"], ["3D"]], deck=["KC", "2D", "5S"])
+    after, events = apply(state, 0, play("9C", "9D"))
+    assert events[1] == sh.CardsDrawn(0, ["KC", "2D"])
+    assert after.hands[0] == ("4H", "KC", "2D")
+    assert after.deck == ("5S",)
+
+
+def test_a_player_who_cannot_play_must_pick_up_the_pile() -> None:
+    state = table([["3C", "4C"], ["5D"]], pile=["9H", "KH"])
+    assert sh.legal_actions(state, 0) == [sh.PickUp()]
+    after, events = apply(state, 0, sh.PickUp())
+    assert events[0] == sh.PilePickedUp(0, ["9H", "KH"], "no_play")
+    assert sorted(after.hands[0]) == ["3C", "4C", "9H", "KH"]
+    assert after.pile == ()
+    assert after.turn == 1
+
+
+def test_picking_up_by_choice_needs_voluntary_pickup() -> None:
+    state = table([["KC"], ["5D"]], pile=["9H"])
+    assert refused(state, 0, sh.PickUp()) == "must_play"
+    assert refused(table([["KC"], ["5D"]]), 0, sh.PickUp()) == "empty_pile"
+    voluntary = table([["KC"], ["5D"]], pile=["9H"], voluntary_pickup=True)
+    _, events = apply(voluntary, 0, sh.PickUp())
+    assert events[0] == sh.PilePickedUp(0, ["9H"], "chosen")
+
+
+def test_the_gamble_plays_a_playable_deck_card_and_play_goes_on() -> None:
+    state = table([["3C"], ["5D"]], pile=["KH"], deck=["AS", "4D"], gamble_from_deck=True)
+    assert sh.PlayFromDeck() in sh.legal_actions(state, 0)
+    after, events = apply(state, 0, sh.PlayFromDeck())
+    assert events[0] == sh.DeckCardTurned(0, "AS", playable=True, blind=False)
+    assert after.pile == ("KH", "AS")
+    assert after.turn == 1
+
+
+def test_the_gamble_with_an_unplayable_card_picks_up_the_pile_and_that_card() -> None:
+    state = table([["3C"], ["5D"]], pile=["KH"], deck=["4D", "AS"], gamble_from_deck=True)
+    after, events = apply(state, 0, sh.PlayFromDeck())
+    assert kinds(events) == ["DeckCardTurned", "PilePickedUp", "TurnPassed"]
+    assert events[1] == sh.PilePickedUp(0, ["KH", "4D"], "failed_gamble")
+    assert sorted(after.hands[0]) == ["3C", "4D", "KH"]
+    assert after.deck == ("AS",)
+
+
+def test_the_gamble_is_only_for_a_player_who_cannot_play_unless_blind_play_is_on() -> None:
+    able = table([["KC"], ["5D"]], pile=["9H"], deck=["4D"], gamble_from_deck=True)
+    assert refused(able, 0, sh.PlayFromDeck()) == "deck_play_not_allowed"
+    blind = msgspec.structs.replace(able, ruleset=HOLLAND)
+    _, events = apply(blind, 0, sh.PlayFromDeck())
+    assert events[0] == sh.DeckCardTurned(0, "4D", playable=False, blind=True)
+
+
+# Face-up and face-down -------------------------------------------------------------------
+
+
+def test_face_up_cards_are_refused_while_the_hand_has_cards() -> None:
+    state = table([["3C"], ["5D"]], face_up=[["9H"], []], deck=[])
+    assert refused(state, 0, play("9H")) == "face_up_too_early"
+
+
+def test_face_up_cards_are_refused_while_the_deck_has_cards() -> None:
+    state = table([[], ["5D"]], face_up=[["9H"], ["4C"]], deck=["KC"])
+    assert refused(state, 0, play("9H")) == "face_up_too_early"
+
+
+def test_face_up_cards_are_played_once_the_hand_and_deck_are_empty() -> None:
+    state = table([[], ["5D"]], face_up=[["9H", "9C"], ["4C"]], face_down=[["3S"], ["3D"]])
+    assert sh.legal_actions(state, 0) == [play("9C"), play("9C", "9H")]
+    after, events = apply(state, 0, play("9H"))
+    assert events[0] == sh.CardsPlayed(0, ["9H"], "face_up")
+    assert after.face_up[0] == ("9C",)
+
+
+def test_face_down_cards_are_turned_one_at_a_time_and_played_when_they_may_be() -> None:
+    state = table([[], ["5D"]], face_down=[["KS", "3C"], ["4D"]], pile=["9H"])
+    assert sh.legal_actions(state, 0) == [sh.PlayFaceDown(index=0), sh.PlayFaceDown(index=1)]
+    assert refused(state, 0, play("KS")) == "face_down_blind"
+    after, events = apply(state, 0, sh.PlayFaceDown(index=0))
+    assert events[0] == sh.FaceDownRevealed(0, 0, "KS", playable=True)
+    assert after.pile == ("9H", "KS")
+    assert after.face_down[0] == ("3C",)
+
+
+def test_a_failed_face_down_card_is_picked_up_with_the_pile_and_the_hand_comes_first_again() -> (
+    None
+):
+    state = table([[], ["5D"]], face_down=[["3C", "KD"], ["4D"]], pile=["9H"])
+    after, events = apply(state, 0, sh.PlayFaceDown(index=0))
+    assert kinds(events) == ["FaceDownRevealed", "PilePickedUp", "TurnPassed"]
+    assert events[1] == sh.PilePickedUp(0, ["9H", "3C"], "failed_reveal")
+    assert after.hands[0] == ("9H", "3C")
+    assert after.face_down[0] == ("KD",)
+    back = msgspec.structs.replace(after, turn=0)
+    assert sh.zone_of(back, 0) == "hand"
+    assert refused(back, 0, sh.PlayFaceDown(index=0)) == "face_down_too_early"
+
+
+# Start -----------------------------------------------------------------------------------
+
+
+def swap_phase(
+    hands: Sequence[Sequence[str]], face_up: Sequence[Sequence[str]], **rules: Any
+) -> sh.ShitheadState:
+    """Returns a swap-phase state with the given hands and face-up cards."""
+    state = table(hands, face_up=face_up, face_down=[["AC"]] * len(hands), **rules)
+    return msgspec.structs.replace(state, phase="swap", ready=(False,) * len(hands))
+
+
+def all_ready(state: sh.ShitheadState) -> tuple[sh.ShitheadState, list[Event]]:
+    """Declares every seat ready; returns the state and the last seat's events."""
+    events: list[Event] = []
+    for seat in range(state.players):
+        state, events = apply(state, seat, sh.Ready())
+    return state, events
+
+
+def test_the_holder_of_the_lowest_plain_card_starts_and_must_play_it() -> None:
+    state = swap_phase([["9C", "2D"], ["4H", "TS"], ["3S", "KD"]], [["5C"], ["6C"], ["7C"]])
+    after, events = all_ready(state)
+    assert events[-1] == sh.PlayStarted(seat=2, rule="lowest_card", rank="3", zone="hand")
+    assert after.turn == 2
+    assert sh.legal_actions(after, 2) == [play("3S")]
+    assert refused(after, 2, play("KD")) == "opening_card"
+    assert refused(after, 2, sh.PickUp()) == "opening_card"
+
+
+def test_twos_and_tens_do_not_count_as_low_and_ties_go_to_the_earliest_seat() -> None:
+    state = swap_phase([["2C", "TD", "4S"], ["2S", "4H"]], [["9C"], ["9D"]])
+    _, events = all_ready(state)
+    assert events[-1] == sh.PlayStarted(seat=0, rule="lowest_card", rank="4", zone="hand")
+
+
+def test_the_lowest_card_face_up_is_played_from_the_face_up_cards() -> None:
+    state = swap_phase([["9C"], ["8H"]], [["3D"], ["KD"]])
+    after, events = all_ready(state)
+    assert events[-1] == sh.PlayStarted(seat=0, rule="lowest_card", rank="3", zone="face_up")
+    after, played = apply(after, 0, play("3D"))
+    assert played[0] == sh.CardsPlayed(0, ["3D"], "face_up")
+    assert after.opening is None
+
+
+def test_the_first_seat_rule_lets_seat_zero_play_anything() -> None:
+    state = swap_phase([["9C"], ["3H"]], [["5D"], ["4D"]], start="first_seat")
+    after, events = all_ready(state)
+    assert events[-1] == sh.PlayStarted(seat=0, rule="first_seat")
+    assert play("9C") in sh.legal_actions(after, 0)
+
+
+def test_swaps_exchange_hand_and_face_up_cards_until_ready() -> None:
+    state = swap_phase([["9C", "3D"], ["3H"]], [["AD"], ["4D"]])
+    after, _ = apply(state, 0, sh.Swap(hand_card="3D", face_up_card="AD"))
+    assert sorted(after.hands[0]) == ["9C", "AD"]
+    assert after.face_up[0] == ("3D",)
+    assert refused(after, 0, sh.Swap(hand_card="3D", face_up_card="AD")) == "card_not_held"
+    assert refused(after, 0, play("9C")) == "swap_phase"
+    after, _ = apply(after, 0, sh.Ready())
+    assert refused(after, 0, sh.Swap(hand_card="9C", face_up_card="3D")) == "already_ready"
+    assert sh.to_move(after) == [1]
+
+
+# End -------------------------------------------------------------------------------------
+
+
+def test_three_players_finish_in_the_order_they_go_out_and_the_last_is_the_shithead() -> None:
+    state = table([["9C"], ["9D", "4C"], ["KD", "KH"]], pile=["5H"])
+    state, events = apply(state, 0, play("9C"))
+    assert sh.PlayerOut(0, 1) in events
+    assert state.turn == 1
+    state, _ = apply(state, 1, play("9D"))
+    state, _ = apply(state, 2, play("KD"))
+    state, _ = apply(state, 1, sh.PickUp())
+    state, _ = apply(state, 2, play("KH"))
+    assert state.result is not None
+    assert state.result.places == [1, 3, 2]
+    assert state.result.status == "finished"
+
+
+def test_four_players_finish_in_order_and_the_turn_skips_those_out() -> None:
+    state = table([["9C"], ["9D"], ["9H"], ["3C", "3D"]], pile=["5H"])
+    state, _ = apply(state, 0, play("9C"))
+    state, _ = apply(state, 1, play("9D"))
+    state, events = apply(state, 2, play("9H"))
+    assert isinstance(events[-1], GameFinished)
+    assert events[-1].result.places == [1, 2, 3, 4]
+    assert sh.to_move(state) == []
+
+
+def test_the_first_player_out_ends_the_game_when_the_end_rule_says_so() -> None:
+    state = table([["9C"], ["9D", "4C"], ["KD"]], pile=["5H"], end="stop_at_first_out")
+    state, events = apply(state, 0, play("9C"))
+    assert isinstance(events[-1], GameFinished)
+    assert events[-1].result.places == [1, 3, 2]
+
+
+def test_the_move_cap_ends_the_game_ranking_by_cards_left() -> None:
+    state = table([["9C", "9D", "4C"], ["KD"], ["3S", "3H"]], max_moves=1)
+    state, events = apply(state, 0, play("9C"))
+    assert isinstance(events[-1], GameFinished)
+    result = events[-1].result
+    assert (result.status, result.reason) == ("capped", "the move cap was reached")
+    assert result.places == [2, 1, 2]
+    assert sh.legal_actions(state, state.turn) == []
+    assert refused(state, 1, play("KD")) == "game_over"
+
+
+# Rulesets --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "players", "field"),
+    [
+        ({}, 6, "decks"),
+        ({}, 11, "players"),
+        ({"reset": "T"}, 2, "burn"),
+        ({"lower": "2"}, 2, "lower"),
+        ({"transparent": "Z"}, 2, "transparent"),
+        ({"jokers": 1}, 2, "jokers"),
+        ({"joker_reverses": True}, 2, "joker_reverses"),
+        ({"burn": None, "ten_not_on_faces": True}, 2, "ten_not_on_faces"),
+        ({"burn_run": 5}, 2, "burn_run"),
+        ({"hand": 0}, 2, "hand"),
+        ({"max_moves": 0}, 2, "max_moves"),
+    ],
+)
+def test_a_ruleset_that_cannot_be_played_is_refused_naming_the_field(
+    changes: dict[str, Any], players: int, field: str
+) -> None:
+    with pytest.raises(InvalidRuleset) as caught:
+        validate(msgspec.structs.replace(CLASSIC, **changes), players)
+    assert caught.value.field == field
+
+
+def test_more_decks_admit_more_players() -> None:
+    validate(msgspec.structs.replace(CLASSIC, decks=2), 10)
+    validate(msgspec.structs.replace(HOLLAND, decks=2), 8)
+
+
+def test_the_presets_are_classic_and_holland_kocsma_as_written() -> None:
+    assert (CLASSIC.face_down, CLASSIC.face_up, CLASSIC.hand) == (3, 3, 3)
+    assert (HOLLAND.face_down, HOLLAND.face_up, HOLLAND.hand) == (4, 4, 4)
+    assert HOLLAND.lower == "5"
+    assert HOLLAND.gamble_from_deck
+    assert HOLLAND.voluntary_pickup
+    assert HOLLAND.blind_deck_play
+    assert (CLASSIC.reset, CLASSIC.burn, CLASSIC.burn_run) == ("2", "T", 4)
+
+
+# Hidden information ----------------------------------------------------------------------
+
+
+def test_the_view_shows_the_own_hand_and_only_counts_of_hidden_cards() -> None:
+    state = table(
+        [["9C", "4H"], ["KD"]],
+        face_up=[["5S"], ["6S"]],
+        face_down=[["AC"], ["AD", "AH"]],
+        deck=["QC", "QD"],
+        pile=["3H"],
+    )
+    view = sh.view(state, 0)
+    assert view.hand == ["9C", "4H"]
+    assert view.face_up == [["5S"], ["6S"]]
+    assert (view.hand_sizes, view.face_down_sizes, view.deck_size) == ([2, 1], [1, 2], 2)
+    text = msgspec.json.encode(view).decode()
+    for secret in ("KD", "AC", "AD", "AH", "QC", "QD"):
+        assert secret not in text
+
+
+def test_redacted_events_hide_other_hands_face_down_cards_the_deck_and_others_draws() -> None:
+    started = sh.deal(CLASSIC, 3, seed=4)
+    mine = sh.redact(started, 1)
+    assert isinstance(mine, sh.GameStarted)
+    assert mine.hands[1] == started.hands[1]
+    assert mine.hands[0] == [sh.HIDDEN] * 3
+    assert all(card == sh.HIDDEN for cards in mine.face_down for card in cards)
+    assert set(mine.deck) == {sh.HIDDEN}
+    assert mine.face_up == started.face_up
+    spectator = sh.redact(started, None)
+    assert isinstance(spectator, sh.GameStarted)
+    assert all(card == sh.HIDDEN for cards in spectator.hands for card in cards)
+    drawn = sh.CardsDrawn(0, ["KC"])
+    assert sh.redact(drawn, 0) == drawn
+    assert sh.redact(drawn, 2) == sh.CardsDrawn(0, [sh.HIDDEN])
