@@ -155,6 +155,7 @@ def create_game(
         ruleset=msgspec.to_builtins(rules),
         seats=table,
         created_at=created_at,
+        bot_seed=hashlib.sha256(f"bots:{seed}".encode()).hexdigest()[:16],
     )
     started = spec.deal(rules, len(table), seed)
     game_id = _game_id_for(idempotency_key)
@@ -248,8 +249,9 @@ def _bot_moves(
             break
         bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
         legal = spec.legal_actions(state, seat)
+        bot_seed = loaded.created.bot_seed or loaded.game_id
         action = spec.bots[bot_name].choose(
-            spec.view(state, seat), legal, f"{loaded.game_id}:{version}:{seat}"
+            spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
         )
         events: list[Event] = spec.decide(state, seat, action)
         batches.append((version, encode_all(events), f"bot:{version}"))

@@ -43,6 +43,8 @@ class GameCreated(Event, frozen=True):
     ruleset: dict[str, Any]
     seats: list[Seat]
     created_at: str = ""
+    bot_seed: str = ""
+    """Seeds the built-in bots' choices (derived from the game's seed; hidden while it runs)."""
 
 
 class GameFinished(Event, frozen=True):

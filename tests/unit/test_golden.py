@@ -1,0 +1,64 @@
+"""Golden playthroughs: seeded games with fixed bots, stored as JSON lines under tests/golden.
+
+A change of rules or bots that changes one of these files must be deliberate: regenerate
+with `CARDARENA_UPDATE_GOLDEN=1 uv run pytest tests/unit/test_golden.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from shared.games.base import get_game
+from shared.handlers import create_game, load, play_bot_turns
+from shared.messages.common import Seat
+from shared.store.memory import InMemoryEventStore
+
+pytestmark = pytest.mark.unit
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+PLAYTHROUGHS = {
+    "shithead-classic-2p-random": ("shithead", "classic", ["random", "random"], 1),
+    "shithead-holland-kocsma-4p-random": ("shithead", "holland-kocsma", ["random"] * 4, 2),
+    "beggar-classic-3p-turner": ("beggar", "classic", ["turner"] * 3, 3),
+}
+
+
+def playthrough(game: str, preset: str, bots: list[str], seed: int) -> str:
+    """Plays the game on the in-memory platform and returns its log as JSON lines."""
+    store = InMemoryEventStore()
+    seats = [Seat(kind="bot", bot=bot) for bot in bots]
+    game_id = create_game(store, game, ruleset=preset, seats=seats, seed=seed).game_id
+    play_bot_turns(store, game_id)
+    spec = get_game(game)
+    lines = [
+        msgspec.json.encode(
+            {"version": item.version, "type": item.type, "data": spec.codec.decode(item)}
+        ).decode()
+        for item in store.read(game_id)
+    ]
+    loaded = load(store, game_id)
+    assert spec.is_over(loaded.state)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(PLAYTHROUGHS))
+def test_a_seeded_playthrough_matches_its_golden_file(name: str) -> None:
+    path = GOLDEN / f"{name}.jsonl"
+    produced = playthrough(*PLAYTHROUGHS[name])
+    if os.environ.get("CARDARENA_UPDATE_GOLDEN") == "1":
+        path.write_text(produced)
+    assert path.exists(), f"no golden file {path.name}: regenerate with CARDARENA_UPDATE_GOLDEN=1"
+    assert produced == path.read_text()
+
+
+@pytest.mark.parametrize("name", sorted(PLAYTHROUGHS))
+def test_a_golden_file_folds_to_a_finished_game(name: str) -> None:
+    game = PLAYTHROUGHS[name][0]
+    spec = get_game(game)
+    lines = (GOLDEN / f"{name}.jsonl").read_text().splitlines()
+    events = [msgspec.convert(msgspec.json.decode(line)["data"], spec.event_type) for line in lines]
+    assert spec.is_over(spec.fold(events))

@@ -1,0 +1,104 @@
+"""Shithead properties over thousands of seeded random games, both presets, 2 to 6 players."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from typing import Any
+
+import msgspec
+import pytest
+
+from shared.games import shithead as sh
+from shared.games.cards import standard_deck
+from shared.games.shithead_rules import PRESETS, ShitheadRuleset
+from shared.messages.common import Event
+
+pytestmark = pytest.mark.unit
+
+SEEDS = range(200)
+CARD = re.compile(r"^(?:[2-9TJQKA][CDHS]|X\d+)$")
+
+
+def ruleset_for(preset: str, players: int) -> ShitheadRuleset:
+    """Returns the preset with as many decks as the table needs."""
+    rules = PRESETS[preset]
+    per_seat = rules.face_down + rules.face_up + rules.hand
+    return msgspec.structs.replace(rules, decks=-(-per_seat * players // 52))
+
+
+def cards_on_table(state: sh.ShitheadState) -> list[str]:
+    """Returns every card of the state, wherever it lies, sorted."""
+    zones = (*state.hands, *state.face_up, *state.face_down, state.deck, state.pile, state.burnt)
+    return sorted(card for zone in zones for card in zone)
+
+
+def cards_in(value: Any) -> Counter[str]:
+    """Returns every card named anywhere in a JSON-like value."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if CARD.match(item):
+                found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return Counter(found)
+
+
+def known_to(state: sh.ShitheadState, seat: int) -> Counter[str]:
+    """Returns the cards `seat` may know: its hand, every face-up card, the pile, the burnt."""
+    zones = (state.hands[seat], *state.face_up, state.pile, state.burnt)
+    return Counter(card for zone in zones for card in zone)
+
+
+def play_random_game(preset: str, players: int, seed: int) -> tuple[sh.ShitheadState, list[Event]]:
+    """Plays a seeded random game, checking the invariants after every event and decision."""
+    rules = ruleset_for(preset, players)
+    started = sh.deal(rules, players, seed)
+    state = sh.evolve(None, started)
+    log: list[Event] = [started]
+    full = sorted(standard_deck(rules.decks, rules.jokers * rules.decks))
+    total = len(full)
+    assert cards_on_table(state) == full
+    rng = random.Random(seed)
+    while not sh.is_over(state):
+        waiting = sh.to_move(state)
+        assert waiting, "a running game always waits for someone"
+        seat = rng.choice(waiting)
+        legal = sh.legal_actions(state, seat)
+        assert legal, f"seat {seat} to move has a legal action"
+        ready = [a for a in legal if isinstance(a, sh.Ready)]
+        action = ready[0] if ready and rng.random() < 0.5 else rng.choice(legal)
+        if state.moves % 7 == 0:
+            observer = rng.randrange(players)
+            view = msgspec.to_builtins(sh.view(state, observer))
+            assert cards_in(view) <= known_to(state, observer)
+        for event in sh.decide(state, seat, action):
+            state = sh.evolve(state, event)
+            log.append(event)
+            zones = (*state.hands, *state.face_up, *state.face_down)
+            on_table = len(state.deck) + len(state.pile) + len(state.burnt)
+            assert sum(map(len, zones)) + on_table == total
+        assert cards_on_table(state) == full
+    return state, log
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("preset", ["classic", "holland-kocsma"])
+def test_random_games_conserve_cards_always_offer_a_move_end_and_refold(
+    preset: str, players: int
+) -> None:
+    statuses: Counter[str] = Counter()
+    for seed in SEEDS:
+        state, log = play_random_game(preset, players, seed)
+        assert state.result is not None
+        assert sorted(state.result.places)[0] == 1
+        assert state.moves <= state.ruleset.max_moves
+        assert sh.SPEC.fold(log) == state
+        statuses[state.result.status] += 1
+    assert statuses["finished"] > len(SEEDS) // 2
