@@ -27,7 +27,7 @@ import msgspec
 
 from shared.bots.generic import FirstLegalBot, RandomBot
 from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
-from shared.games.cards import Card, deal_round_robin, shuffled, standard_deck
+from shared.games.cards import HIDDEN, Card, deal_round_robin, shuffled, standard_deck
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
 
 PAY = {"J": 1, "Q": 2, "K": 3, "A": 4}
@@ -330,6 +330,14 @@ def view(state: BeggarState, seat: int) -> BeggarView:
     )
 
 
+def redact(event: Event, seat: int | None) -> Event:
+    """Returns `event` as a seat sees it while the game runs: packs are face down."""
+    if isinstance(event, GameStarted):
+        hidden = [[HIDDEN] * len(pack) for pack in event.packs]
+        return msgspec.structs.replace(event, packs=hidden)
+    return event
+
+
 def legal_actions(state: BeggarState, seat: int) -> list[Action]:
     """Returns `[PlayTrick()]` for the leader of a running game, else nothing."""
     if state.result is None and seat == state.leader:
@@ -372,6 +380,7 @@ SPEC: GameSpec[BeggarState, BeggarRuleset] = register(
         is_over=is_over,
         result=result,
         validate=validate,
+        redact=redact,
         bots={"turner": FirstLegalBot(), "random": RandomBot()},
     )
 )

@@ -19,6 +19,8 @@ Card: TypeAlias = str
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 JOKER = "X"
+HIDDEN = "??"
+"""What a redacted card looks like to a seat that may not know it."""
 
 
 def standard_deck(decks: int = 1, jokers: int = 0) -> list[Card]:

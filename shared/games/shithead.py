@@ -33,7 +33,7 @@ import msgspec
 
 from shared.bots.generic import RandomBot
 from shared.games.base import GameSpec, IllegalAction, register
-from shared.games.cards import JOKER, Card, shuffled, standard_deck
+from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
 from shared.games.shithead_rules import (
     FACES,
     ORDER,
@@ -43,9 +43,6 @@ from shared.games.shithead_rules import (
     validate,
 )
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
-
-HIDDEN: Card = "??"
-"""What a redacted card looks like to a seat that may not know it."""
 
 Phase = Literal["swap", "play", "finished"]
 Zone = Literal["hand", "face_up", "face_down"]

@@ -251,3 +251,11 @@ def test_reaching_the_cap_with_a_collection_ends_the_game_without_an_empty_trick
     assert state.result is not None
     assert (state.result.status, state.cards, state.tricks) == ("capped", 5, 2)
     assert all(isinstance(e, beggar.TrickPlayed) and e.cards for e in log[1:-1])
+
+
+def test_a_running_game_hides_the_order_of_the_face_down_packs() -> None:
+    started = beggar.deal(beggar.BeggarRuleset(), 2, seed=3)
+    hidden = SPEC.redact(started, 0)
+    assert isinstance(hidden, beggar.GameStarted)
+    assert [len(p) for p in hidden.packs] == [26, 26]
+    assert {card for pack in hidden.packs for card in pack} == {"??"}
