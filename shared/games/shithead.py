@@ -345,24 +345,28 @@ def cards_left(state: ShitheadState, seat: int) -> int:
 
 def _plays(state: ShitheadState, seat: int) -> list[Action]:
     """Returns the legal card plays of `seat`: one per playable rank and allowed count."""
+    only: str | None = None
     if state.opening is not None:
-        rank, zone = state.opening
-        ranks = [rank]
+        only, zone = state.opening
     else:
         found = zone_of(state, seat)
         if found not in ("hand", "face_up"):
             return []
         zone = found
-        ranks = sorted({rank_of(c) for c in _cards_in(state, seat, zone)}, key=_rank_key)
-    held = sorted(_cards_in(state, seat, zone))
+    groups: dict[str, list[Card]] = {}
+    for card in sorted(_cards_in(state, seat, zone)):
+        groups.setdefault(card[0], []).append(card)
+    rules, pile = state.ruleset, state.pile
     plays: list[Action] = []
-    for rank in ranks:
-        if refusal(state.ruleset, state.pile, rank) is not None:
+    for rank in sorted(groups, key=_rank_key):
+        if (only is not None and rank != only) or refusal(rules, pile, rank) is not None:
             continue
-        of_rank = [card for card in held if rank_of(card) == rank]
-        for count in range(1, len(of_rank) + 1):
-            if _count_allowed(state.ruleset, count):
-                plays.append(PlayCards(cards=of_rank[:count]))
+        cards = groups[rank]
+        plays.extend(
+            PlayCards(cards=cards[:count])
+            for count in range(1, len(cards) + 1)
+            if _count_allowed(rules, count)
+        )
     return plays
 
 
