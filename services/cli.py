@@ -50,6 +50,39 @@ def beggar_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def simulate_command(args: argparse.Namespace) -> int:
+    """Plays seeded games between built-in bots; prints a table (or one JSON object) per bot."""
+    from services.simulate import SimulationError, check, simulate  # noqa: PLC0415
+
+    bots = [name.strip() for name in args.bots.split(",")]
+    try:
+        request = check(args.game, args.preset, bots, args.games, args.seed)
+        if args.processes < 1:
+            raise SimulationError(f"processes must be at least 1, not {args.processes}")
+    except SimulationError as error:
+        return _fail(str(error))
+    if args.json:
+        print(json.dumps(simulate(request, args.processes).to_json()))
+        return 0
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as progress:
+        task = progress.add_task(f"{request.game} ({request.preset})", total=request.games)
+        report = simulate(request, args.processes, lambda n: progress.advance(task, n))
+    table = Table(title=f"{request.games} games of {request.game} ({request.preset})")
+    for header in ("bot", "games", "wins", "win rate", "mean place"):
+        table.add_column(header, justify="left" if header == "bot" else "right")
+    for name, tally in sorted(report.bots.items()):
+        rate, place = f"{tally.win_rate:.1%}", f"{tally.mean_place:.2f}"
+        table.add_row(name, str(tally.games), str(tally.wins), rate, place)
+    table.caption = f"{report.games_per_second:.1f} games per second"
+    Console().print(table)
+    return 0
+
+
 def serve_game(settings: Settings) -> int:
     """Serves the game service's API with uvicorn until interrupted."""
     import uvicorn  # noqa: PLC0415
@@ -139,6 +172,17 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", default="0", help="seed of a shuffled deal")
     play.add_argument("--max-cards", type=int, default=100_000, help="the card cap")
 
+    sim = commands.add_parser("simulate", help="play seeded games between built-in bots")
+    sim.add_argument("--game", required=True, help="the game, e.g. shithead")
+    sim.add_argument("--preset", default="classic", help="the ruleset preset")
+    sim.add_argument(
+        "--bots", required=True, help="one bot per seat, e.g. heuristic,random,random,random"
+    )
+    sim.add_argument("--games", type=int, default=1000, help="how many games")
+    sim.add_argument("--seed", default="0", help="game i is dealt from the seed '<seed>:<i>'")
+    sim.add_argument("--processes", type=int, default=1, help="worker processes")
+    sim.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+
     projection = commands.add_parser("projection", help="projection maintenance")
     projection_sub = projection.add_subparsers(dest="projection_command", required=True)
     projection_sub.add_parser("rebuild", help="drop the views and rebuild them from the archive")
@@ -153,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings()
     handlers: dict[str, Any] = {
         "beggar": lambda: beggar_play(args),
+        "simulate": lambda: simulate_command(args),
         "projection": lambda: projection_command(args, settings),
         "migrate": lambda: migrate_command(settings),
     }

@@ -26,6 +26,8 @@ TYPE_PREFIX = "urn:cardarena:problem:"
 _log = logging.getLogger(__name__)
 
 _NAMED_FIELD = re.compile(r"field `([^`]+)`")
+_MISSING_PARAMETER = re.compile(r"^Missing required \w+ parameter '([^']+)'")
+"""Litestar's message for a missing parameter: it names the parameter but sets no `extra`."""
 
 TITLES = {
     "bad-request": "Malformed request",
@@ -82,6 +84,10 @@ def _validation(request: Request[Any, Any, Any], error: ValidationException) -> 
     if isinstance(extra, list) and extra and isinstance(extra[0], Mapping):
         field, message = _bad_input(request, extra[0])
         return problem(400, "bad-request", message, field=field)
+    missing = _MISSING_PARAMETER.match(error.detail)
+    if missing is not None:
+        detail = f"the parameter {missing.group(1)!r} is required"
+        return problem(400, "bad-request", detail, field=missing.group(1))
     return problem(400, "bad-request", error.detail, field="body")
 
 

@@ -20,12 +20,14 @@ from services.game.schemas import (
     Game,
     Health,
     PostAction,
+    SeatView,
 )
-from shared.games.base import get_game
 from shared.handlers import (
     BotTurnDispatcher,
-    UnknownGame,
+    InvalidRequest,
+    LoadedGame,
     act,
+    as_seen_by,
     create_game,
     load,
     next_bot_seat,
@@ -43,6 +45,13 @@ IdempotencyKey = Annotated[
     ),
 ]
 GameId = Annotated[str, PathParameter(description="The game's id, as its creation returned it.")]
+SeatNumber = Annotated[int, QueryParameter(ge=0, description="A 0-based seat of the game")]
+ViewerSeat = Annotated[
+    int | None,
+    QueryParameter(
+        ge=0, description="The seat whose eyes to see a running game with; none: a spectator"
+    ),
+]
 
 
 def _play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -> None:
@@ -73,14 +82,33 @@ def _create(
     )
 
 
-def _events(store: EventStore, game_id: str, after: int, limit: int | None) -> EventPage:
-    """Returns the events of a game after version `after`, decoded; raises UnknownGame."""
+def _check_seat(loaded: LoadedGame, seat: int) -> None:
+    """Raises InvalidRequest (field `seat`) unless `seat` is a seat of the game."""
+    count = len(loaded.created.seats)
+    if not 0 <= seat < count:
+        raise InvalidRequest("seat", f"seat must be 0 to {count - 1}, not {seat}")
+
+
+def _seat_view(store: EventStore, game_id: str, seat: int) -> SeatView:
+    """Returns what `seat` may know of the game; raises UnknownGame or InvalidRequest."""
+    loaded = load(store, game_id)
+    _check_seat(loaded, seat)
+    return SeatView.of(loaded, seat)
+
+
+def _events(
+    store: EventStore, game_id: str, after: int, limit: int | None, seat: int | None
+) -> EventPage:
+    """Returns the events after version `after`, as `seat` may see them while the game runs."""
     recorded = store.read(game_id, after, limit)
-    version = store.version(game_id)
-    if version == 0:
-        raise UnknownGame(game_id)
-    items = [EventItem.of(item, get_game(item.kind).codec.decode(item)) for item in recorded]
-    return EventPage(game_id=game_id, version=version, events=items)
+    loaded = load(store, game_id)
+    if seat is not None:
+        _check_seat(loaded, seat)
+    items = [
+        EventItem.of(item, as_seen_by(loaded, event, seat))
+        for item, event in zip(recorded, loaded.spec.codec.decode_all(recorded), strict=True)
+    ]
+    return EventPage(game_id=game_id, version=loaded.version, events=items)
 
 
 def _act(
@@ -104,7 +132,7 @@ def _act(
 
 
 class GamesController(Controller):
-    """Games: create, read, list events, post actions."""
+    """Games: create, read, read a seat's view, list events, post actions."""
 
     path = "/v1/games"
     tags = ("games",)
@@ -143,11 +171,35 @@ class GamesController(Controller):
         return Game.of(load(store, game_id))
 
     @get(
+        "/{game_id:str}/view",
+        operation_id="getSeatView",
+        summary="Read a seat's view",
+        description=(
+            "What one seat may know of the game (its own cards, every public card, counts of"
+            " the rest), its legal actions (empty unless the game waits for that seat) and the"
+            " version to post them at. Not yet authenticated: any client may read any seat;"
+            " the authentication that restricts a seat to its owner comes with issue 6."
+        ),
+        sync_to_thread=True,
+        responses=responses(400, 404, 422, 503),
+    )
+    def seat_view(
+        self, store: NamedDependency[EventStore], game_id: GameId, seat: SeatNumber
+    ) -> SeatView:
+        """Returns the view and the legal actions of `seat`."""
+        return _seat_view(store, game_id, seat)
+
+    @get(
         "/{game_id:str}/events",
         operation_id="listGameEvents",
         summary="List a game's events",
+        description=(
+            "While the game runs, private data is hidden as `seat` may see it (none: a"
+            " spectator): cards nobody or only another seat may know read `??`. Once the game"
+            " is over, the whole log is public and `seat` changes nothing."
+        ),
         sync_to_thread=True,
-        responses=responses(400, 404, 503),
+        responses=responses(400, 404, 422, 503),
     )
     def events(
         self,
@@ -159,9 +211,10 @@ class GamesController(Controller):
         limit: Annotated[
             int | None, QueryParameter(ge=1, le=10_000, description="At most this many")
         ] = None,
+        seat: ViewerSeat = None,
     ) -> EventPage:
-        """Returns the game's events after version `after`, in version order."""
-        return _events(store, game_id, after, limit)
+        """Returns the events after version `after` in version order, redacted for `seat`."""
+        return _events(store, game_id, after, limit, seat)
 
     @post(
         "/{game_id:str}/actions",

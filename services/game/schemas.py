@@ -50,6 +50,11 @@ class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     expected_version: NonNegative
 
 
+def status_of(result: Result | None) -> str:
+    """Returns a game's status: `playing` while it runs, else its result's status."""
+    return "playing" if result is None else result.status
+
+
 class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game as anyone may see it; `view` only for games without decisions (all public)."""
 
@@ -76,11 +81,37 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
             ruleset=loaded.created.ruleset,
             seats=loaded.created.seats,
             version=loaded.version,
-            status="playing" if result is None else result.status,
+            status=status_of(result),
             to_move=spec.to_move(state),
             result=result,
             created_at=loaded.created.created_at,
             view=view,
+        )
+
+
+class SeatView(msgspec.Struct, frozen=True):
+    """What one seat may know of a game, its legal actions, and the version to act at."""
+
+    game_id: str
+    seat: int
+    version: int
+    status: str
+    to_move: list[int]
+    view: dict[str, Any]
+    legal_actions: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, loaded: LoadedGame, seat: int) -> SeatView:
+        """Returns the view of `seat` (a seat of the game) in a loaded game."""
+        spec, state = loaded.spec, loaded.state
+        return cls(
+            game_id=loaded.game_id,
+            seat=seat,
+            version=loaded.version,
+            status=status_of(spec.result(state)),
+            to_move=spec.to_move(state),
+            view=msgspec.to_builtins(spec.view(state, seat)),
+            legal_actions=msgspec.to_builtins(spec.legal_actions(state, seat)),
         )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.e2e.test_stack import ROOT, free_port, wait_until_healthy
+from tests.e2e.support import ROOT, free_port, wait_until_healthy
 
 pytestmark = pytest.mark.e2e
 

@@ -2,105 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import psycopg
 import pytest
-import redis
 
 from services.projection.queries import archived_events, get_game_row
 from shared.games.base import get_game
-from shared.store.redis_store import RedisEventStore
+from tests.e2e.conftest import Stack
+from tests.e2e.support import wait_for
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
-T = TypeVar("T")
-
-
-def free_port() -> int:
-    """Returns a TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_for(check: Callable[[], T | None], seconds: float, what: str) -> T:
-    """Returns the first truthy result of `check`, failing after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    pytest.fail(f"timed out after {seconds}s waiting for {what}")
-
-
-def wait_until_healthy(base_url: str, what: str) -> None:
-    """Waits until the service at `base_url` answers its health check."""
-
-    def healthy() -> bool:
-        try:
-            return httpx.get(f"{base_url}/health", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    wait_for(healthy, 60, what)
-
-
-class Stack:
-    """The processes of one stack and the addresses to reach them."""
-
-    def __init__(self, base_url: str, database_url: str, store: RedisEventStore) -> None:
-        self.base_url = base_url
-        self.database_url = database_url
-        self.store = store
-
-
-@pytest.fixture
-def stack(
-    redis_url: str, redis_client: redis.Redis, namespace: str, database_url: str
-) -> Iterator[Stack]:
-    """Starts the game service, a worker and the projection service; stops them afterwards."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "CARDARENA_STORE": "redis",
-        "CARDARENA_DISPATCH": "celery",
-        "REDIS_URL": redis_url,
-        "DATABASE_URL": database_url,
-        "CARDARENA_NAMESPACE": namespace,
-        "CARDARENA_QUEUE": f"{namespace}bots",
-        "CARDARENA_PORT": str(port),
-    }
-    cli = [sys.executable, "-m", "services.cli"]
-    commands = [
-        [*cli, "serve", "game"],
-        [*cli, "serve", "workers", "--concurrency", "2"],
-        [*cli, "serve", "projection"],
-    ]
-    processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in commands]
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(base_url, "the game service")
-        yield Stack(base_url, database_url, RedisEventStore(redis_client, namespace=namespace))
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+"""Re-exported from conftest.py (where the `stack` fixture lives) for test_embedded.py."""
 
 
 def test_a_four_player_beggar_game_runs_through_the_whole_stack(stack: Stack) -> None:

@@ -8,7 +8,7 @@ Beggar-my-neighbour (no decisions) cannot.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -18,8 +18,10 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.bots.generic import FirstLegalBot
-from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
-from shared.handlers import InProcessDispatcher
+from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, get_game, register
+from shared.games.cards import standard_deck
+from shared.handlers import InProcessDispatcher, load
+from shared.messages.codec import to_json
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import (
@@ -154,6 +156,91 @@ def create(client: Client, **body: Any) -> dict[str, Any]:
 def bump_at(version: int, seat: int = 0) -> dict[str, Any]:
     """Returns an action body: `seat` bumps at `version`."""
     return {"seat": seat, "action": {"type": "Bump"}, "expected_version": version}
+
+
+SHITHEAD_SEATS = [
+    {"kind": "external"},
+    {"kind": "external"},
+    {"kind": "bot", "bot": "random"},
+    {"kind": "bot", "bot": "random"},
+]
+SHITHEAD = {"game": "shithead", "ruleset": "classic", "seats": SHITHEAD_SEATS, "seed": 11}
+"""A classic four-player Shithead game: seats 0 and 1 are posted by the test, 2 and 3 are bots."""
+EXTERNAL = (0, 1)
+HIDDEN = "??"
+
+
+def seat_view(client: Client, game_id: str, seat: int) -> dict[str, Any]:
+    """Returns the view of `seat`, after checking the 200."""
+    response = client.get(f"/v1/games/{game_id}/view", params={"seat": seat})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def due_view(client: Client, game_id: str) -> dict[str, Any] | None:
+    """Returns the view of the first external seat due, None when the game waits for none."""
+    to_move = seat_view(client, game_id, 0)["to_move"]
+    due = [seat for seat in to_move if seat in EXTERNAL]
+    return seat_view(client, game_id, due[0]) if due else None
+
+
+def take(
+    client: Client, view: dict[str, Any], action: dict[str, Any], key: str | None = None
+) -> Any:
+    """Posts `action` for the seat of `view` at the view's version; returns the response."""
+    body = {"seat": view["seat"], "action": action, "expected_version": view["version"]}
+    headers = {"Idempotency-Key": key} if key else None
+    return client.post(f"/v1/games/{view['game_id']}/actions", json=body, headers=headers)
+
+
+def play_until(
+    client: Client, game_id: str, done: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any] | None:
+    """Plays the first legal action for each due external seat until `done(view)` holds.
+
+    Returns the view of the due seat for which it holds, None when the game ended first.
+    """
+    for move in range(10_000):
+        view = due_view(client, game_id)
+        if view is None or done(view):
+            return view
+        assert view["legal_actions"], view
+        response = take(client, view, view["legal_actions"][0], key=f"move-{move}")
+        assert response.status_code == 200, response.text
+    pytest.fail("the game did not end in 10,000 external moves")
+
+
+def stored_events(store: EventStore, game_id: str) -> list[dict[str, Any]]:
+    """Returns the whole stored log of a game as JSON-ready dicts, unredacted."""
+    spec = get_game("shithead")
+    return [to_json(event) for event in spec.codec.decode_all(store.read(game_id))]
+
+
+def listed_events(client: Client, game_id: str, **params: Any) -> list[dict[str, Any]]:
+    """Returns the `data` of every event the API lists for a game with `params`."""
+    response = client.get(f"/v1/games/{game_id}/events", params=params)
+    assert response.status_code == 200, response.text
+    return [event["data"] for event in response.json()["events"]]
+
+
+def hidden_cards(store: EventStore, game_id: str, seat: int) -> set[str]:
+    """Returns the cards `seat` may not know now: other hands, every face-down card, the deck."""
+    state = load(store, game_id).state
+    others = [card for other, hand in enumerate(state.hands) if other != seat for card in hand]
+    face_down = [card for cards in state.face_down for card in cards]
+    return {*others, *face_down, *state.deck}
+
+
+def strings_in(body: Any) -> set[str]:
+    """Returns every string anywhere in a JSON-like body."""
+    if isinstance(body, str):
+        return {body}
+    if isinstance(body, dict):
+        return {text for value in body.values() for text in strings_in(value)}
+    if isinstance(body, list):
+        return {text for value in body for text in strings_in(value)}
+    return set()
 
 
 class GameApiBehaviours:
@@ -293,6 +380,7 @@ class GameApiBehaviours:
         [
             ("GET", "/v1/games/nope", None),
             ("GET", "/v1/games/nope/events", None),
+            ("GET", "/v1/games/nope/view?seat=0", None),
             ("POST", "/v1/games/nope/actions", bump_at(2)),
         ],
     )
@@ -402,6 +490,146 @@ class GameApiBehaviours:
         assert problem(response, 422)[member] == name
         assert store.version(game["game_id"]) == 2
 
+    def test_a_shithead_game_waits_for_its_external_seats_once_the_bots_have_swapped(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game = create(client, **SHITHEAD)
+        assert (game["status"], game["to_move"], game["result"]) == ("playing", [0, 1], None)
+        assert "view" not in game
+        view = seat_view(client, game["game_id"], 0)
+        assert (view["seat"], view["version"], view["status"]) == (0, game["version"], "playing")
+        assert view["to_move"] == [0, 1]
+        assert view["view"]["phase"] == "swap"
+        assert view["view"]["ready"] == [False, False, True, True]
+        assert view["view"]["hand"] == list(load(store, game["game_id"]).state.hands[0])
+        assert {"type": "Ready"} in view["legal_actions"]
+        assert {action["type"] for action in view["legal_actions"]} == {"Ready", "Swap"}
+        hidden = hidden_cards(store, game["game_id"], 0)
+        assert hidden
+        assert not strings_in(view) & hidden
+        assert not strings_in(game) & hidden
+
+    def test_a_seat_view_of_a_seat_the_game_does_not_have_is_422_naming_the_seat(
+        self, client: Client
+    ) -> None:
+        game = create(client, **SHITHEAD)
+        response = client.get(f"/v1/games/{game['game_id']}/view", params={"seat": 4})
+        assert problem(response, 422)["field"] == "seat"
+        response = client.get(f"/v1/games/{game['game_id']}/events", params={"seat": 4})
+        assert problem(response, 422)["field"] == "seat"
+
+    @pytest.mark.parametrize("query", ["", "?seat=first", "?seat=-1"])
+    def test_a_seat_view_without_a_seat_number_is_400_naming_the_seat(
+        self, client: Client, query: str
+    ) -> None:
+        game = create(client, **SHITHEAD)
+        response = client.get(f"/v1/games/{game['game_id']}/view{query}")
+        assert problem(response, 400)["field"] == "seat"
+
+    def test_the_external_seats_of_a_shithead_game_play_it_through_http_to_its_end(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game_id = create(client, **SHITHEAD)["game_id"]
+        assert play_until(client, game_id, lambda _: False) is None
+        game = client.get(f"/v1/games/{game_id}").json()
+        assert game["status"] in {"finished", "capped"}
+        assert game["status"] == game["result"]["status"]
+        assert sorted(game["result"]["places"]) == [1, 2, 3, 4]
+        assert (game["to_move"], game["version"]) == ([], store.version(game_id))
+        for seat in EXTERNAL:
+            view = seat_view(client, game_id, seat)
+            assert (view["status"], view["legal_actions"]) == (game["status"], [])
+        stored = stored_events(store, game_id)
+        assert {event["type"] for event in stored} >= {"PlayerReady", "CardsPlayed", "CardsDrawn"}
+        assert listed_events(client, game_id, seat=0) == stored
+        assert listed_events(client, game_id) == stored
+
+    def test_a_shithead_seat_acting_out_of_turn_is_422_not_your_turn_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game_id = create(client, **SHITHEAD)["game_id"]
+        view = play_until(client, game_id, lambda v: v["view"]["phase"] == "play")
+        assert view is not None
+        other = seat_view(client, game_id, 1 - view["seat"])
+        assert other["legal_actions"] == []
+        card = other["view"]["hand"][0]
+        response = take(client, other, {"type": "PlayCards", "cards": [card]})
+        assert problem(response, 422)["rule"] == "not_your_turn"
+        assert store.version(game_id) == view["version"]
+
+    def test_a_shithead_play_of_a_card_not_held_is_422_naming_the_rule_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game_id = create(client, **SHITHEAD)["game_id"]
+
+        def plays_from_the_hand(view: dict[str, Any]) -> bool:
+            seen = view["view"]
+            return seen["phase"] == "play" and seen["zone"] == "hand" and not seen["opening"]
+
+        view = play_until(client, game_id, plays_from_the_hand)
+        assert view is not None
+        own = {*view["view"]["hand"], *view["view"]["face_up"][view["seat"]]}
+        card = next(card for card in standard_deck() if card not in own)
+        response = take(client, view, {"type": "PlayCards", "cards": [card]})
+        assert problem(response, 422)["rule"] == "card_not_held"
+        assert store.version(game_id) == view["version"]
+
+    def test_a_shithead_action_at_a_stale_version_is_409_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game_id = create(client, **SHITHEAD)["game_id"]
+        first, second = seat_view(client, game_id, 0), seat_view(client, game_id, 1)
+        assert take(client, first, {"type": "Ready"}).status_code == 200
+        body = problem(take(client, second, {"type": "Ready"}), 409)
+        assert body["current_version"] == first["version"] + 1
+        assert store.version(game_id) == first["version"] + 1
+
+    def test_a_retried_shithead_action_with_the_same_key_replays_and_appends_nothing(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game_id = create(client, **SHITHEAD)["game_id"]
+        view = seat_view(client, game_id, 0)
+        action = view["legal_actions"][-1]
+        first = take(client, view, action, key="swap-1")
+        assert first.status_code == 200, first.text
+        version = store.version(game_id)
+        again = take(client, view, action, key="swap-1")
+        assert again.status_code == 200, again.text
+        assert again.json() == {**first.json(), "replayed": True}
+        assert store.version(game_id) == version
+
+    def test_the_events_of_a_running_shithead_game_hide_what_the_seat_may_not_know(
+        self, client: Client, store: EventStore
+    ) -> None:
+        game_id = create(client, **SHITHEAD)["game_id"]
+
+        def another_seat_drew(_: dict[str, Any]) -> bool:
+            stored = stored_events(store, game_id)
+            return any(e["type"] == "CardsDrawn" and e["seat"] != 0 for e in stored)
+
+        assert play_until(client, game_id, another_seat_drew) is not None
+        stored = stored_events(store, game_id)
+        for seat in (0, None):
+            listed = listed_events(client, game_id, **({} if seat is None else {"seat": seat}))
+            assert len(listed) == len(stored)
+            for shown, event in zip(listed, stored, strict=True):
+                if event["type"] == "GameStarted":
+                    hands = event["hands"]
+                    assert shown["hands"] == [
+                        cards if s == seat else [HIDDEN] * len(cards)
+                        for s, cards in enumerate(hands)
+                    ]
+                    assert shown["face_down"] == [[HIDDEN] * 3] * 4
+                    assert shown["deck"] == [HIDDEN] * len(event["deck"])
+                    assert shown["face_up"] == event["face_up"]
+                elif event["type"] == "CardsDrawn" and event["seat"] != seat:
+                    assert shown == {**event, "cards": [HIDDEN] * len(event["cards"])}
+                elif event["type"] == "GameCreated":
+                    assert event["bot_seed"]
+                    assert shown == {**event, "bot_seed": ""}
+                else:
+                    assert shown == event
+
     def test_health_is_ok(self, client: Client) -> None:
         response = client.get("/health")
         assert (response.status_code, response.json()) == (200, {"status": "ok"})
@@ -447,6 +675,7 @@ class BrokenStore(InMemoryEventStore):
         ("POST", "/v1/games", {"game": "beggar", "players": 2}),
         ("GET", "/v1/games/some-game", None),
         ("GET", "/v1/games/some-game/events", None),
+        ("GET", "/v1/games/some-game/view?seat=1", None),
         ("POST", "/v1/games/some-game/actions", bump_at(2)),
     ],
 )
@@ -475,7 +704,14 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         for path in schema["paths"].values()
         for operation in path.values()
     }
-    assert set(operations) == {"createGame", "getGame", "listGameEvents", "postAction", "health"}
+    assert set(operations) == {
+        "createGame",
+        "getGame",
+        "getSeatView",
+        "listGameEvents",
+        "postAction",
+        "health",
+    }
     assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}
     assert set(operations["createGame"]["responses"]) >= {"200", "201", "400", "422", "503"}
     for operation in operations.values():
