@@ -178,6 +178,18 @@ def load(store: EventStore, game_id: str) -> LoadedGame:
     return LoadedGame(game_id, spec, created, spec.fold(events), recorded[-1].version)
 
 
+def as_seen_by(loaded: LoadedGame, event: Event, seat: int | None) -> Event:
+    """Returns `event` as `seat` (None: a spectator) may see it: all of it once the game is over.
+
+    While the game runs, hidden cards are redacted and the bots' seed is withheld.
+    """
+    if loaded.spec.is_over(loaded.state):
+        return event
+    if isinstance(event, GameCreated):
+        return msgspec.structs.replace(event, bot_seed="")
+    return loaded.spec.redact(event, seat)
+
+
 def parse_action(spec: GameSpec[Any, Any], payload: Any) -> Action:
     """Returns the action in a JSON-like payload; raises InvalidRequest naming the field."""
     try:

@@ -6,18 +6,20 @@ import threading
 
 import pytest
 
+from shared.games import shithead
 from shared.games.base import IllegalAction, get_game
 from shared.handlers import (
     InProcessDispatcher,
     InvalidRequest,
     UnknownGame,
     act,
+    as_seen_by,
     create_game,
     load,
     next_bot_seat,
     play_bot_turns,
 )
-from shared.messages.common import GameFinished, Seat
+from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
 
@@ -151,3 +153,25 @@ def test_a_huge_number_of_players_is_refused_before_any_seat_is_built() -> None:
     with pytest.raises(InvalidRequest) as caught:
         create_game(InMemoryEventStore(), "beggar", players=10**9)
     assert caught.value.field == "players"
+
+
+def test_a_running_game_withholds_the_bot_seed_and_hidden_cards_until_it_is_over() -> None:
+    store = InMemoryEventStore()
+    seats = [Seat(kind="external"), Seat(kind="bot", bot="random")]
+    game_id = create_game(store, "shithead", seats=seats, seed=6).game_id
+    loaded = load(store, game_id)
+    created, started = loaded.spec.codec.decode_all(store.read(game_id, limit=2))
+    assert isinstance(created, GameCreated)
+    assert created.bot_seed
+    seen = as_seen_by(loaded, created, 0)
+    assert isinstance(seen, GameCreated)
+    assert seen.bot_seed == ""
+    hidden = as_seen_by(loaded, started, 0)
+    assert isinstance(hidden, shithead.GameStarted)
+    assert set(hidden.deck) == {"??"}
+    over = InMemoryEventStore()
+    finished_id = create_game(over, "beggar", players=2, seed=1).game_id
+    play_bot_turns(over, finished_id)
+    done = load(over, finished_id)
+    first = done.spec.codec.decode(over.read(finished_id, limit=1)[0])
+    assert as_seen_by(done, first, None) == first
