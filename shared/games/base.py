@@ -113,6 +113,20 @@ class GameSpec(Generic[S, R]):
         return state
 
 
+class Decision(Generic[S]):
+    """A decision's events so far and the state they lead to (for engines that emit step by step)."""
+
+    def __init__(self, state: S, evolve: Callable[[S, Event], S]) -> None:
+        self.state = state
+        self.events: list[Event] = []
+        self._evolve = evolve
+
+    def emit(self, event: Event) -> None:
+        """Records `event` and folds it into the working state."""
+        self.events.append(event)
+        self.state = self._evolve(self.state, event)
+
+
 _REGISTRY: dict[str, GameSpec[Any, Any]] = {}
 
 
@@ -148,3 +162,4 @@ def _load_builtin_games() -> None:
     """Imports the built-in game modules, each of which registers itself."""
     import shared.games.beggar  # noqa: PLC0415
     import shared.games.shithead  # noqa: F401, PLC0415
+    import shared.games.autobus  # noqa: F401, PLC0415
