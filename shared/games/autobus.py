@@ -548,7 +548,7 @@ def _play(d: Decision[AutobusState], seat: int, action: PlayToSequence) -> None:
     d.emit(CardPlayed(seat, action.source, card, index, rank, action.slot, opened))
     if action.source == "main":
         if not d.state.mains[seat]:
-            d.emit(GameFinished(_ranked(d.state, "finished", "main_pile_emptied", winner=seat)))
+            d.emit(GameFinished(_ranked(d.state, "finished", "main_pile_emptied")))
             return
         d.emit(MainTopRevealed(seat, d.state.mains[seat][0]))
     if rank == KING:
@@ -624,12 +624,10 @@ def _draw(d: Decision[AutobusState], seat: int, count: int, reason: str) -> None
             return
 
 
-def _ranked(state: AutobusState, status: str, reason: str, winner: int | None = None) -> Result:
-    """Returns a result: the winner first, the others by cards left in the main pile."""
+def _ranked(state: AutobusState, status: str, reason: str) -> Result:
+    """Returns a result ranking by cards left in the main pile (a winner has none), ties sharing."""
     left = [len(main) for main in state.mains]
     places = [1 + sum(o < mine for o in left) for mine in left]
-    if winner is not None:
-        places = [1 if seat == winner else place + 1 for seat, place in enumerate(places)]
     scores = [-n for n in left]
     return Result(status, places, reason, scores=scores, detail={"turns": state.turns})
 
