@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
-from typing import Any
 
 import msgspec
 import pytest
@@ -14,11 +12,11 @@ from shared.games import shithead as sh
 from shared.games.cards import standard_deck
 from shared.games.shithead_rules import PRESETS, ShitheadRuleset
 from shared.messages.common import Event
+from tests.unit.leaks import cards_in
 
 pytestmark = pytest.mark.unit
 
 SEEDS = range(200)
-CARD = re.compile(r"^(?:[2-9TJQKA][CDHS]|X\d+)$")
 
 
 def ruleset_for(preset: str, players: int) -> ShitheadRuleset:
@@ -32,22 +30,6 @@ def cards_on_table(state: sh.ShitheadState) -> list[str]:
     """Returns every card of the state, wherever it lies, sorted."""
     zones = (*state.hands, *state.face_up, *state.face_down, state.deck, state.pile, state.burnt)
     return sorted(card for zone in zones for card in zone)
-
-
-def cards_in(value: Any) -> Counter[str]:
-    """Returns every card named anywhere in a JSON-like value."""
-    found: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if CARD.match(item):
-                found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return Counter(found)
 
 
 def known_to(state: sh.ShitheadState, seat: int) -> Counter[str]:

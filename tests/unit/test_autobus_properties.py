@@ -1,0 +1,72 @@
+"""Hospodský autobus properties over thousands of seeded random games, 2 to 4 players."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import msgspec
+import pytest
+
+from shared.games import autobus as ab
+from shared.games.cards import standard_deck
+from shared.messages.common import Event
+from tests.unit.leaks import cards_in
+
+pytestmark = pytest.mark.unit
+
+SEEDS = range(700)
+FULL = sorted(standard_deck(2, 4))
+
+
+def cards_on_table(state: ab.AutobusState) -> list[str]:
+    """Returns every card of the state, wherever it lies, sorted."""
+    slots = [cards for seat_slots in state.slots for cards in seat_slots]
+    zones = (*state.mains, *state.hands, *slots, *state.sequences, state.completed, state.draw)
+    return sorted(card for zone in zones for card in zone)
+
+
+def known_to(state: ab.AutobusState, seat: int) -> Counter[str]:
+    """Returns the cards `seat` may know: its hand, main tops, slots, sequences."""
+    slots = [cards for seat_slots in state.slots for cards in seat_slots]
+    tops = [main[:1] for main in state.mains]
+    zones = (state.hands[seat], *tops, *slots, *state.sequences)
+    return Counter(card for zone in zones for card in zone)
+
+
+def play_random_game(players: int, seed: int) -> tuple[ab.AutobusState, list[Event]]:
+    """Plays a seeded random game, checking the invariants after every event."""
+    started = ab.deal(ab.AutobusRuleset(), players, seed)
+    state = ab.evolve(None, started)
+    log: list[Event] = [started]
+    rng = random.Random(seed)
+    while not ab.is_over(state):
+        (seat,) = ab.to_move(state)
+        legal = ab.legal_actions(state, seat)
+        assert legal, f"seat {seat} to move has a legal action"
+        plays = [a for a in legal if isinstance(a, ab.PlayToSequence)]
+        action = rng.choice(plays if plays and rng.random() < 0.7 else legal)
+        if state.turns % 5 == 0:
+            observer = rng.randrange(players)
+            view = msgspec.to_builtins(ab.view(state, observer))
+            assert cards_in(view) <= known_to(state, observer)
+        for event in ab.decide(state, seat, action):
+            state = ab.evolve(state, event)
+            log.append(event)
+            assert cards_on_table(state) == FULL
+    return state, log
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_conserve_all_108_cards_always_offer_a_move_end_and_refold(
+    players: int,
+) -> None:
+    statuses: Counter[str] = Counter()
+    for seed in SEEDS:
+        state, log = play_random_game(players, seed)
+        assert state.result is not None
+        assert min(state.result.places) == 1
+        assert state.turns <= state.ruleset.max_turns
+        assert ab.SPEC.fold(log) == state
+        statuses[state.result.status] += 1
+    assert statuses["finished"] > 0
