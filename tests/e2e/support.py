@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
+import psycopg
 import pytest
+
+from services.projection.queries import archived_events, get_game_row
+from shared.games.base import get_game
+from shared.store.port import RecordedEvent
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
@@ -44,3 +52,64 @@ def wait_until_healthy(base_url: str, what: str) -> None:
             return False
 
     wait_for(healthy, 60, what)
+
+
+def play_due_seats(http: httpx.Client, game_id: str, seats: Sequence[int]) -> bool:
+    """Takes the first legal action of every external seat that is due; returns whether any."""
+    acted = False
+    for seat in seats:
+        view = http.get(f"/v1/games/{game_id}/view", params={"seat": seat}).json()
+        if seat not in view["to_move"] or not view["legal_actions"]:
+            continue
+        body = {
+            "seat": seat,
+            "action": view["legal_actions"][0],
+            "expected_version": view["version"],
+        }
+        key = {"Idempotency-Key": f"{game_id}:{seat}:{view['version']}"}
+        response = http.post(f"/v1/games/{game_id}/actions", json=body, headers=key)
+        assert response.status_code in {200, 409}, response.text
+        acted = acted or response.status_code == 200
+    return acted
+
+
+def play_to_the_end(
+    http: httpx.Client, game_id: str, seats: Sequence[int], seconds: float
+) -> dict[str, Any]:
+    """Plays the external seats while the workers play the bots; returns the finished game."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        game: dict[str, Any] = http.get(f"/v1/games/{game_id}").json()
+        if game["status"] != "playing":
+            return game
+        if not play_due_seats(http, game_id, seats):
+            time.sleep(0.02)
+    pytest.fail(f"the game did not end within {seconds}s")
+
+
+def check_projected_and_archived(
+    stack: Stack, game_name: str, game_id: str, game: dict[str, Any]
+) -> list[RecordedEvent]:
+    """Checks the projection's row and archive against the finished game; returns the stream."""
+    version = game["version"]
+
+    def projected_row() -> dict[str, Any] | None:
+        with psycopg.connect(stack.database_url) as conn:
+            row = get_game_row(conn, game_id)
+        return row if row and row["status"] != "playing" and row["version"] == version else None
+
+    row = wait_for(projected_row, 60, "the projection to catch up")
+    assert (row["status"], row["result"]) == (game["status"], game["result"])
+
+    with psycopg.connect(stack.database_url) as conn:
+        archived = archived_events(conn, game_id)
+    streamed = stack.store.read(game_id)
+    assert [e.version for e in archived] == list(range(1, version + 1))
+    assert [(e.version, e.type, e.data) for e in archived] == [
+        (e.version, e.type, e.data) for e in streamed
+    ]
+    spec = get_game(game_name)
+    from_archive = spec.fold(spec.codec.decode_all(archived))
+    assert from_archive == spec.fold(spec.codec.decode_all(streamed))
+    assert spec.is_over(from_archive)
+    return streamed
