@@ -1,12 +1,12 @@
-"""Engine speed: Beggar-my-neighbour against a plain deque loop, and Shithead's own rate.
+"""Engine speed: Beggar-my-neighbour against a plain deque loop; the other games' own rates.
 
 Beggar: both loops play the same two-player deals with the same rules (pay cards,
 collections, loop detection with numerals alike); the figure that matters is their ratio,
 measured in one run. Target: the engine reaches at least 0.5 of the reference loop.
-Shithead: games per second of classic four-player games between random bots, and the
-mean number of decisions per game.
+Shithead and Hospodský autobus: games per second of classic four-player games between
+random bots, and the mean number of decisions per game.
 
-    uv run python -m bench.engines [--games 2000] [--shithead-games 200]
+    uv run python -m bench.engines [--games 2000] [--random-games 200]
 """
 
 from __future__ import annotations
@@ -84,14 +84,14 @@ def rate(
     return len(deals) / (time.perf_counter() - start)
 
 
-def shithead_rate(games: int) -> tuple[float, float]:
-    """Returns Shithead games per second (classic, 4 random bots) and mean decisions per game."""
-    spec = get_game("shithead")
+def random_rate(game: str, players: int, games: int) -> tuple[float, float]:
+    """Returns games per second of random bots (classic rules) and mean decisions per game."""
+    spec = get_game(game)
     bot = spec.bots["random"]
     decisions = 0
     start = time.perf_counter()
     for seed in range(games):
-        state = spec.fold([spec.deal(spec.ruleset("classic"), 4, seed)])
+        state = spec.fold([spec.deal(spec.ruleset("classic"), players, seed)])
         while not spec.is_over(state):
             seat = spec.to_move(state)[0]
             action = bot.choose(None, spec.legal_actions(state, seat), f"{seed}:{decisions}")
@@ -110,7 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--shithead-games", type=int, default=200)
+    parser.add_argument("--random-games", type=int, default=200)
     args = parser.parse_args()
     ruleset = beggar.BeggarRuleset()
     deals = [beggar.deal(ruleset, 2, seed=i).packs for i in range(args.games)]
@@ -127,9 +127,10 @@ def main() -> None:
         f"ratio engine/reference: {statistics.median(ratios):.2f} median, "
         f"{ratios[0]:.2f}..{ratios[-1]:.2f} (target >= 0.50)"
     )
-    games_per_second, decisions = shithead_rate(args.shithead_games)
-    print(f"shithead, classic, 4 random bots, {args.shithead_games} games")
-    print(f"engine: {games_per_second:10.1f} games/s, {decisions:.1f} decisions per game")
+    for game, players in (("shithead", 4), ("autobus", 4)):
+        games_per_second, decisions = random_rate(game, players, args.random_games)
+        print(f"{game}, classic, {players} random bots, {args.random_games} games")
+        print(f"engine: {games_per_second:10.1f} games/s, {decisions:.1f} decisions per game")
 
 
 if __name__ == "__main__":
