@@ -100,6 +100,15 @@ def test_a_beggar_run_tallies_each_bot_name_once_however_many_seats_it_plays(
     assert report["bots"]["turner"]["games"] == 10
 
 
+def test_an_autobus_run_counts_every_seat_of_every_game(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = run_json(capsys, "--game", "autobus", "--bots", "random,random", "--games", "6")
+    assert report["game"] == "autobus"
+    assert report["bots"]["random"]["games"] == 12
+    assert 1 <= report["bots"]["random"]["mean_place"] <= 2
+
+
 def test_the_same_seed_gives_the_same_tallies_in_one_process_or_two() -> None:
     request = check("shithead", "classic", ["random", "random", "random"], 6, "7")
     once = simulate(request).to_json()
