@@ -114,7 +114,7 @@ class GameSpec(Generic[S, R]):
 
 
 class Decision(Generic[S]):
-    """A decision's events so far and the state they lead to (for engines that emit step by step)."""
+    """A decision's events so far and the state they lead to, for engines that emit stepwise."""
 
     def __init__(self, state: S, evolve: Callable[[S, Event], S]) -> None:
         self.state = state
@@ -160,6 +160,7 @@ def game_names() -> list[str]:
 
 def _load_builtin_games() -> None:
     """Imports the built-in game modules, each of which registers itself."""
+    import shared.bots.autobus  # noqa: PLC0415
+    import shared.games.autobus  # noqa: PLC0415
     import shared.games.beggar  # noqa: PLC0415
     import shared.games.shithead  # noqa: F401, PLC0415
-    import shared.games.autobus  # noqa: F401, PLC0415
