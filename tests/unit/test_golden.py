@@ -26,6 +26,7 @@ PLAYTHROUGHS = {
     "beggar-classic-3p-turner": ("beggar", "classic", ["turner"] * 3, 3),
     "autobus-classic-2p-random": ("autobus", "classic", ["random"] * 2, 4),
     "autobus-classic-3p-random": ("autobus", "classic", ["random"] * 3, 5),
+    "autobus-classic-2p-heuristic": ("autobus", "classic", ["heuristic", "random"], 6),
 }
 
 
