@@ -10,6 +10,7 @@ import pytest
 
 from shared.games import shithead as sh
 from shared.games.base import IllegalAction, InvalidRuleset
+from shared.games.cards import HIDDEN
 from shared.games.shithead_rules import PRESETS, ShitheadRuleset, validate
 from shared.messages.common import Event, GameFinished
 
@@ -485,13 +486,13 @@ def test_redacted_events_hide_other_hands_face_down_cards_the_deck_and_others_dr
     mine = sh.redact(started, 1)
     assert isinstance(mine, sh.GameStarted)
     assert mine.hands[1] == started.hands[1]
-    assert mine.hands[0] == [sh.HIDDEN] * 3
-    assert all(card == sh.HIDDEN for cards in mine.face_down for card in cards)
-    assert set(mine.deck) == {sh.HIDDEN}
+    assert mine.hands[0] == [HIDDEN] * 3
+    assert all(card == HIDDEN for cards in mine.face_down for card in cards)
+    assert set(mine.deck) == {HIDDEN}
     assert mine.face_up == started.face_up
     spectator = sh.redact(started, None)
     assert isinstance(spectator, sh.GameStarted)
-    assert all(card == sh.HIDDEN for cards in spectator.hands for card in cards)
+    assert all(card == HIDDEN for cards in spectator.hands for card in cards)
     drawn = sh.CardsDrawn(0, ["KC"])
     assert sh.redact(drawn, 0) == drawn
-    assert sh.redact(drawn, 2) == sh.CardsDrawn(0, [sh.HIDDEN])
+    assert sh.redact(drawn, 2) == sh.CardsDrawn(0, [HIDDEN])
