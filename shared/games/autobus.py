@@ -7,7 +7,11 @@ main pile's next card, completing a sequence, drawing, reshuffling the completed
 refilling the next player's hand, the end of the game) are events of their own.
 
 Choices the rules page leaves open, each covered by a test:
-- Seats are 0-based; seat 0 (the page's seat 1) moves first, its hand already full.
+- Seats, slots and sequences are 0-based (the page numbers seats and slots from 1); seat 0
+  moves first, its hand already full. Sequence indices are those of the current view:
+  a completed sequence leaves and the later ones move up.
+- The page's actions are the commands `PlayToSequence` (`play`; `sequence: null` opens a
+  new one), `Discard`, `UnderTheBus` and `EndTurn`.
 - The reshuffle of the completed stock is seeded by a secret of the deal (recorded in the
   start event, hidden while the game runs) and the number of the reshuffle; the new order
   is recorded in the event. It happens whenever a card must be drawn from an empty draw
