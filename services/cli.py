@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from services import tournament_cli
 from shared.games import beggar
 from shared.games.base import InvalidRuleset, get_game
 from shared.settings import Settings, load_settings
@@ -188,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     projection_sub.add_parser("rebuild", help="drop the views and rebuild them from the archive")
 
     commands.add_parser("migrate", help="apply the SQL migrations")
+    tournament_cli.add_parser(commands)
     return parser
 
 
@@ -198,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers: dict[str, Any] = {
         "beggar": lambda: beggar_play(args),
         "simulate": lambda: simulate_command(args),
+        "tournament": lambda: tournament_cli.tournament_command(args),
         "projection": lambda: projection_command(args, settings),
         "migrate": lambda: migrate_command(settings),
     }

@@ -1,0 +1,129 @@
+"""Tournament formats: which entrants sit at which tables, as pure functions.
+
+Entrants are indices 0..n-1 into the tournament's field. A table lists entrants in seat
+order. Every function is deterministic: the same field, history and seed give the same
+tables, so a tournament replays identically wherever it runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+from msgspec import Struct
+
+Table = tuple[int, ...]
+
+
+class PlannedGame(Struct, frozen=True):
+    """One game of a round: its table (entrants in seat order) and the seed of its deal."""
+
+    table: Table
+    seed: str
+    deal: str = ""
+    """Games sharing a `deal` label were dealt the same cards (duplicate format)."""
+
+
+def game_seed(tournament_seed: str, round_no: int, index: int) -> str:
+    """Returns the seed of the `index`th game of round `round_no`."""
+    return hashlib.sha256(f"{tournament_seed}:{round_no}:{index}".encode()).hexdigest()[:16]
+
+
+def rotations(table: Table) -> list[Table]:
+    """Returns every cyclic rotation of `table`'s seats, the table itself first."""
+    return [table[i:] + table[:i] for i in range(len(table))]
+
+
+def round_robin(
+    entrants: int, table_size: int, games_per_table: int, seed: str
+) -> list[PlannedGame]:
+    """Returns every combination of entrants at a table, each played `games_per_table` times.
+
+    The seats rotate from one game of a table to the next, so every entrant of a table
+    sits in every seat when `games_per_table` is a multiple of the table size.
+    """
+    games: list[PlannedGame] = []
+    for table in combinations(range(entrants), table_size):
+        turns = rotations(table)
+        for repeat in range(games_per_table):
+            games.append(PlannedGame(turns[repeat % table_size], game_seed(seed, 1, len(games))))
+    return games
+
+
+def duplicate(entrants: int, table_size: int, deals: int, seed: str) -> list[PlannedGame]:
+    """Returns each table's deals, every deal played once per seat rotation with the same cards."""
+    games: list[PlannedGame] = []
+    for number, table in enumerate(combinations(range(entrants), table_size)):
+        for deal in range(deals):
+            label = f"{number}:{deal}"
+            deal_seed = game_seed(seed, 1, number * deals + deal)
+            games.extend(PlannedGame(turn, deal_seed, label) for turn in rotations(table))
+    return games
+
+
+def swiss_round(
+    entrants: int,
+    table_size: int,
+    round_no: int,
+    scores: Mapping[int, float],
+    met: set[frozenset[int]],
+    seed: str,
+) -> tuple[list[PlannedGame], list[int]]:
+    """Returns one Swiss round's games and the entrants with a bye.
+
+    Entrants are ordered by score (ties by a seeded shuffle, stable per round) and seated
+    greedily in tables from the top, each next member the highest-ranked one that has met
+    nobody at the table yet where possible. Whoever is left when fewer than a table remain
+    gets a bye.
+    """
+    order = sorted(
+        range(entrants),
+        key=lambda e: (
+            -scores.get(e, 0.0),
+            hashlib.sha256(f"{seed}:{round_no}:{e}".encode()).digest(),
+        ),
+    )
+    byes_count = entrants % table_size
+    byes = _pick_byes(order, byes_count, scores)
+    pool = [e for e in order if e not in byes]
+    games: list[PlannedGame] = []
+    while pool:
+        table = [pool.pop(0)]
+        while len(table) < table_size:
+            fresh = [e for e in pool if all(frozenset((e, t)) not in met for t in table)]
+            pick = fresh[0] if fresh else pool[0]
+            pool.remove(pick)
+            table.append(pick)
+        games.append(PlannedGame(tuple(table), game_seed(seed, round_no, len(games))))
+    return games, byes
+
+
+def _pick_byes(order: Sequence[int], count: int, scores: Mapping[int, float]) -> list[int]:
+    """Returns `count` entrants for a bye: the lowest ranked."""
+    return list(order[len(order) - count :]) if count else []
+
+
+def knockout_round(
+    alive: Sequence[int], table_size: int, round_no: int, seed: str
+) -> tuple[list[PlannedGame], list[int]]:
+    """Returns one knockout round: tables of the entrants still in, and those with a bye.
+
+    When the field does not divide, the last entrants (by seeding order) get byes; a table
+    of the remaining entrants is formed only when at least two are left.
+    """
+    games: list[PlannedGame] = []
+    byes: list[int] = []
+    pool = list(alive)
+    while pool:
+        table, pool = pool[:table_size], pool[table_size:]
+        if len(table) < 2:
+            byes.extend(table)
+            break
+        games.append(PlannedGame(tuple(table), game_seed(seed, round_no, len(games))))
+    return games, byes
+
+
+def met_pairs(tables: Sequence[Table]) -> set[frozenset[int]]:
+    """Returns every pair of entrants that have shared a table."""
+    return {frozenset(pair) for table in tables for pair in combinations(table, 2)}

@@ -1,0 +1,113 @@
+"""Tournament use cases over the event store: create, record finished games, run in-process.
+
+A tournament's events live in their own stream (`tournament:<id>`, kind `tournament`).
+Its games are created with the scheduled game's key as idempotency key, so a game is
+created once however often its creation is retried, and its id follows from the key.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from shared.handlers import create_game, load, play_bot_turns
+from shared.messages.codec import EventCodec, encode_all
+from shared.messages.common import Seat
+from shared.store.port import ConcurrencyConflict, EventStore
+from shared.tournaments.model import (
+    AnyTournamentEvent,
+    GameRecorded,
+    ScheduledGame,
+    TournamentCreated,
+    TournamentDefinition,
+    TournamentEvent,
+    TournamentState,
+    advance,
+    evolve,
+    fold,
+    pending,
+    validate,
+)
+
+KIND = "tournament"
+CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)
+
+
+def stream_id(tournament_id: str) -> str:
+    """Returns the id of a tournament's event stream."""
+    return f"tournament:{tournament_id}"
+
+
+def create_tournament(
+    store: EventStore, definition: TournamentDefinition, tournament_id: str | None = None
+) -> str:
+    """Validates and records a tournament with its first round; returns its id."""
+    validate(definition)
+    tournament_id = tournament_id or uuid.uuid4().hex
+    created = TournamentCreated(definition)
+    events: list[TournamentEvent] = [created]
+    events += advance(evolve(None, created), tournament_id)
+    store.append(stream_id(tournament_id), KIND, 0, encode_all(events), f"create:{tournament_id}")
+    return tournament_id
+
+
+def load_tournament(store: EventStore, tournament_id: str) -> tuple[TournamentState, int]:
+    """Returns a tournament's state and its stream's version."""
+    recorded = store.read(stream_id(tournament_id))
+    if not recorded:
+        raise LookupError(f"no tournament {tournament_id!r}")
+    return fold(CODEC.decode_all(recorded)), recorded[-1].version
+
+
+def start_game(store: EventStore, state: TournamentState, game: ScheduledGame) -> str:
+    """Creates a scheduled game (once, whatever the retries); returns its id."""
+    d = state.definition
+    seats = [Seat(kind="bot", bot=d.entrants[entrant].bot) for entrant in game.table]
+    outcome = create_game(
+        store, d.game, ruleset=d.ruleset, seats=seats, seed=game.seed, idempotency_key=game.key
+    )
+    return outcome.game_id
+
+
+def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -> TournamentState:
+    """Records a finished game of the tournament and what follows; idempotent per game."""
+    while True:
+        state, version = load_tournament(store, tournament_id)
+        if any(record.key == key for record in state.records) or state.status != "running":
+            return state
+        loaded = load(store, game_id)
+        result = loaded.spec.result(loaded.state)
+        if result is None:
+            raise ValueError(f"game {game_id} is not over")
+        round_no = state.rounds[-1].round
+        recorded = GameRecorded(round_no, key, game_id, list(result.places), result.status)
+        events: list[TournamentEvent] = [recorded]
+        events += advance(evolve(state, recorded), tournament_id)
+        try:
+            store.append(
+                stream_id(tournament_id), KIND, version, encode_all(events), f"record:{key}"
+            )
+        except ConcurrencyConflict:
+            continue
+        return fold([*CODEC.decode_all(store.read(stream_id(tournament_id)))])
+
+
+def run_in_process(
+    store: EventStore,
+    definition: TournamentDefinition,
+    tournament_id: str | None = None,
+    on_game: Callable[[TournamentState], None] | None = None,
+) -> TournamentState:
+    """Runs a whole tournament in this process, game after game; returns its final state."""
+    tournament_id = create_tournament(store, definition, tournament_id)
+    while True:
+        state, _ = load_tournament(store, tournament_id)
+        games = pending(state)
+        if state.status != "running" or not games:
+            return state
+        for game in games:
+            game_id = start_game(store, state, game)
+            play_bot_turns(store, game_id)
+            after = record_game(store, tournament_id, game.key, game_id)
+            if on_game is not None:
+                on_game(after)

@@ -1,0 +1,177 @@
+"""Tournaments: pairings of each format, the process, standings, ratings, the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from services.cli import main
+from shared.store.memory import InMemoryEventStore
+from shared.tournaments import formats
+from shared.tournaments.model import Entrant, InvalidTournament, TournamentDefinition, validate
+from shared.tournaments.runner import load_tournament, run_in_process
+from shared.tournaments.standings import Rating, standings, update_ratings, wilson
+
+pytestmark = pytest.mark.unit
+
+
+def field(*bots: str) -> list[Entrant]:
+    """Returns entrants with distinct names."""
+    return [Entrant(bot=bot, name=f"{bot}{i}") for i, bot in enumerate(bots)]
+
+
+def test_round_robin_seats_every_combination_and_rotates_the_seats() -> None:
+    games = formats.round_robin(4, 2, 2, "s")
+    tables = Counter(frozenset(g.table) for g in games)
+    assert set(tables) == {frozenset(p) for p in combinations(range(4), 2)}
+    assert set(tables.values()) == {2}
+    assert (0, 1) in [g.table for g in games]
+    assert (1, 0) in [g.table for g in games]
+    assert len({g.seed for g in games}) == len(games)
+
+
+def test_duplicate_plays_every_deal_once_per_seat_rotation_with_the_same_cards() -> None:
+    games = formats.duplicate(3, 3, 2, "s")
+    by_deal: dict[str, list[formats.PlannedGame]] = {}
+    for game in games:
+        by_deal.setdefault(game.deal, []).append(game)
+    assert len(by_deal) == 2
+    for deal_games in by_deal.values():
+        assert len({g.seed for g in deal_games}) == 1
+        for entrant in range(3):
+            assert sorted(g.table.index(entrant) for g in deal_games) == [0, 1, 2]
+
+
+def test_swiss_avoids_repeat_tables_where_it_can_and_gives_a_bye_when_the_field_is_odd() -> None:
+    met = formats.met_pairs([(0, 1), (2, 3)])
+    scores = {0: 1.0, 2: 1.0, 1: 0.0, 3: 0.0}
+    games, byes = formats.swiss_round(5, 2, 2, scores, met, "s")
+    assert len(byes) == 1
+    assert byes[0] == 4
+    for game in games:
+        assert frozenset(game.table) not in met
+
+
+def test_knockout_halves_the_field_and_gives_byes_when_it_does_not_divide() -> None:
+    games, byes = formats.knockout_round([0, 1, 2, 3, 4], 2, 1, "s")
+    assert [g.table for g in games] == [(0, 1), (2, 3)]
+    assert byes == [4]
+
+
+@pytest.mark.parametrize("fmt", ["round_robin", "swiss", "duplicate", "knockout"])
+def test_a_tournament_runs_to_its_end_and_replays_identically_from_its_seed(fmt: str) -> None:
+    definition = TournamentDefinition(
+        game="autobus",
+        entrants=field("heuristic", "random", "random", "heuristic", "random"),
+        table_size=2,
+        format=fmt,  # type: ignore[arg-type]
+        games_per_table=2,
+        rounds=3,
+        seed="9",
+    )
+    first = run_in_process(InMemoryEventStore(), definition, "t1")
+    again = run_in_process(InMemoryEventStore(), definition, "t2")
+    assert first.status == "finished"
+    assert [(r.places, r.status) for r in first.records] == [
+        (r.places, r.status) for r in again.records
+    ]
+    assert standings(first) == standings(again)
+    if fmt == "knockout":
+        assert first.winner is not None
+    if fmt == "swiss":
+        assert first.completed == 3
+
+
+def test_the_tournament_is_event_sourced_in_its_own_stream() -> None:
+    store = InMemoryEventStore()
+    definition = TournamentDefinition(
+        game="beggar", entrants=field("turner", "turner", "turner"), table_size=3, seed="1"
+    )
+    state = run_in_process(store, definition, "t")
+    reloaded, version = load_tournament(store, "t")
+    assert reloaded == state
+    types = [e.type for e in store.read("tournament:t")]
+    assert types[:2] == ["TournamentCreated", "RoundScheduled"]
+    assert types[-2:] == ["RoundCompleted", "TournamentFinished"]
+    assert version == len(types)
+
+
+def test_beggar_tournaments_are_counted_but_never_rated() -> None:
+    definition = TournamentDefinition(
+        game="beggar", entrants=field("turner", "turner"), table_size=2, games_per_table=3
+    )
+    lines = standings(run_in_process(InMemoryEventStore(), definition))
+    assert all(line.rating is None for line in lines)
+    assert sum(line.games for line in lines) == 6
+
+
+def test_standings_score_table_size_minus_place_and_sort_by_points() -> None:
+    definition = TournamentDefinition(
+        game="autobus", entrants=field("heuristic", "random"), table_size=2, games_per_table=4
+    )
+    lines = standings(run_in_process(InMemoryEventStore(), definition))
+    assert lines[0].points >= lines[1].points
+    assert lines[0].points == lines[0].wins
+    assert lines[0].rating is not None
+    assert lines[1].rating is not None
+    assert lines[0].rating > lines[1].rating
+
+
+def test_a_rating_update_raises_the_winner_lowers_the_loser_and_narrows_both() -> None:
+    start = {"a": Rating(25.0, 25 / 3), "b": Rating(25.0, 25 / 3)}
+    after = update_ratings(start, [("a", 1), ("b", 2)])
+    assert after["a"].mu > 25 > after["b"].mu
+    assert after["a"].sigma < 25 / 3
+    assert after["a"].ordinal > after["b"].ordinal
+    tied = update_ratings(start, [("a", 1), ("b", 1)])
+    assert tied["a"].mu == pytest.approx(tied["b"].mu)
+
+
+def test_the_wilson_interval_matches_its_formula() -> None:
+    low, high = wilson(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-3)
+    assert high == pytest.approx(0.9433, abs=1e-3)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field_name"),
+    [
+        ({"game": "chess"}, "game"),
+        ({"table_size": 5}, "table_size"),
+        ({"entrants": [Entrant("random")]}, "entrants"),
+        ({"entrants": [Entrant("random"), Entrant("genius")]}, "entrants[1].bot"),
+        ({"games_per_table": 0}, "games_per_table"),
+        ({"ruleset": "fancy"}, "ruleset.ruleset"),
+    ],
+)
+def test_a_bad_definition_names_the_field(changes: dict[str, object], field_name: str) -> None:
+    base = {"game": "autobus", "entrants": field("random", "random"), "table_size": 2}
+    with pytest.raises(InvalidTournament) as caught:
+        validate(TournamentDefinition(**{**base, **changes}))  # type: ignore[arg-type]
+    assert caught.value.field == field_name
+
+
+def test_the_cli_prints_the_standings_as_one_json_object(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["tournament", "--game", "autobus", "--bots", "heuristic,random,random"]
+    code = main([*argv, "--table-size", "2", "--games", "2", "--seed", "7", "--json"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert (report["game"], report["format"], report["games"]) == ("autobus", "round_robin", 6)
+    assert report["standings"][0]["name"] == "heuristic"
+    assert {"points", "wins", "mean_place", "rating", "uncertainty"} <= set(report["standings"][0])
+
+
+def test_the_cli_refuses_a_bad_tournament_with_exit_code_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["tournament", "--game", "autobus", "--bots", "random", "--table-size", "2"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("cardarena: error: entrants")
