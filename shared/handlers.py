@@ -135,8 +135,12 @@ def create_game(
     seed: int | str | None = None,
     idempotency_key: str | None = None,
     created_at: str = "",
+    tournament: tuple[str, str] | None = None,
 ) -> Outcome:
-    """Creates and deals a game; raises InvalidRequest naming the field at fault."""
+    """Creates and deals a game; raises InvalidRequest naming the field at fault.
+
+    `tournament` is (tournament id, the game's key in its schedule) for a tournament game.
+    """
     try:
         spec = get_game(game)
     except GameNotFound:
@@ -156,6 +160,8 @@ def create_game(
         seats=table,
         created_at=created_at,
         bot_seed=hashlib.sha256(f"bots:{seed}".encode()).hexdigest()[:16],
+        tournament=tournament[0] if tournament else "",
+        tournament_key=tournament[1] if tournament else "",
     )
     started = spec.deal(rules, len(table), seed)
     game_id = _game_id_for(idempotency_key)

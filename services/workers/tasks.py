@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
+
+import msgspec
 
 from services.wiring import build_store
 from services.workers.celery_app import app
 from shared.handlers import BotTurnDispatcher, play_bot_turns
 from shared.settings import load_settings
 from shared.store.port import EventStore, StoreUnavailable
+from shared.tournaments.model import TournamentDefinition
+from shared.tournaments.runner import after_game, create_tournament, start_pending_games
 
 
 @functools.cache
@@ -26,8 +31,35 @@ def worker_store() -> EventStore:
     max_retries=None,
 )
 def bot_turns(game_id: str) -> int:
-    """Plays every consecutive built-in bot move of `game_id`; returns how many it appended."""
-    return play_bot_turns(worker_store(), game_id)
+    """Plays every consecutive built-in bot move of `game_id`, then lets its tournament go on.
+
+    Returns how many moves it appended.
+    """
+    store = worker_store()
+    moves = play_bot_turns(store, game_id)
+    after_game(store, game_id, _dispatch)
+    return moves
+
+
+@app.task(
+    name="cardarena.start_tournament",
+    acks_late=True,
+    autoretry_for=(StoreUnavailable,),
+    retry_backoff=True,
+    retry_backoff_max=30,
+    max_retries=None,
+)
+def start_tournament(definition: dict[str, Any], tournament_id: str) -> str:
+    """Records a tournament (once per id) and starts its first round on the workers."""
+    store = worker_store()
+    create_tournament(store, msgspec.convert(definition, TournamentDefinition), tournament_id)
+    start_pending_games(store, tournament_id, _dispatch)
+    return tournament_id
+
+
+def _dispatch(game_id: str) -> None:
+    """Queues the bot turns of `game_id` on the queue this worker serves."""
+    bot_turns.apply_async((game_id,), queue=load_settings().queue)
 
 
 class CeleryDispatcher(BotTurnDispatcher):

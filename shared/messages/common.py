@@ -45,6 +45,10 @@ class GameCreated(Event, frozen=True):
     created_at: str = ""
     bot_seed: str = ""
     """Seeds the built-in bots' choices (derived from the game's seed; hidden while it runs)."""
+    tournament: str = ""
+    """The tournament this game belongs to, if any."""
+    tournament_key: str = ""
+    """The game's key in its tournament's schedule."""
 
 
 class GameFinished(Event, frozen=True):

@@ -59,14 +59,48 @@ def load_tournament(store: EventStore, tournament_id: str) -> tuple[TournamentSt
     return fold(CODEC.decode_all(recorded)), recorded[-1].version
 
 
-def start_game(store: EventStore, state: TournamentState, game: ScheduledGame) -> str:
+def start_game(
+    store: EventStore, tournament_id: str, state: TournamentState, game: ScheduledGame
+) -> str:
     """Creates a scheduled game (once, whatever the retries); returns its id."""
     d = state.definition
     seats = [Seat(kind="bot", bot=d.entrants[entrant].bot) for entrant in game.table]
     outcome = create_game(
-        store, d.game, ruleset=d.ruleset, seats=seats, seed=game.seed, idempotency_key=game.key
+        store,
+        d.game,
+        ruleset=d.ruleset,
+        seats=seats,
+        seed=game.seed,
+        idempotency_key=game.key,
+        tournament=(tournament_id, game.key),
     )
     return outcome.game_id
+
+
+def start_pending_games(
+    store: EventStore, tournament_id: str, dispatch: Callable[[str], None]
+) -> list[str]:
+    """Creates every game of the current round not yet finished and has its bots play it.
+
+    Safe to repeat: creation is idempotent per game key and bot turns append nothing twice.
+    """
+    state, _ = load_tournament(store, tournament_id)
+    if state.status != "running":
+        return []
+    started = [start_game(store, tournament_id, state, game) for game in pending(state)]
+    for game_id in started:
+        dispatch(game_id)
+    return started
+
+
+def after_game(store: EventStore, game_id: str, dispatch: Callable[[str], None]) -> None:
+    """The process manager's reaction to a finished game: record it, start what follows."""
+    loaded = load(store, game_id)
+    created = loaded.created
+    if not created.tournament or not loaded.spec.is_over(loaded.state):
+        return
+    record_game(store, created.tournament, created.tournament_key, game_id)
+    start_pending_games(store, created.tournament, dispatch)
 
 
 def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -> TournamentState:
@@ -106,7 +140,7 @@ def run_in_process(
         if state.status != "running" or not games:
             return state
         for game in games:
-            game_id = start_game(store, state, game)
+            game_id = start_game(store, tournament_id, state, game)
             play_bot_turns(store, game_id)
             after = record_game(store, tournament_id, game.key, game_id)
             if on_game is not None:

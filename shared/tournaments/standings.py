@@ -3,8 +3,10 @@
 Points: at a table of k seats, place p earns k - p points (a two-player win 1, a loss 0;
 shared places earn the same), and a bye earns a win's k - 1. Ratings: OpenSkill's
 Plackett-Luce model on the full finishing order of every game, in the order the games
-were recorded, per game and per bot version; leaderboards sort by the conservative
+were scheduled, per game and per bot version; leaderboards sort by the conservative
 estimate mu - 3 sigma. Games without decisions (Beggar-my-neighbour) are never rated.
+Ratings fold the games in schedule order (round, then table), not in the order they
+finished, so a tournament rates the same in-process and on concurrent workers.
 """
 
 from __future__ import annotations
@@ -120,11 +122,11 @@ def tournament_ratings(state: TournamentState) -> dict[int, Rating] | None:
     """
     if not get_game(state.definition.game).has_decisions:
         return None
-    tables = {game.key: game.table for rnd in state.rounds for game in rnd.games}
+    records = {record.key: record for record in state.records}
     ratings: dict[str, Rating] = {}
-    for record in state.records:
-        order = [
-            (str(e), place) for e, place in zip(tables[record.key], record.places, strict=True)
-        ]
-        ratings = update_ratings(ratings, order)
+    for game in (game for rnd in state.rounds for game in rnd.games):
+        record = records.get(game.key)
+        if record is not None:
+            order = [(str(e), place) for e, place in zip(game.table, record.places, strict=True)]
+            ratings = update_ratings(ratings, order)
     return {int(key): rating for key, rating in ratings.items()}

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -20,46 +16,6 @@ from shared.messages.common import GameFinished
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
-    """Returns the environment of a worker using this test's keys and queue."""
-    return {
-        **os.environ,
-        "CARDARENA_STORE": "redis",
-        "CARDARENA_DISPATCH": "celery",
-        "REDIS_URL": redis_url,
-        "CARDARENA_NAMESPACE": namespace,
-        "CARDARENA_QUEUE": f"{namespace}bots",
-    }
-
-
-@pytest.fixture
-def worker(redis_url: str, namespace: str) -> Iterator[subprocess.Popen[bytes]]:
-    """Runs a Celery worker process on this test's queue."""
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "services.workers.celery_app",
-        "worker",
-        "-Q",
-        f"{namespace}bots",
-        "--pool=threads",
-        "--concurrency=4",
-        "--without-gossip",
-        "--without-mingle",
-        "--without-heartbeat",
-        "--loglevel=WARNING",
-    ]
-    celery_app.conf.update(broker_url=redis_url)
-    process = subprocess.Popen(command, cwd=ROOT, env=worker_env(redis_url, namespace))
-    yield process
-    process.terminate()
-    process.wait(timeout=30)
 
 
 def wait_until_over(store: RedisEventStore, game_ids: list[str], seconds: float = 60) -> None:
