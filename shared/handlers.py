@@ -9,7 +9,9 @@ from __future__ import annotations
 import abc
 import hashlib
 import secrets
+import threading
 import uuid
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,17 +67,49 @@ class BotTurnDispatcher(abc.ABC):
 
     @abc.abstractmethod
     def dispatch(self, game_id: str) -> None:
-        """Arranges for `play_bot_turns(game_id)` to run."""
+        """Arranges for `play_bot_turns(game_id)` to run, and its tournament to go on after."""
+
+    @abc.abstractmethod
+    def start_tournament(self, definition: Any, tournament_id: str) -> None:
+        """Arranges for a tournament to be recorded and its first round started."""
 
 
 class InProcessDispatcher(BotTurnDispatcher):
-    """Plays bot turns at once, in the caller's thread: the embedded default."""
+    """Plays bot turns at once, in the caller's thread: the embedded default.
+
+    Games started while one is being played (a tournament's next games) wait in a queue
+    that the outermost call drains, so a tournament runs iteratively, not recursively.
+    """
 
     def __init__(self, store: EventStore) -> None:
         self._store = store
+        self._local = threading.local()
 
     def dispatch(self, game_id: str) -> None:
-        play_bot_turns(self._store, game_id)
+        # Imported here: tournaments build on these handlers.
+        from shared.tournaments.runner import after_game  # noqa: PLC0415
+
+        queue: deque[str] | None = getattr(self._local, "queue", None)
+        if queue is not None:
+            queue.append(game_id)
+            return
+        self._local.queue = queue = deque([game_id])
+        try:
+            while queue:
+                current = queue.popleft()
+                play_bot_turns(self._store, current)
+                after_game(self._store, current, self.dispatch)
+        finally:
+            self._local.queue = None
+
+    def start_tournament(self, definition: Any, tournament_id: str) -> None:
+        from shared.tournaments.runner import (  # noqa: PLC0415
+            create_tournament,
+            start_pending_games,
+        )
+
+        create_tournament(self._store, definition, tournament_id)
+        start_pending_games(self._store, tournament_id, self.dispatch)
 
 
 def _game_id_for(idempotency_key: str | None) -> str:

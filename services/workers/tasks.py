@@ -70,3 +70,7 @@ class CeleryDispatcher(BotTurnDispatcher):
 
     def dispatch(self, game_id: str) -> None:
         bot_turns.apply_async((game_id,), queue=self._queue)
+
+    def start_tournament(self, definition: Any, tournament_id: str) -> None:
+        payload = msgspec.to_builtins(definition)
+        start_tournament.apply_async((payload, tournament_id), queue=self._queue)

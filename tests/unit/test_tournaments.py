@@ -9,6 +9,7 @@ from itertools import combinations
 import pytest
 
 from services.cli import main
+from shared.handlers import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments import formats
 from shared.tournaments.model import Entrant, InvalidTournament, TournamentDefinition, validate
@@ -175,3 +176,19 @@ def test_the_cli_refuses_a_bad_tournament_with_exit_code_2(
     _, err = capsys.readouterr()
     assert code == 2
     assert err.startswith("cardarena: error: entrants")
+
+
+def test_the_in_process_dispatcher_runs_a_whole_tournament_iteratively() -> None:
+    store = InMemoryEventStore()
+    definition = TournamentDefinition(
+        game="autobus",
+        entrants=field("heuristic", "random", "random", "random"),
+        table_size=2,
+        games_per_table=30,
+        seed="3",
+    )
+    InProcessDispatcher(store).start_tournament(definition, "t")
+    state, _ = load_tournament(store, "t")
+    assert state.status == "finished"
+    assert len(state.records) == 6 * 30
+    assert standings(state) == standings(run_in_process(InMemoryEventStore(), definition, "u"))
