@@ -184,11 +184,11 @@ def test_the_in_process_dispatcher_runs_a_whole_tournament_iteratively() -> None
         game="autobus",
         entrants=field("heuristic", "random", "random", "random"),
         table_size=2,
-        games_per_table=30,
+        games_per_table=5,
         seed="3",
     )
     InProcessDispatcher(store).start_tournament(definition, "t")
     state, _ = load_tournament(store, "t")
     assert state.status == "finished"
-    assert len(state.records) == 6 * 30
+    assert len(state.records) == 6 * 5
     assert standings(state) == standings(run_in_process(InMemoryEventStore(), definition, "u"))
