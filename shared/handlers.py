@@ -112,7 +112,7 @@ class InProcessDispatcher(BotTurnDispatcher):
         start_pending_games(self._store, tournament_id, self.dispatch)
 
 
-def _game_id_for(idempotency_key: str | None) -> str:
+def game_id_for(idempotency_key: str | None) -> str:
     """Returns a new game id; a creation retried with the same key gets the same id."""
     if idempotency_key is None:
         return uuid.uuid4().hex
@@ -198,7 +198,7 @@ def create_game(
         tournament_key=tournament[1] if tournament else "",
     )
     started = spec.deal(rules, len(table), seed)
-    game_id = _game_id_for(idempotency_key)
+    game_id = game_id_for(idempotency_key)
     result = store.append(
         game_id, spec.name, 0, encode_all([created, started]), idempotency_key, fingerprint
     )

@@ -8,6 +8,7 @@ from litestar.openapi import OpenAPIConfig
 
 from services.game import problems
 from services.game.routes import GamesController, health
+from services.game.tournaments import TournamentsController
 from shared.handlers import BotTurnDispatcher
 from shared.store.port import EventStore
 
@@ -24,7 +25,7 @@ def create_app(
         return dispatcher
 
     return Litestar(
-        route_handlers=[GamesController, health],
+        route_handlers=[GamesController, TournamentsController, health],
         dependencies={
             "store": Provide(provide_store, sync_to_thread=False),
             "dispatcher": Provide(provide_dispatcher, sync_to_thread=False),

@@ -18,6 +18,7 @@ from services.game.schemas import Problem
 from shared.games.base import IllegalAction
 from shared.handlers import InvalidRequest, UnknownGame
 from shared.store.port import ConcurrencyConflict, IdempotencyKeyReused, StoreUnavailable
+from shared.tournaments.runner import UnknownTournament
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:cardarena:problem:"
@@ -34,6 +35,7 @@ TITLES = {
     "invalid-request": "Invalid request",
     "illegal-action": "Illegal action",
     "unknown-game": "Unknown game",
+    "unknown-tournament": "Unknown tournament",
     "stale-version": "Stale expected version",
     "idempotency-key-reused": "Idempotency key reused",
     "store-unavailable": "Event store unavailable",
@@ -103,6 +105,11 @@ def _unknown_game(_: Request[Any, Any, Any], error: UnknownGame) -> Response[Pro
     return problem(404, "unknown-game", f"no game {error.game_id!r}", game_id=error.game_id)
 
 
+def _unknown_tournament(_: Request[Any, Any, Any], error: UnknownTournament) -> Response[Problem]:
+    detail = f"no tournament {error.tournament_id!r}"
+    return problem(404, "unknown-tournament", detail, tournament_id=error.tournament_id)
+
+
 def _conflict(_: Request[Any, Any, Any], error: ConcurrencyConflict) -> Response[Problem]:
     detail = f"expected version {error.expected}, the game is at {error.actual}"
     return problem(409, "stale-version", detail, current_version=error.actual)
@@ -136,6 +143,7 @@ HANDLERS: ExceptionHandlersMap = {
     InvalidRequest: _invalid_request,
     IllegalAction: _illegal_action,
     UnknownGame: _unknown_game,
+    UnknownTournament: _unknown_tournament,
     ConcurrencyConflict: _conflict,
     IdempotencyKeyReused: _key_reused,
     StoreUnavailable: _unavailable,
@@ -149,7 +157,7 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
     """Returns the OpenAPI documentation of the problem responses with these statuses, and 500."""
     described = {
         400: "Malformed JSON, a wrong type, a missing or unknown field or parameter (`field`)",
-        404: "No game has this id (`game_id`)",
+        404: "No game (`game_id`) or tournament (`tournament_id`) has this id",
         409: "`expected_version` is stale (`current_version`); nothing was written",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key",
         503: "The event store is unavailable; retry after `Retry-After` seconds",

@@ -161,7 +161,7 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """An RFC 9457 problem: `type`, `title`, `status`, `detail` and one extension member.
 
     `field` names the bad input, `rule` the broken game rule, `current_version` the
-    stream's version on a conflict and `game_id` the game that does not exist.
+    stream's version on a conflict, `game_id` / `tournament_id` what does not exist.
     """
 
     type: str
@@ -172,3 +172,4 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     rule: str | msgspec.UnsetType = msgspec.UNSET
     current_version: int | msgspec.UnsetType = msgspec.UNSET
     game_id: str | msgspec.UnsetType = msgspec.UNSET
+    tournament_id: str | msgspec.UnsetType = msgspec.UNSET

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from shared.games.base import GameNotFound, InvalidRuleset, get_game
+from shared.handlers import InvalidRequest
 from shared.messages.common import Event
 from shared.tournaments import formats
 from shared.tournaments.formats import PlannedGame, Table
@@ -49,13 +50,8 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     seed: str = "0"
 
 
-class InvalidTournament(ValueError):
+class InvalidTournament(InvalidRequest):
     """A tournament definition cannot be run; `field` names the offending field."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 class TournamentEvent(Event, frozen=True):

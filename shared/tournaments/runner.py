@@ -51,11 +51,19 @@ def create_tournament(
     return tournament_id
 
 
+class UnknownTournament(LookupError):
+    """No tournament has that id."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"no tournament {tournament_id!r}")
+        self.tournament_id = tournament_id
+
+
 def load_tournament(store: EventStore, tournament_id: str) -> tuple[TournamentState, int]:
-    """Returns a tournament's state and its stream's version."""
+    """Returns a tournament's state and its stream's version; raises UnknownTournament."""
     recorded = store.read(stream_id(tournament_id))
     if not recorded:
-        raise LookupError(f"no tournament {tournament_id!r}")
+        raise UnknownTournament(tournament_id)
     return fold(CODEC.decode_all(recorded)), recorded[-1].version
 
 
