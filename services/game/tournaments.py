@@ -146,7 +146,7 @@ class TournamentsController(Controller):
         operation_id="getTournament",
         summary="A tournament's status, rounds and games",
         sync_to_thread=True,
-        responses=responses(404, 503),
+        responses=responses(400, 404, 503),
     )
     def read(self, store: NamedDependency[EventStore], tournament_id: TournamentId) -> Tournament:
         state, _ = load_tournament(store, tournament_id)
@@ -157,7 +157,7 @@ class TournamentsController(Controller):
         operation_id="getTournamentStandings",
         summary="A tournament's standings: points, wins, mean place, rating, win-rate interval",
         sync_to_thread=True,
-        responses=responses(404, 503),
+        responses=responses(400, 404, 503),
     )
     def standings(
         self, store: NamedDependency[EventStore], tournament_id: TournamentId
