@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from shared.games.base import get_game
+from shared.tournaments import runner as tournaments
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.store.port import RecordedEvent
 
@@ -37,7 +38,9 @@ def to_ms(instant: datetime) -> int:
 
 
 def decode(recorded: RecordedEvent) -> Event:
-    """Returns the event in `recorded` via its game's codec; raises on unknown schema or game."""
+    """Returns the event in `recorded` via its kind's codec; raises on unknown schema or kind."""
+    if recorded.kind == tournaments.KIND:
+        return tournaments.CODEC.decode(recorded)
     return get_game(recorded.kind).codec.decode(recorded)
 
 
@@ -78,6 +81,9 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
     """Returns the change `records` make to each game's row, ordered by game id."""
     changes: dict[str, GameChange] = {}
     for recorded in records:
+        event = decode(recorded)
+        if recorded.kind == tournaments.KIND:
+            continue
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
-        change.add(recorded, decode(recorded))
+        change.add(recorded, event)
     return [changes[game_id] for game_id in sorted(changes)]

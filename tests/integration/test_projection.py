@@ -24,6 +24,8 @@ from shared.messages.common import GameCreated, Seat
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedEntry
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.tournaments.model import Entrant, TournamentDefinition
+from shared.tournaments.runner import run_in_process
 
 pytestmark = pytest.mark.integration
 
@@ -354,3 +356,23 @@ def test_concurrent_migrations_apply_each_file_once(database_url: str) -> None:
 
     assert sorted(results) == [[], [], [], ["001_init.sql"]]
     assert applied(database_url) == ["001_init.sql"]
+
+
+def test_a_tournament_stream_is_archived_and_its_games_are_projected(db: str) -> None:
+    store = InMemoryEventStore()
+    definition = TournamentDefinition(
+        game="beggar",
+        entrants=[Entrant("turner", name="a"), Entrant("turner", name="b")],
+        table_size=2,
+        games_per_table=2,
+    )
+    state = run_in_process(store, definition, "cup")
+    with Projector(db, member(store)) as projector:
+        drain(projector)
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+    assert archived_events(db, "tournament:cup") == store.read("tournament:cup")
+    assert get_game_row(db, "tournament:cup") is None
+    for record in state.records:
+        row = get_game_row(db, record.game_id)
+        assert row is not None
+        assert row["status"] == record.status

@@ -1,0 +1,143 @@
+"""Tournament throughput: in-process against two Celery worker processes with the whole log.
+
+The same round-robin tournament runs twice: in this process on the in-memory store, and
+on two Celery worker processes against Redis (every move appended to the streams and the
+feed) with the projection service archiving into PostgreSQL; the distributed run counts
+until the projection has caught up. Prints games per second of each and their ratio.
+Target on this 2-core machine: the distributed run reaches at least 0.3 of in-process.
+
+    REDIS_URL=... DATABASE_URL=... uv run python -m bench.tournament [--games-per-table 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import msgspec
+import psycopg
+import redis
+
+from shared.store.memory import InMemoryEventStore
+from shared.store.redis_store import RedisEventStore
+from shared.tournaments.model import Entrant, TournamentDefinition
+from shared.tournaments.runner import load_tournament, run_in_process
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def definition(games_per_table: int) -> TournamentDefinition:
+    """Returns the benchmark's tournament: four autobus bots, two-seat tables."""
+    entrants = [
+        Entrant("heuristic", name="h1"),
+        Entrant("heuristic", name="h2"),
+        Entrant("random", name="r1"),
+        Entrant("random", name="r2"),
+    ]
+    return TournamentDefinition(
+        game="autobus", entrants=entrants, table_size=2, games_per_table=games_per_table, seed="b"
+    )
+
+
+def in_process(tournament: TournamentDefinition) -> tuple[float, int]:
+    """Returns the seconds and games of the in-process run."""
+    start = time.perf_counter()
+    state = run_in_process(InMemoryEventStore(), tournament)
+    return time.perf_counter() - start, len(state.records)
+
+
+def archived(database_url: str) -> int:
+    """Returns how many events the projection has archived."""
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT count(*) FROM events").fetchone()
+    return int(row[0]) if row else 0
+
+
+def distributed(
+    tournament: TournamentDefinition, redis_url: str, database_url: str
+) -> tuple[float, int]:
+    """Returns the seconds and games of the run on two workers with the projection."""
+    namespace = f"bench:{uuid.uuid4().hex[:8]}:"
+    env = {
+        **os.environ,
+        "CARDARENA_STORE": "redis",
+        "CARDARENA_DISPATCH": "celery",
+        "REDIS_URL": redis_url,
+        "DATABASE_URL": database_url,
+        "CARDARENA_NAMESPACE": namespace,
+        "CARDARENA_QUEUE": f"{namespace}bots",
+    }
+    cli = [sys.executable, "-m", "services.cli"]
+    subprocess.run([*cli, "migrate"], cwd=ROOT, env=env, check=True, capture_output=True)
+    processes = [
+        subprocess.Popen([*cli, "serve", "workers", "--concurrency", "2"], cwd=ROOT, env=env),
+        subprocess.Popen([*cli, "serve", "projection"], cwd=ROOT, env=env),
+    ]
+    client = redis.Redis.from_url(redis_url)
+    store = RedisEventStore(client, namespace=namespace)
+    try:
+        time.sleep(3)
+        from services.workers.celery_app import app  # noqa: PLC0415
+        from services.workers.tasks import start_tournament  # noqa: PLC0415
+
+        app.conf.update(broker_url=redis_url)
+        start = time.perf_counter()
+        start_tournament.apply_async(
+            (msgspec.to_builtins(tournament), "bench"), queue=f"{namespace}bots"
+        )
+        while True:
+            try:
+                state, _ = load_tournament(store, "bench")
+            except LookupError:
+                time.sleep(0.1)
+                continue
+            if state.status == "finished":
+                break
+            time.sleep(0.1)
+        total = client.xlen(f"{namespace}feed")
+        while archived(database_url) < total:
+            time.sleep(0.1)
+        return time.perf_counter() - start, len(state.records)
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+        keys = list(client.scan_iter(match=f"{namespace}*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+def main() -> None:
+    """Runs both and prints games per second and their ratio."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games-per-table", type=int, default=10)
+    args = parser.parse_args()
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    admin = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+    name = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    database_url = psycopg.conninfo.make_conninfo(admin, dbname=name)
+    try:
+        tournament = definition(args.games_per_table)
+        local_seconds, local_games = in_process(tournament)
+        remote_seconds, remote_games = distributed(tournament, redis_url, database_url)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    local = local_games / local_seconds
+    remote = remote_games / remote_seconds
+    print(f"tournament: autobus round robin, 4 entrants, {local_games} games")
+    print(f"in-process (memory store):            {local:8.1f} games/s")
+    print(f"2 Celery workers + Redis + projection: {remote:8.1f} games/s")
+    print(f"ratio distributed/in-process: {remote / local:.2f} (target >= 0.30)")
+
+
+if __name__ == "__main__":
+    main()
