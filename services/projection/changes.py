@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from shared.games.base import get_game
-from shared.tournaments import runner as tournaments
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.store.port import RecordedEvent
+from shared.tournaments import runner as tournaments
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
