@@ -161,6 +161,7 @@ def game_names() -> list[str]:
 def _load_builtin_games() -> None:
     """Imports the built-in game modules, each of which registers itself."""
     import shared.bots.autobus  # noqa: PLC0415
+    import shared.bots.shithead  # noqa: PLC0415
     import shared.games.autobus  # noqa: PLC0415
     import shared.games.beggar  # noqa: PLC0415
     import shared.games.shithead  # noqa: F401, PLC0415

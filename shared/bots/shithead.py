@@ -1,0 +1,315 @@
+"""Shithead bots: a rule-based heuristic player and a determinized Monte Carlo searcher.
+
+Both read only the seat's view and its legal actions. The Monte Carlo bot deals the
+unseen cards at random in a way the view allows, plays every candidate out with the
+heuristic policy for every seat through the engine's own `decide` and `evolve`, and
+keeps the candidate with the best mean outcome.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from shared.games import shithead
+from shared.games.base import Bot, register_bot
+from shared.games.cards import JOKER, Card, standard_deck
+from shared.games.shithead import (
+    PlayCards,
+    PlayFaceDown,
+    PlayFromDeck,
+    Ready,
+    ShitheadState,
+    ShitheadView,
+    Swap,
+)
+from shared.games.shithead_rules import ORDER, ShitheadRuleset, rank_of
+from shared.messages.common import Action
+
+BIG_PILE = 6
+"""From this many cards on, a burn goes before a reset when no plain card can be played."""
+
+
+# Heuristic policy ----------------------------------------------------------------------
+
+
+def strength(rules: ShitheadRuleset, rank: str) -> int:
+    """Returns how valuable `rank` is to hold: plain by order, then lower, reset, burn, joker."""
+    if rank == JOKER:
+        return 17
+    if rank == rules.burn:
+        return 16
+    if rank == rules.reset:
+        return 15
+    if rank == rules.lower and rules.lower_on_anything:
+        return 14
+    return ORDER[rank]
+
+
+def is_special(rules: ShitheadRuleset, rank: str) -> bool:
+    """Returns whether `rank` goes on anything by itself: reset, burn or joker."""
+    return rank in (rules.reset, rules.burn, JOKER)
+
+
+def completes_run(rules: ShitheadRuleset, pile: Sequence[Card], cards: Sequence[Card]) -> bool:
+    """Returns whether playing `cards` on `pile` leaves `burn_run` cards of one rank on top."""
+    run = rules.burn_run
+    if run is None or len(pile) + len(cards) < run:
+        return False
+    top = [*pile[max(0, len(pile) - run) :], *cards][-run:]
+    return len({rank_of(card) for card in top}) == 1
+
+
+def heuristic_action(
+    rules: ShitheadRuleset, pile: Sequence[Card], legal: Sequence[Action]
+) -> Action:
+    """Returns the heuristic's choice among `legal` (any phase) given the pile."""
+    if any(isinstance(action, Ready) for action in legal):
+        return _swap_choice(rules, legal)
+    plays = [action for action in legal if isinstance(action, PlayCards)]
+    if plays:
+        return _play_choice(rules, pile, plays)
+    for kind in (PlayFaceDown, PlayFromDeck):
+        for action in legal:
+            if isinstance(action, kind):
+                return action
+    return legal[0]
+
+
+def _swap_choice(rules: ShitheadRuleset, legal: Sequence[Action]) -> Action:
+    """Returns the swap moving the strongest hand card up for the weakest face-up one, or Ready."""
+    best: Action = Ready()
+    best_gain = 0
+    for action in legal:
+        if isinstance(action, Swap):
+            gain = strength(rules, rank_of(action.hand_card)) - strength(
+                rules, rank_of(action.face_up_card)
+            )
+            if gain > best_gain:
+                best, best_gain = action, gain
+    return best
+
+
+def _play_choice(rules: ShitheadRuleset, pile: Sequence[Card], plays: list[PlayCards]) -> Action:
+    """Returns a run-completing play, else the lowest plain rank (all copies), else a special."""
+    most: dict[str, PlayCards] = {}
+    fewest: dict[str, PlayCards] = {}
+    for play in plays:
+        rank = rank_of(play.cards[0])
+        if rank not in most or len(play.cards) > len(most[rank].cards):
+            most[rank] = play
+        if rank not in fewest or len(play.cards) < len(fewest[rank].cards):
+            fewest[rank] = play
+    completing = [rank for rank, play in most.items() if completes_run(rules, pile, play.cards)]
+    if completing:
+        return most[min(completing, key=lambda rank: strength(rules, rank))]
+    plain = [rank for rank in most if not is_special(rules, rank)]
+    if plain:
+        return most[min(plain, key=lambda rank: strength(rules, rank))]
+    return fewest[_special_rank(rules, pile, list(fewest))]
+
+
+def _special_rank(rules: ShitheadRuleset, pile: Sequence[Card], ranks: list[str]) -> str:
+    """Returns which special to spend: a reset on a small pile, a burn on a big one."""
+    preference = [rules.reset, JOKER, rules.burn]
+    if len(pile) >= BIG_PILE:
+        preference = [rules.burn, rules.reset, JOKER]
+    return next(rank for rank in preference if rank in ranks)
+
+
+class HeuristicBot(Bot[ShitheadState]):
+    """Swaps strong cards face up, sheds the lowest plain rank, keeps specials for need."""
+
+    name = "heuristic"
+
+    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+        """Returns the heuristic's choice; the same view and legal actions give the same one."""
+        assert isinstance(view, ShitheadView)
+        return heuristic_action(view.ruleset, view.pile, legal)
+
+
+# Determinization -----------------------------------------------------------------------
+
+
+def unseen_cards(view: ShitheadView) -> list[Card]:
+    """Returns the cards `view` does not place: the full deck less hand, face-up, pile, burnt."""
+    rules = view.ruleset
+    pool = Counter(standard_deck(rules.decks, rules.jokers * rules.decks))
+    pool -= Counter(view.hand)
+    for cards in view.face_up:
+        pool -= Counter(cards)
+    pool -= Counter(view.pile)
+    pool -= Counter(view.burnt)
+    return sorted(pool.elements())
+
+
+def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
+    """Returns a full state the view allows, the unseen cards dealt at random by `rng`."""
+    pool = unseen_cards(view)
+    rng.shuffle(pool)
+    hidden_hands = [0 if s == view.seat else n for s, n in enumerate(view.hand_sizes)]
+    sizes = [*hidden_hands, *view.face_down_sizes, view.deck_size]
+    if sum(sizes) != len(pool):
+        raise ValueError(f"the view hides {sum(sizes)} cards but {len(pool)} are unseen")
+    parts: list[tuple[Card, ...]] = []
+    for size in sizes:
+        parts.append(tuple(pool[:size]))
+        pool = pool[size:]
+    players = len(view.hand_sizes)
+    hands = list(parts[:players])
+    hands[view.seat] = tuple(view.hand)
+    return ShitheadState(
+        ruleset=view.ruleset,
+        hands=tuple(hands),
+        face_up=tuple(tuple(cards) for cards in view.face_up),
+        face_down=tuple(parts[players : 2 * players]),
+        deck=parts[-1],
+        pile=tuple(view.pile),
+        burnt=tuple(view.burnt),
+        phase=view.phase,
+        ready=tuple(view.ready),
+        turn=view.turn,
+        direction=view.direction,
+        opening=_opening(view, hands[view.turn]),
+        moves=view.moves,
+        out=tuple(view.out),
+    )
+
+
+def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, shithead.Zone] | None:
+    """Returns the opening obligation: the rank, from the hand when it holds one, else face up."""
+    if view.opening is None:
+        return None
+    in_hand = any(rank_of(card) == view.opening for card in hand)
+    return view.opening, "hand" if in_hand else "face_up"
+
+
+# Monte Carlo ---------------------------------------------------------------------------
+
+
+def _advance(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
+    """Returns the state after `seat` takes `action`, through the engine's decide and evolve."""
+    for event in shithead.decide(state, seat, action):
+        state = shithead.evolve(state, event)
+    return state
+
+
+def burden(state: ShitheadState, seat: int) -> float:
+    """Returns how far `seat` is from going out: its cards, face-down ones counting more."""
+    return shithead.cards_left(state, seat)
+
+
+def evaluate(state: ShitheadState, seat: int, scale: float) -> float:
+    """Returns `seat`'s expected share of the places, 1 for first and 0 for last."""
+    players = state.players
+    if state.result is not None:
+        return (players - state.result.places[seat]) / (players - 1)
+    if seat in state.out:
+        return (players - 1 - state.out.index(seat)) / (players - 1)
+    return _card_share(state, seat, scale)
+
+
+def _card_share(state: ShitheadState, seat: int, scale: float) -> float:
+    """Returns the share of opponents `seat` leads on cards left, smoothed by `scale`."""
+    mine = burden(state, seat)
+    behind = 0.0
+    others = [other for other in range(state.players) if other != seat]
+    for other in others:
+        behind += 1 / (1 + math.exp((mine - burden(state, other)) / scale))
+    return behind / len(others)
+
+
+def candidates(view: ShitheadView, legal: Sequence[Action]) -> list[Action]:
+    """Returns the choices worth comparing, the heuristic's first.
+
+    A plain rank is played with all its copies, a special one alone, and face-down cards
+    are alike to a seat that cannot see them.
+    """
+    rules = view.ruleset
+    first = heuristic_action(rules, view.pile, legal)
+    kept: dict[object, Action] = {}
+    for action in legal:
+        if isinstance(action, PlayCards):
+            rank = rank_of(action.cards[0])
+            held = kept.get(rank)
+            if held is None or _better_count(rules, rank, action, held):
+                kept[rank] = action
+        elif not isinstance(action, PlayFaceDown) or action.index == 0:
+            kept[type(action)] = action
+    return [first, *(action for action in kept.values() if action != first)]
+
+
+def _better_count(rules: ShitheadRuleset, rank: str, play: PlayCards, held: Action) -> bool:
+    """Returns whether `play` beats `held` as the one play of `rank` to try."""
+    assert isinstance(held, PlayCards)
+    if is_special(rules, rank):
+        return len(play.cards) < len(held.cards)
+    return len(play.cards) > len(held.cards)
+
+
+class MonteCarloBot(Bot[ShitheadState]):
+    """Determinized Monte Carlo: samples the hidden cards, plays every candidate out.
+
+    Each sampled deal is played out once per candidate (common random numbers), for at
+    most `depth` decisions, then scored by place, or by cards left when cut (`scale` sets
+    how sharply a card's difference counts). A decision samples up to `determinizations`
+    deals while fewer than `steps` decisions have been simulated, and stops early when
+    `patience` deals have not told the candidates apart. The swap phase follows the heuristic.
+    """
+
+    name = "mc"
+
+    def __init__(
+        self,
+        determinizations: int = 64,
+        steps: int = 3000,
+        patience: int = 4,
+        depth: int = 200,
+        scale: float = 3.0,
+        margin: float = 0.0,
+    ) -> None:
+        self.determinizations = determinizations
+        self.margin = margin
+        self.steps = steps
+        self.patience = patience
+        self.depth = depth
+        self.scale = scale
+
+    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+        """Returns the candidate with the best mean rollout; reproducible from `seed`."""
+        assert isinstance(view, ShitheadView)
+        options = candidates(view, legal)
+        if len(options) == 1 or view.phase != "play":
+            return options[0]
+        rng = random.Random(seed)
+        totals = [0.0] * len(options)
+        spent = 0
+        for sample in range(1, self.determinizations + 1):
+            world = determinize(view, rng)
+            for index, action in enumerate(options):
+                score, used = self.rollout(_advance(world, view.seat, action), view.seat)
+                totals[index] += score
+                spent += used
+            if spent >= self.steps or (sample >= self.patience and len(set(totals)) == 1):
+                break
+        best = max(range(len(options)), key=totals.__getitem__)
+        if totals[best] - totals[0] <= self.margin * sample:
+            return options[0]
+        return options[best]
+
+    def rollout(self, state: ShitheadState, seat: int) -> tuple[float, int]:
+        """Returns `seat`'s score after the heuristic plays every seat, and the decisions taken."""
+        for step in range(self.depth):
+            if state.result is not None:
+                return evaluate(state, seat, self.scale), step
+            turn = state.turn
+            legal = shithead.legal_actions(state, turn)
+            state = _advance(state, turn, heuristic_action(state.ruleset, state.pile, legal))
+        return evaluate(state, seat, self.scale), self.depth
+
+
+register_bot(shithead.SPEC, "heuristic", HeuristicBot())
+register_bot(shithead.SPEC, "mc", MonteCarloBot())
