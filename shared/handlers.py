@@ -155,7 +155,7 @@ def _seats(
         if bot not in spec.bots:
             names = ", ".join(spec.bots)
             raise InvalidRequest(f"seats[{index}].bot", f"unknown bot {bot!r}; one of {names}")
-        checked.append(Seat(kind="bot", bot=bot, name=seat.name))
+        checked.append(Seat(kind="bot", bot=bot, name=seat.name, version=seat.version))
     return checked
 
 

@@ -19,11 +19,23 @@ class Action(msgspec.Struct, frozen=True, tag=True, tag_field="type", forbid_unk
 
 
 class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Who plays a seat: a built-in bot strategy run by the platform, or an external client."""
+    """Who plays a seat: a built-in bot strategy run by the platform, or an external client.
+
+    A tournament seat names its entrant (`name`) and the entrant's `version` label; ratings
+    are kept per `name@version`. Ad-hoc seats leave `version` empty and are not rated.
+    """
 
     kind: Literal["bot", "external"] = "bot"
     bot: str | None = None
     name: str | None = None
+    version: str = ""
+
+    @property
+    def rating_key(self) -> str | None:
+        """Returns the key this seat is rated under (`name@version`), None when unrated."""
+        if self.kind != "bot" or not self.version:
+            return None
+        return f"{self.name or self.bot}@{self.version}"
 
 
 class Result(msgspec.Struct, frozen=True):

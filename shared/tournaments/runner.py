@@ -15,6 +15,7 @@ from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
 from shared.store.port import ConcurrencyConflict, EventStore
 from shared.tournaments.model import (
+    Entrant,
     AnyTournamentEvent,
     GameRecorded,
     ScheduledGame,
@@ -72,7 +73,7 @@ def start_game(
 ) -> str:
     """Creates a scheduled game (once, whatever the retries); returns its id."""
     d = state.definition
-    seats = [Seat(kind="bot", bot=d.entrants[entrant].bot) for entrant in game.table]
+    seats = [_seat(d.entrants[entrant]) for entrant in game.table]
     outcome = create_game(
         store,
         d.game,
@@ -83,6 +84,11 @@ def start_game(
         tournament=(tournament_id, game.key),
     )
     return outcome.game_id
+
+
+def _seat(entrant: Entrant) -> Seat:
+    """Returns the seat an entrant plays: its strategy, rated under `bot@version`."""
+    return Seat(kind="bot", bot=entrant.bot, name=entrant.bot, version=entrant.version)
 
 
 def start_pending_games(
