@@ -12,13 +12,13 @@ judged on the measured rate, with the Wilson 95% interval printed.
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.games.base import get_game
+from shared.tournaments.standings import wilson
 
 TARGET = 0.80
 """The heuristic's target win rate against random."""
@@ -56,16 +56,6 @@ def play(game: int) -> str:
     if result.places[mine] > 1:
         return "loss"
     return "draw" if result.places[1 - mine] == 1 else "win"
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Returns the Wilson score interval of a win rate (95% for the default z)."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
-    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
-    return centre - spread / (1 + z * z / games), centre + spread / (1 + z * z / games)
 
 
 def run(games: int, processes: int) -> Tally:

@@ -11,13 +11,13 @@ against heuristic, judged on the measured rate, with the Wilson 95% interval pri
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.games.base import get_game
+from shared.tournaments.standings import wilson
 
 PAIRINGS = (("heuristic", "random", 0.80), ("mc", "heuristic", 0.60))
 """(first bot, second bot, the first bot's target win rate)."""
@@ -55,16 +55,6 @@ def play(first: str, second: str, game: int) -> tuple[int, int]:
 def _play_task(task: tuple[str, str, int]) -> tuple[int, int]:
     """Unpacks a (first, second, game) task for the pool."""
     return play(*task)
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Returns the Wilson score interval of a win rate (95% for the default z)."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    centre = (rate + z * z / (2 * games)) / (1 + z * z / games)
-    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
-    return centre - spread / (1 + z * z / games), centre + spread / (1 + z * z / games)
 
 
 def run_pairing(first: str, second: str, games: int, processes: int) -> Outcome:

@@ -135,7 +135,10 @@ class HeuristicBot(Bot[ShitheadState]):
 
 
 def unseen_cards(view: ShitheadView) -> list[Card]:
-    """Returns the cards `view` does not place: the full deck less hand, face-up, pile, burnt."""
+    """Returns the cards `view` does not show: the full deck less hand, face-up, pile, burnt.
+
+    Cards known to be in other hands are among them; `determinize` deals those first.
+    """
     rules = view.ruleset
     pool = Counter(standard_deck(rules.decks, rules.jokers * rules.decks))
     pool -= Counter(view.hand)
@@ -148,9 +151,16 @@ def unseen_cards(view: ShitheadView) -> list[Card]:
 
 def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
     """Returns a full state the view allows, the unseen cards dealt at random by `rng`."""
-    pool = unseen_cards(view)
+    players = len(view.hand_sizes)
+    known = [() if s == view.seat else tuple(cards) for s, cards in enumerate(view.known)]
+    known = known or [()] * players
+    pool = list(
+        (Counter(unseen_cards(view)) - Counter(c for cards in known for c in cards)).elements()
+    )
     rng.shuffle(pool)
-    hidden_hands = [0 if s == view.seat else n for s, n in enumerate(view.hand_sizes)]
+    hidden_hands = [
+        0 if s == view.seat else n - len(known[s]) for s, n in enumerate(view.hand_sizes)
+    ]
     sizes = [*hidden_hands, *view.face_down_sizes, view.deck_size]
     if sum(sizes) != len(pool):
         raise ValueError(f"the view hides {sum(sizes)} cards but {len(pool)} are unseen")
@@ -158,8 +168,7 @@ def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
     for size in sizes:
         parts.append(tuple(pool[:size]))
         pool = pool[size:]
-    players = len(view.hand_sizes)
-    hands = list(parts[:players])
+    hands = [known[s] + parts[s] for s in range(players)]
     hands[view.seat] = tuple(view.hand)
     return ShitheadState(
         ruleset=view.ruleset,
@@ -176,6 +185,7 @@ def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
         opening=_opening(view, hands[view.turn]),
         moves=view.moves,
         out=tuple(view.out),
+        known=tuple(tuple(cards) for cards in view.known),
     )
 
 

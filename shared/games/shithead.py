@@ -19,6 +19,9 @@ Choices the rules page leaves open, each covered by a test:
   on anything, too. A burn-rank card on a lower card is allowed.
 - The move cap counts decisions (swaps and ready included); a capped game and a game that
   stops at the first player out rank the others by cards left, fewest first, ties sharing.
+- "All public events" are part of what a seat may know, so the view carries, per seat,
+  the hand cards everyone saw go in (a picked-up pile, a face-up card swapped into the
+  hand) until they are played again: what a player with a perfect memory would know.
 - Not supported: out-of-turn play of a matching card (a Swedish variant): a turn-based
   API cannot be fair to it.
 """
@@ -232,6 +235,10 @@ class ShitheadState(msgspec.Struct, frozen=True):
     moves: int = 0
     out: tuple[int, ...] = ()
     result: Result | None = None
+    known: tuple[tuple[Card, ...], ...] = ()
+    """Per seat, the cards of its hand that every player saw go in (a picked-up pile, a
+    face-up card swapped into the hand) and that have not been played since; empty for
+    a state built by hand, which then tracks nothing."""
 
     @property
     def players(self) -> int:
@@ -259,6 +266,8 @@ class ShitheadView(msgspec.Struct, frozen=True):
     burnt: list[Card]
     ready: list[bool]
     out: list[int]
+    known: list[list[Card]]
+    """Per seat, the hand cards all players saw go in and not come out (public events)."""
     zone: Zone | None
     opening: str | None
     moves: int
@@ -281,6 +290,21 @@ def _without(cards: tuple[Card, ...], removed: Sequence[Card]) -> tuple[Card, ..
     for card in removed:
         left.remove(card)
     return tuple(left)
+
+
+def _with_known(
+    state: ShitheadState, seat: int, added: Sequence[Card] = (), removed: Sequence[Card] = ()
+) -> tuple[tuple[Card, ...], ...]:
+    """Returns `state.known` after `added` went publicly into `seat`'s hand and `removed` left it.
+
+    A removed card that was not publicly known leaves the known cards as they are.
+    """
+    known = state.known or ((),) * state.players
+    left = list(known[seat])
+    for card in removed:
+        if card in left:
+            left.remove(card)
+    return _replace_at(known, seat, (*left, *added))
 
 
 def effective_top(rules: ShitheadRuleset, pile: Sequence[Card]) -> str | None:
@@ -418,6 +442,7 @@ def _start(event: GameStarted) -> ShitheadState:
         face_down=tuple(tuple(d) for d in event.face_down),
         deck=tuple(event.deck),
         ready=(False,) * event.players,
+        known=((),) * event.players,
     )
 
 
@@ -446,6 +471,7 @@ def _swapped(state: ShitheadState, e: CardsSwapped) -> ShitheadState:
         state,
         hands=_replace_at(state.hands, e.seat, hand),
         face_up=_replace_at(state.face_up, e.seat, face_up),
+        known=_with_known(state, e.seat, [e.face_up_card], [e.hand_card]),
     )
 
 
@@ -460,7 +486,11 @@ def _play_started(state: ShitheadState, e: PlayStarted) -> ShitheadState:
 
 
 def _played(state: ShitheadState, e: CardsPlayed) -> ShitheadState:
-    return msgspec.structs.replace(_to_pile(state, e.seat, e.source, e.cards), opening=None)
+    after = _to_pile(state, e.seat, e.source, e.cards)
+    if e.source != "hand":
+        return msgspec.structs.replace(after, opening=None)
+    known = _with_known(state, e.seat, removed=e.cards)
+    return msgspec.structs.replace(after, opening=None, known=known)
 
 
 def _revealed(state: ShitheadState, e: FaceDownRevealed) -> ShitheadState:
@@ -496,7 +526,11 @@ def _picked_up(state: ShitheadState, e: PilePickedUp) -> ShitheadState:
     moves = state.moves + (e.reason in ("no_play", "chosen"))
     hand = state.hands[e.seat] + state.pile
     return msgspec.structs.replace(
-        state, hands=_replace_at(state.hands, e.seat, hand), pile=(), moves=moves
+        state,
+        hands=_replace_at(state.hands, e.seat, hand),
+        pile=(),
+        moves=moves,
+        known=_with_known(state, e.seat, state.pile),
     )
 
 
@@ -821,6 +855,7 @@ def view(state: ShitheadState, seat: int) -> ShitheadView:
         burnt=list(state.burnt),
         ready=list(state.ready),
         out=list(state.out),
+        known=[list(cards) for cards in state.known or ((),) * state.players],
         zone=zone_of(state, seat),
         opening=state.opening[0] if state.opening else None,
         moves=state.moves,

@@ -180,6 +180,8 @@ def test_a_determinization_agrees_with_everything_the_view_shows(preset: str, pl
         view = sh.view(state, seat)
         world = determinize(view, rng)
         assert sh.view(world, seat) == view
+        for other, cards in enumerate(view.known):
+            assert Counter(cards) <= Counter(world.hands[other])
         everything = [*world.deck, *world.pile, *world.burnt]
         for zone in (world.hands, world.face_up, world.face_down):
             everything.extend(card for cards in zone for card in cards)
@@ -227,3 +229,25 @@ def test_the_heuristic_beats_random_in_most_of_a_short_match() -> None:
         assert result is not None
         wins += result.places[game % 2] == 1
     assert wins >= 15
+
+
+def test_every_seat_knows_the_cards_an_opponent_picked_up_until_they_are_played() -> None:
+    state = table([["4C", "9S"], ["5D", "6H"]], pile=["KD", "QS"], deck=["2C", "3C", "7C"])
+    state = msgspec.structs.replace(state, known=((), ()))
+    state = advance(state, 0, sh.PickUp())
+    assert sh.view(state, 1).known == [["KD", "QS"], []]
+    assert sh.view(state, 1).hand_sizes[0] == 4
+    state = advance(state, 1, sh.PlayCards(cards=["5D"]))
+    assert sh.view(state, 0).known == [["KD", "QS"], []], "drawn cards stay unknown"
+    state = advance(state, 0, sh.PlayCards(cards=["KD"]))
+    assert sh.view(state, 1).known == [["QS"], []]
+
+
+def test_a_determinized_world_deals_an_opponent_the_cards_it_is_known_to_hold() -> None:
+    state = table([["4C"], ["9S", "KD", "QS"]], pile=["3D"], deck=["2C", "7C"])
+    state = msgspec.structs.replace(state, known=((), ("KD", "QS")))
+    view = sh.view(state, 0)
+    for seed in range(20):
+        world = determinize(view, random.Random(seed))
+        assert Counter(world.hands[1]) >= Counter(["KD", "QS"])
+        assert len(world.hands[1]) == 3

@@ -32,10 +32,24 @@ def cards_on_table(state: sh.ShitheadState) -> list[str]:
     return sorted(card for zone in zones for card in zone)
 
 
-def known_to(state: sh.ShitheadState, seat: int) -> Counter[str]:
-    """Returns the cards `seat` may know: its hand, every face-up card, the pile, the burnt."""
+def known_to(
+    state: sh.ShitheadState, seat: int, taken: list[Counter[str]] | None = None
+) -> Counter[str]:
+    """Returns the cards `seat` may know: its hand, every face-up card, the pile, the burnt,
+    and the cards of other hands that public events showed going in (`taken`, per seat)."""
     zones = (state.hands[seat], *state.face_up, state.pile, state.burnt)
-    return Counter(card for zone in zones for card in zone)
+    known = Counter(card for zone in zones for card in zone)
+    for other, cards in enumerate(taken or []):
+        known += Counter(state.hands[other]) & cards  # the seat's own appear twice: hand and known
+    return known
+
+
+def publicly_taken(taken: list[Counter[str]], event: Event) -> None:
+    """Adds the cards `event` shows everyone going into a hand to that seat's tally."""
+    if isinstance(event, sh.PilePickedUp):
+        taken[event.seat] += Counter(event.cards)
+    elif isinstance(event, sh.CardsSwapped):
+        taken[event.seat][event.face_up_card] += 1
 
 
 def play_random_game(preset: str, players: int, seed: int) -> tuple[sh.ShitheadState, list[Event]]:
@@ -48,6 +62,7 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[sh.ShitheadS
     total = len(full)
     assert cards_on_table(state) == full
     rng = random.Random(seed)
+    taken: list[Counter[str]] = [Counter() for _ in range(players)]
     while not sh.is_over(state):
         waiting = sh.to_move(state)
         assert waiting, "a running game always waits for someone"
@@ -59,10 +74,13 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[sh.ShitheadS
         if state.moves % 7 == 0:
             observer = rng.randrange(players)
             view = msgspec.to_builtins(sh.view(state, observer))
-            assert cards_in(view) <= known_to(state, observer)
+            assert cards_in(view) <= known_to(state, observer, taken)
         for event in sh.decide(state, seat, action):
             state = sh.evolve(state, event)
             log.append(event)
+            publicly_taken(taken, event)
+            for s, cards in enumerate(state.known):
+                assert Counter(cards) <= Counter(state.hands[s]) & taken[s]
             zones = (*state.hands, *state.face_up, *state.face_down)
             on_table = len(state.deck) + len(state.pile) + len(state.burnt)
             assert sum(map(len, zones)) + on_table == total
