@@ -1,4 +1,7 @@
-"""Pure helpers of the projection: feed position order, and what events change in the views."""
+"""Pure helpers of the projection: the latest feed position, and what events change in the views.
+
+Feed positions order with `shared.views.fold.position_key`.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +10,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
+from shared import registry
 from shared.games.base import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.store.port import RecordedEvent
 from shared.tournaments import runner as tournaments
+from shared.views.fold import position_key
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
 
-def position_key(position: str) -> tuple[int, int]:
-    """Returns the numeric order key of a feed position `"ms-seq"` (a bare `"ms"` is `"ms-0"`)."""
-    ms, _, seq = position.partition("-")
-    return int(ms), int(seq or 0)
-
-
 def latest(positions: Iterable[str]) -> str:
     """Returns the highest of `positions` in feed order."""
     return max(positions, key=position_key)
-
-
-def to_datetime(ms: int) -> datetime:
-    """Returns the UTC instant `ms` milliseconds after the epoch, exactly."""
-    return EPOCH + ms * _MS
 
 
 def to_ms(instant: datetime) -> int:
@@ -41,6 +35,8 @@ def decode(recorded: RecordedEvent) -> Event:
     """Returns the event in `recorded` via its kind's codec; raises on unknown schema or kind."""
     if recorded.kind == tournaments.KIND:
         return tournaments.CODEC.decode(recorded)
+    if recorded.kind == registry.KIND:
+        return registry.CODEC.decode(recorded)
     return get_game(recorded.kind).codec.decode(recorded)
 
 
@@ -82,7 +78,7 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
     changes: dict[str, GameChange] = {}
     for recorded in records:
         event = decode(recorded)
-        if recorded.kind == tournaments.KIND:
+        if recorded.kind in (tournaments.KIND, registry.KIND):
             continue
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
         change.add(recorded, event)

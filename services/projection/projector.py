@@ -18,16 +18,14 @@ import msgspec
 import psycopg
 from psycopg.types.json import Jsonb
 
-from services.projection.changes import (
-    Created,
-    Finished,
-    game_changes,
-    latest,
-    position_key,
-    to_datetime,
-)
+from services.projection.changes import Created, Finished, game_changes, latest
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
+from services.projection.tournament_folds import (
+    rebuild_tournament_views,
+    update_tournament_views,
+)
 from shared.store.port import FeedConsumer, FeedEntry, RecordedEvent, StoreUnavailable
+from shared.views.fold import position_key, to_datetime
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +50,13 @@ _FINISH_GAME = "UPDATE games SET status = %s, result = %s, finished_at = %s WHER
 
 @dataclass(frozen=True)
 class RebuildCounts:
-    """What a rebuild folded: archived events read, and games in the rebuilt view."""
+    """What a rebuild folded: archived events read, games in the rebuilt view, tournaments
+    refolded and rated games folded into the ratings."""
 
     events: int
     games: int
+    tournaments: int = 0
+    rated_games: int = 0
 
 
 def update_views(cur: Cursor, records: Sequence[RecordedEvent]) -> None:
@@ -104,6 +105,7 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
         return 0
     cur.executemany(_ARCHIVE, [_archive_params(entry) for entry in fresh])
     update_views(cur, [entry.event for entry in fresh])
+    update_tournament_views(cur, fresh)
     cur.execute(_STORE_CHECKPOINT, (name, latest(entry.position for entry in fresh)))
     return len(fresh)
 
@@ -168,7 +170,10 @@ class Projector:
 
 
 def rebuild(conninfo: str, chunk: int = 1000) -> RebuildCounts:
-    """Rebuilds every view from the archive, in one transaction; the archive is untouched."""
+    """Rebuilds every view (games, tournaments, ratings) from the archive, in one transaction.
+
+    The archive is untouched.
+    """
     with psycopg.connect(conninfo, autocommit=True) as conn, conn.transaction():
         conn.execute("TRUNCATE games")
         events = 0
@@ -178,4 +183,5 @@ def rebuild(conninfo: str, chunk: int = 1000) -> RebuildCounts:
                 update_views(target, [recorded_from_row(row) for row in rows])
                 events += len(rows)
         row = conn.execute("SELECT count(*) FROM games").fetchone()
-    return RebuildCounts(events=events, games=row[0] if row else 0)
+        tournaments, rated = rebuild_tournament_views(conn, chunk)
+    return RebuildCounts(events, row[0] if row else 0, tournaments, rated)

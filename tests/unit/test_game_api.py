@@ -8,6 +8,7 @@ Beggar-my-neighbour (no decisions) cannot.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -225,9 +226,16 @@ def listed_events(client: Client, game_id: str, **params: Any) -> list[dict[str,
 
 
 def hidden_cards(store: EventStore, game_id: str, seat: int) -> set[str]:
-    """Returns the cards `seat` may not know now: other hands, every face-down card, the deck."""
+    """Returns the cards `seat` may not know now: other hands (less the cards public events
+    put there, such as a face-up card swapped in), every face-down card, the deck."""
     state = load(store, game_id).state
-    others = [card for other, hand in enumerate(state.hands) if other != seat for card in hand]
+    public = getattr(state, "known", None) or [() for _ in state.hands]
+    others = [
+        card
+        for other, hand in enumerate(state.hands)
+        if other != seat
+        for card in Counter(hand) - Counter(public[other])
+    ]
     face_down = [card for cards in state.face_down for card in cards]
     return {*others, *face_down, *state.deck}
 
@@ -713,6 +721,15 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "createTournament",
         "getTournament",
         "getTournamentStandings",
+        "listTournaments",
+        "getLeaderboard",
+        "listSchedules",
+        "getSchedule",
+        "cancelSchedule",
+        "cancelTournament",
+        "registerBot",
+        "listBots",
+        "getBot",
         "health",
     }
     assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}

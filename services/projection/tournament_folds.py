@@ -1,0 +1,267 @@
+"""Folds tournaments and ratings into their PostgreSQL views (migration 002).
+
+A tournament that a batch touches is refolded whole from its archived stream, which the
+batch's transaction has just extended: its rows are deleted and written again. Rated
+games fold into `ratings` and `rating_history` in feed order (see `shared.views.fold`);
+a rebuild reads the archive's GameFinished events ordered by feed position, numerically,
+and so reaches the same ratings as the live projection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import msgspec
+import psycopg
+from psycopg.types.json import Jsonb
+
+from services.projection.changes import decode
+from services.projection.queries import recorded_from_row
+from shared.handlers import game_id_for
+from shared.messages.common import GameFinished, Seat
+from shared.store.port import FeedEntry, RecordedEvent
+from shared.tournaments import model
+from shared.tournaments import runner as tournaments
+from shared.tournaments.standings import standings
+from shared.views.fold import (
+    RatedGame,
+    RatingBook,
+    position_key,
+    rated_game,
+    summary,
+    tournament_id_of,
+)
+from shared.views.port import LeaderboardEntry
+
+Cursor = psycopg.Cursor[Any]
+
+FEED_ORDER = (
+    "split_part(feed_position, '-', 1)::bigint,"
+    " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint"
+)
+"""Orders archived events by feed position, numerically (`"ms-seq"`; a bare `"ms"` is seq 0)."""
+
+SELECT_WITH_POSITION = (
+    "SELECT game_id, kind, version, type, data, schema, recorded_at, feed_position FROM events"
+)
+"""Selects archived events with their feed position; callers add the WHERE and ORDER BY."""
+
+_TRUNCATE = (
+    "TRUNCATE tournaments, tournament_entrants, tournament_games, tournament_standings, ratings,"
+    " rating_history"
+)
+_DELETE_TOURNAMENTS = "DELETE FROM tournaments WHERE tournament_id = ANY(%s)"
+_INSERT_TOURNAMENT = (
+    "INSERT INTO tournaments (tournament_id, game, format, status, table_size, rounds,"
+    " games_scheduled, games_played, winner, definition, version, created_at, created_ms,"
+    " created_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_INSERT_ENTRANT = (
+    "INSERT INTO tournament_entrants (tournament_id, entrant, label, bot, version, name)"
+    " VALUES (%s, %s, %s, %s, %s, %s)"
+)
+_INSERT_GAME = (
+    "INSERT INTO tournament_games (tournament_id, key, round, game_id, entrants, deal, places,"
+    " status) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_INSERT_STANDING = (
+    "INSERT INTO tournament_standings (tournament_id, rank, entrant, name, games, points, wins,"
+    " mean_place, win_rate_low, win_rate_high, rating, uncertainty)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_SELECT_SEATS = "SELECT game_id, game, seats FROM games WHERE game_id = ANY(%s)"
+_SELECT_RATINGS = (
+    "SELECT game, key, games, mu, sigma, ordinal FROM ratings"
+    " WHERE (game, key) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
+)
+_UPSERT_RATING = (
+    "INSERT INTO ratings (game, key, games, mu, sigma, ordinal) VALUES (%s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (game, key) DO UPDATE SET games = excluded.games, mu = excluded.mu,"
+    " sigma = excluded.sigma, ordinal = excluded.ordinal"
+)
+_INSERT_POINT = (
+    "INSERT INTO rating_history (game, key, game_id, place, games, mu, sigma, ordinal,"
+    " finished_at, feed_ms, feed_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+class Positioned(NamedTuple):
+    """An archived or fed event with its position in the global feed."""
+
+    position: str
+    event: RecordedEvent
+
+
+ArchivedWithPosition = tuple[str, str, int, str, bytes, int, datetime, str]
+"""An `events` row as `SELECT_WITH_POSITION` returns it."""
+
+
+def positioned_from_row(row: ArchivedWithPosition) -> Positioned:
+    """Returns the event a `SELECT_WITH_POSITION` row archives, with its feed position."""
+    return Positioned(row[7], recorded_from_row(row[:7]))
+
+
+def update_tournament_views(cur: Cursor, entries: Sequence[FeedEntry]) -> None:
+    """Folds a batch's tournaments and rated games in; runs after the batch is archived."""
+    touched = {e.event.game_id for e in entries if e.event.kind == tournaments.KIND}
+    refold_tournaments(cur, sorted(touched))
+    fold_ratings(cur, [Positioned(e.position, e.event) for e in entries if _finished(e.event)])
+
+
+def _finished(recorded: RecordedEvent) -> bool:
+    """Returns whether `recorded` is a game's GameFinished event."""
+    return recorded.kind != tournaments.KIND and recorded.type == "GameFinished"
+
+
+def refold_tournaments(cur: Cursor, streams: Sequence[str]) -> int:
+    """Rewrites the rows of the tournaments of `streams` from their archived events."""
+    if not streams:
+        return 0
+    cur.execute(
+        SELECT_WITH_POSITION + " WHERE game_id = ANY(%s) ORDER BY game_id, version",
+        (list(streams),),
+    )
+    by_stream: dict[str, list[Positioned]] = {}
+    for row in cur.fetchall():
+        item = positioned_from_row(row)
+        by_stream.setdefault(item.event.game_id, []).append(item)
+    cur.execute(_DELETE_TOURNAMENTS, ([tournament_id_of(s) for s in by_stream],))
+    for stream, events in by_stream.items():
+        _write_tournament(cur, tournament_id_of(stream), events)
+    return len(by_stream)
+
+
+def _write_tournament(cur: Cursor, tournament_id: str, events: Sequence[Positioned]) -> None:
+    """Inserts the rows of one tournament, folded from its whole stream."""
+    state = model.fold([decode(item.event) for item in events])
+    first, last = events[0], events[-1]
+    line = summary(tournament_id, state, first.event.recorded_at)
+    d = state.definition
+    created_ms, created_seq = position_key(first.position)
+    cur.execute(
+        _INSERT_TOURNAMENT,
+        (
+            tournament_id, line.game, line.format, line.status, line.table_size, line.rounds,
+            line.games_scheduled, line.games_played, line.winner, Jsonb(msgspec.to_builtins(d)),
+            last.event.version, line.created_at, created_ms, created_seq,
+        ),
+    )  # fmt: skip
+    cur.executemany(
+        _INSERT_ENTRANT,
+        [
+            (tournament_id, index, e.label, e.bot, e.version, e.name)
+            for index, e in enumerate(d.entrants)
+        ],
+    )
+    cur.executemany(_INSERT_GAME, _game_rows(tournament_id, state))
+    cur.executemany(
+        _INSERT_STANDING,
+        [
+            (
+                tournament_id, rank, s.entrant, s.name, s.games, s.points, s.wins, s.mean_place,
+                s.win_rate_low, s.win_rate_high, s.rating, s.uncertainty,
+            )
+            for rank, s in enumerate(standings(state), start=1)
+        ],
+    )  # fmt: skip
+
+
+def _game_rows(tournament_id: str, state: model.TournamentState) -> list[tuple[Any, ...]]:
+    """Returns the `tournament_games` rows of every scheduled game of the tournament."""
+    records = {record.key: record for record in state.records}
+    rows = []
+    for rnd in state.rounds:
+        for game in rnd.games:
+            record = records.get(game.key)
+            rows.append(
+                (
+                    tournament_id, game.key, rnd.round,
+                    record.game_id if record else game_id_for(game.key), list(game.table),
+                    game.deal, record.places if record else None, record.status if record else None,
+                )
+            )  # fmt: skip
+    return rows
+
+
+def fold_ratings(cur: Cursor, finished: Sequence[Positioned]) -> int:
+    """Folds finished games (GameFinished events) into the ratings, in feed order.
+
+    Reads each game's seats from the `games` view, so runs after that view took the same
+    events in. Returns how many of the games were rated.
+    """
+    if not finished:
+        return 0
+    ordered = sorted(finished, key=lambda item: position_key(item.position))
+    cur.execute(_SELECT_SEATS, (sorted({item.event.game_id for item in ordered}),))
+    seats = {row[0]: (row[1], _seats(row[2])) for row in cur.fetchall()}
+    rated: list[tuple[Positioned, RatedGame]] = []
+    for item in ordered:
+        known = seats.get(item.event.game_id)
+        event = decode(item.event)
+        if known is None or not isinstance(event, GameFinished):
+            continue
+        game = rated_game(
+            known[0], item.event.game_id, known[1], event.result, item.event.recorded_at
+        )
+        if game is not None:
+            rated.append((item, game))
+    if rated:
+        _apply(cur, rated)
+    return len(rated)
+
+
+def _seats(value: Any) -> list[Seat]:
+    """Returns the seats of a `games.seats` jsonb value."""
+    return msgspec.convert(value, list[Seat])
+
+
+def _apply(cur: Cursor, rated: Sequence[tuple[Positioned, RatedGame]]) -> None:
+    """Folds rated games into the ratings of their keys; writes the ratings and history rows."""
+    pairs = sorted({(game.game, key) for _, game in rated for key, _ in game.order})
+    cur.execute(_SELECT_RATINGS, ([g for g, _ in pairs], [k for _, k in pairs]))
+    book = RatingBook((row[0], LeaderboardEntry(*row[1:])) for row in cur.fetchall())
+    history = []
+    for item, game in rated:
+        ms, seq = position_key(item.position)
+        for p in book.apply(game):
+            history.append(
+                (game.game, p.key, p.game_id, p.place, p.games, p.mu, p.sigma, p.ordinal,
+                 p.finished_at, ms, seq)
+            )  # fmt: skip
+    cur.executemany(
+        _UPSERT_RATING,
+        [(game, key, e.games, e.mu, e.sigma, e.ordinal) for (game, key), e in book.entries.items()],
+    )
+    cur.executemany(_INSERT_POINT, history)
+
+
+def rebuild_tournament_views(conn: psycopg.Connection[Any], chunk: int = 1000) -> tuple[int, int]:
+    """Empties and refills the tournament and rating views from the archive.
+
+    Runs inside the caller's transaction, after the `games` view was rebuilt; returns how
+    many tournaments and rated games it folded.
+    """
+    conn.execute(_TRUNCATE)
+    streams = [
+        str(row[0])
+        for row in conn.execute(
+            "SELECT DISTINCT game_id FROM events WHERE kind = %s ORDER BY game_id",
+            (tournaments.KIND,),
+        ).fetchall()
+    ]
+    folded = rated = 0
+    with conn.cursor() as target:
+        for start in range(0, len(streams), chunk):
+            folded += refold_tournaments(target, streams[start : start + chunk])
+    with conn.cursor(name="rebuild_finished") as source, conn.cursor() as target:
+        source.execute(
+            SELECT_WITH_POSITION
+            + " WHERE type = 'GameFinished' AND kind <> %s ORDER BY "
+            + FEED_ORDER,
+            (tournaments.KIND,),
+        )
+        while rows := source.fetchmany(chunk):
+            rated += fold_ratings(target, [positioned_from_row(row) for row in rows])
+    return folded, rated

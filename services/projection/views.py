@@ -1,0 +1,114 @@
+"""The PostgreSQL reader of the tournament views: the `TournamentViews` port over migration 002.
+
+Reads what the projection has committed, so it lags the event store by the projection's
+delay. Opens one connection per read (the API's reads are few and short).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC
+from typing import Any
+
+import psycopg
+
+from services.projection.queries import Target, connected
+from shared.tournaments.standings import Standing
+from shared.views.port import (
+    LeaderboardEntry,
+    RatingPoint,
+    TournamentStandings,
+    TournamentStatus,
+    TournamentSummary,
+    TournamentViews,
+    ViewsUnavailable,
+)
+
+_LIST = (
+    "SELECT tournament_id, game, format, status, table_size,"
+    " ARRAY(SELECT label FROM tournament_entrants e WHERE e.tournament_id = t.tournament_id"
+    " ORDER BY entrant) AS entrants, rounds, games_scheduled, games_played, winner, created_at"
+    " FROM tournaments t"
+    " WHERE (%(status)s::text IS NULL OR status = %(status)s)"
+    " AND (%(game)s::text IS NULL OR game = %(game)s)"
+    " ORDER BY created_ms DESC, created_seq DESC LIMIT %(limit)s"
+)
+_STATUS = "SELECT status FROM tournaments WHERE tournament_id = %s"
+_STANDINGS = (
+    "SELECT entrant, name, games, points, wins, mean_place, win_rate_low, win_rate_high,"
+    " rating, uncertainty FROM tournament_standings WHERE tournament_id = %s ORDER BY rank"
+)
+_LEADERBOARD = (
+    "SELECT key, games, mu, sigma, ordinal FROM ratings WHERE game = %s"
+    " ORDER BY ordinal DESC, key LIMIT %s"
+)
+_HISTORY = (
+    "SELECT key, game_id, place, games, mu, sigma, ordinal, finished_at FROM rating_history"
+    " WHERE game = %s AND key = %s ORDER BY feed_ms, feed_seq"
+)
+
+
+class PostgresTournamentViews(TournamentViews):
+    """The tournament views in the projection's database at `target`."""
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+
+    @contextmanager
+    def _cursor(self) -> Iterator[psycopg.Cursor[Any]]:
+        """Yields a cursor; an unreachable database raises ViewsUnavailable."""
+        try:
+            with connected(self._target) as conn, conn.cursor() as cur:
+                yield cur
+        except psycopg.OperationalError as error:
+            raise ViewsUnavailable(f"the views' database is unavailable: {error}") from error
+
+    def tournaments(
+        self, status: TournamentStatus | None = None, game: str | None = None, limit: int = 50
+    ) -> list[TournamentSummary]:
+        with self._cursor() as cur:
+            rows = cur.execute(_LIST, {"status": status, "game": game, "limit": limit}).fetchall()
+        return [_summary(row) for row in rows]
+
+    def standings(self, tournament_id: str) -> TournamentStandings | None:
+        with self._cursor() as cur:
+            found = cur.execute(_STATUS, (tournament_id,)).fetchone()
+            if found is None:
+                return None
+            lines = [Standing(*row) for row in cur.execute(_STANDINGS, (tournament_id,))]
+        return TournamentStandings(tournament_id, found[0], lines)
+
+    def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
+        with self._cursor() as cur:
+            return [LeaderboardEntry(*row) for row in cur.execute(_LEADERBOARD, (game, limit))]
+
+    def rating_history(self, game: str, key: str) -> list[RatingPoint]:
+        with self._cursor() as cur:
+            rows = cur.execute(_HISTORY, (game, key)).fetchall()
+        return [_point(row) for row in rows]
+
+
+def _summary(row: tuple[Any, ...]) -> TournamentSummary:
+    """Returns the tournament a `_LIST` row describes."""
+    tournament_id, game, format_, status, size, entrants, *counts, winner, at = row
+    rounds, scheduled, played = counts
+    return TournamentSummary(
+        tournament_id=tournament_id,
+        game=game,
+        format=format_,
+        status=status,
+        table_size=size,
+        entrants=list(entrants),
+        rounds=rounds,
+        games_scheduled=scheduled,
+        games_played=played,
+        winner=winner,
+        created_at=at.astimezone(UTC),
+    )
+
+
+def _point(row: tuple[Any, ...]) -> RatingPoint:
+    """Returns the rating point a `_HISTORY` row holds."""
+    key, game_id, place, games, mu, sigma, ordinal, at = row
+    return RatingPoint(key, game_id, place, games, mu, sigma, ordinal, at.astimezone(UTC))

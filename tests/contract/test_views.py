@@ -1,0 +1,260 @@
+"""The TournamentViews contract, run against the in-memory twin and the PostgreSQL projection.
+
+The PostgreSQL case writes to a real Redis store and runs the real projector (Redis
+consumer group, small batches) into a migrated database before each read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+import redis
+
+from services.projection.migrate import migrate
+from services.projection.projector import Projector
+from services.projection.views import PostgresTournamentViews
+from shared.handlers import create_game, play_bot_turns
+from shared.messages.codec import encode
+from shared.messages.common import Seat
+from shared.store.memory import InMemoryEventStore
+from shared.store.port import EventStore
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.tournaments.model import (
+    Entrant,
+    TournamentCancelled,
+    TournamentDefinition,
+    TournamentState,
+)
+from shared.tournaments.runner import (
+    KIND,
+    create_tournament,
+    load_tournament,
+    run_in_process,
+    stream_id,
+)
+from shared.tournaments.standings import standings, tournament_ratings
+from shared.views.memory import InMemoryTournamentViews
+from shared.views.port import TournamentViews
+
+pytestmark = pytest.mark.contract
+
+SHITHEAD = TournamentDefinition(
+    game="shithead",
+    entrants=[
+        Entrant("heuristic", "h"),
+        Entrant("random", "a"),
+        Entrant("random", "b"),
+        Entrant("random", "c"),
+    ],
+    table_size=2,
+    seed="5",
+)
+"""Six two-player games; every entrant a distinct bot version, so every game is rated."""
+SHITHEAD_KEYS = ["heuristic@h", "random@a", "random@b", "random@c"]
+"""The rating keys of SHITHEAD's entrants, in entrant order."""
+AUTOBUS = TournamentDefinition(
+    game="autobus",
+    entrants=[Entrant("heuristic", "1"), Entrant("random", "1"), Entrant("random", "2")],
+    table_size=2,
+    seed="6",
+)
+BEGGAR = TournamentDefinition(
+    game="beggar", entrants=[Entrant("turner", "1"), Entrant("turner", "2")], table_size=2
+)
+MIRROR = TournamentDefinition(
+    game="autobus",
+    entrants=[Entrant("random", "same"), Entrant("random", "same", name="twin")],
+    table_size=2,
+    seed="7",
+)
+"""One bot version on both seats: played and standing, never rated."""
+WAITING = TournamentDefinition(game="autobus", entrants=AUTOBUS.entrants, table_size=3)
+"""Created with its first round scheduled, never played."""
+
+
+@dataclass
+class Backend:
+    """An event store, and the views of what it holds (projected first, where they lag)."""
+
+    store: EventStore
+    views: Callable[[], TournamentViews]
+
+
+@dataclass
+class Scenario:
+    """The tournaments written to a backend's store, by id, in creation order."""
+
+    states: dict[str, TournamentState]
+
+
+def _memory_backend() -> Backend:
+    """Returns an in-memory store and the in-memory twin folding it."""
+    store = InMemoryEventStore()
+    views = InMemoryTournamentViews(store)
+    return Backend(store, lambda: views)
+
+
+def _postgres_backend(client: redis.Redis, namespace: str, database_url: str) -> Backend:
+    """Returns a Redis store and the PostgreSQL views the real projector keeps from its feed."""
+    migrate(database_url)
+    consumer = RedisFeedConsumer(client, "projection", "p1", namespace=namespace)
+    views = PostgresTournamentViews(database_url)
+
+    def projected() -> TournamentViews:
+        with Projector(database_url, consumer) as projector:
+            while projector.run_once(count=250):
+                pass
+        return views
+
+    return Backend(RedisEventStore(client, namespace), projected)
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Returns each implementation in turn."""
+    if request.param == "memory":
+        return _memory_backend()
+    client: redis.Redis = request.getfixturevalue("redis_client")
+    namespace: str = request.getfixturevalue("namespace")
+    database_url: str = request.getfixturevalue("database_url")
+    return _postgres_backend(client, namespace, database_url)
+
+
+@pytest.fixture
+def scenario(backend: Backend) -> Scenario:
+    """Writes five tournaments and two ad-hoc games (one finished) to the backend's store."""
+    store = backend.store
+    states = {"t-shithead": run_in_process(store, SHITHEAD, "t-shithead")}
+    adhoc = create_game(store, "autobus", seats=[Seat(bot="heuristic"), Seat(bot="random")])
+    play_bot_turns(store, adhoc.game_id)
+    states["t-autobus"] = run_in_process(store, AUTOBUS, "t-autobus")
+    states["t-beggar"] = run_in_process(store, BEGGAR, "t-beggar")
+    states["t-mirror"] = run_in_process(store, MIRROR, "t-mirror")
+    create_tournament(store, WAITING, "t-waiting")
+    states["t-waiting"] = load_tournament(store, "t-waiting")[0]
+    create_game(store, "autobus", seats=[Seat(bot="random", version="9")] * 2)
+    return Scenario(states)
+
+
+def test_tournaments_are_listed_newest_first_with_their_progress(
+    backend: Backend, scenario: Scenario
+) -> None:
+    listed = backend.views().tournaments()
+    assert [t.tournament_id for t in listed] == list(reversed(scenario.states))
+    shithead = listed[-1]
+    assert (shithead.game, shithead.format, shithead.status) == (
+        "shithead",
+        "round_robin",
+        "finished",
+    )
+    assert shithead.entrants == SHITHEAD_KEYS
+    assert (shithead.table_size, shithead.rounds) == (2, 1)
+    assert (shithead.games_scheduled, shithead.games_played, shithead.winner) == (6, 6, None)
+    waiting = listed[0]
+    assert (waiting.status, waiting.games_scheduled, waiting.games_played) == ("running", 1, 0)
+    assert listed[0].created_at >= listed[-1].created_at
+
+
+def test_tournaments_filter_by_status_and_game_and_stop_at_the_limit(
+    backend: Backend, scenario: Scenario
+) -> None:
+    views = backend.views()
+    assert [t.tournament_id for t in views.tournaments(status="running")] == ["t-waiting"]
+    assert [t.tournament_id for t in views.tournaments(game="autobus")] == [
+        "t-waiting",
+        "t-mirror",
+        "t-autobus",
+    ]
+    finished_autobus = views.tournaments(status="finished", game="autobus")
+    assert [t.tournament_id for t in finished_autobus] == ["t-mirror", "t-autobus"]
+    assert [t.tournament_id for t in views.tournaments(limit=2)] == ["t-waiting", "t-mirror"]
+    assert views.tournaments(status="cancelled") == []
+    assert views.tournaments(game="chess") == []
+
+
+def test_standings_are_those_of_the_folded_tournament(backend: Backend, scenario: Scenario) -> None:
+    views = backend.views()
+    for tournament_id, state in scenario.states.items():
+        projected = views.standings(tournament_id)
+        assert projected is not None
+        assert (projected.tournament_id, projected.status) == (tournament_id, state.status)
+        assert projected.standings == standings(state)
+    assert views.standings("t-unknown") is None
+    waiting = views.standings("t-waiting")
+    assert waiting is not None
+    assert [line.games for line in waiting.standings] == [0, 0, 0]
+
+
+def test_a_later_event_of_a_tournament_changes_its_views(
+    backend: Backend, scenario: Scenario
+) -> None:
+    assert [t.status for t in backend.views().tournaments(limit=1)] == ["running"]
+    stream = stream_id("t-waiting")
+    backend.store.append(
+        stream, KIND, backend.store.version(stream), [encode(TournamentCancelled("host"))]
+    )
+    views = backend.views()
+    assert [t.tournament_id for t in views.tournaments(status="cancelled")] == ["t-waiting"]
+    assert views.tournaments(status="running") == []
+    cancelled = views.standings("t-waiting")
+    assert cancelled is not None
+    assert cancelled.status == "cancelled"
+
+
+def test_the_leaderboard_rates_each_bot_version_by_its_games_in_the_order_they_finished(
+    backend: Backend, scenario: Scenario
+) -> None:
+    # In-process games finish in schedule order, the order tournament ratings fold them in,
+    # and t-shithead is the only rated Shithead play, so both ratings must be equal.
+    expected = tournament_ratings(scenario.states["t-shithead"])
+    assert expected is not None
+    board = backend.views().leaderboard("shithead")
+    assert {entry.key: (entry.mu, entry.sigma) for entry in board} == {
+        SHITHEAD_KEYS[entrant]: (rating.mu, rating.sigma) for entrant, rating in expected.items()
+    }
+    assert [entry.games for entry in board] == [3, 3, 3, 3]
+    assert all(entry.ordinal == entry.mu - 3 * entry.sigma for entry in board)
+    assert [entry.ordinal for entry in board] == sorted((e.ordinal for e in board), reverse=True)
+    assert backend.views().leaderboard("shithead", limit=2) == board[:2]
+
+
+def test_unrated_play_leaves_no_rating(backend: Backend, scenario: Scenario) -> None:
+    views = backend.views()
+    assert views.leaderboard("beggar") == []
+    assert views.rating_history("autobus", "random@same") == []
+    assert {entry.key for entry in views.leaderboard("autobus")} == {
+        "heuristic@1",
+        "random@1",
+        "random@2",
+    }
+    assert "random@9" not in {entry.key for entry in views.leaderboard("autobus")}
+    assert views.leaderboard("chess") == []
+
+
+def test_a_rating_history_follows_a_bot_version_game_by_game(
+    backend: Backend, scenario: Scenario
+) -> None:
+    views = backend.views()
+    state = scenario.states["t-shithead"]
+    records = {record.key: record for record in state.records}
+    for entry in views.leaderboard("shithead"):
+        index = SHITHEAD_KEYS.index(entry.key)
+        played = [
+            (records[game.key].game_id, records[game.key].places[game.table.index(index)])
+            for game in state.rounds[0].games
+            if index in game.table
+        ]
+        history = views.rating_history("shithead", entry.key)
+        assert [(point.game_id, point.place) for point in history] == played
+        assert [point.games for point in history] == [1, 2, 3]
+        last = history[-1]
+        assert (last.key, last.mu, last.sigma, last.ordinal) == (
+            entry.key,
+            entry.mu,
+            entry.sigma,
+            entry.ordinal,
+        )
+        assert [p.finished_at for p in history] == sorted(p.finished_at for p in history)
+    assert views.rating_history("autobus", "nobody@1") == []

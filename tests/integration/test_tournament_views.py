@@ -1,0 +1,198 @@
+"""The tournament and rating views in PostgreSQL: live projection, rebuild, redelivery."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+
+from services.projection.migrate import migrate
+from services.projection.projector import Projector, rebuild
+from services.projection.views import PostgresTournamentViews
+from shared.handlers import load, play_bot_turns
+from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
+from shared.store.port import EventStore
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.tournaments.model import Entrant, TournamentDefinition, TournamentState, pending
+from shared.tournaments.runner import (
+    create_tournament,
+    load_tournament,
+    record_game,
+    run_in_process,
+    start_game,
+)
+from shared.tournaments.standings import standings
+from shared.views.memory import InMemoryTournamentViews
+from shared.views.port import TournamentViews
+
+pytestmark = pytest.mark.integration
+
+FIELD = [Entrant("heuristic", "1"), Entrant("random", "1"), Entrant("random", "2")]
+"""Three bot versions that play in every tournament below, so their ratings accumulate."""
+SWISS = TournamentDefinition(
+    game="autobus", entrants=FIELD, table_size=2, format="swiss", rounds=2, seed="s"
+)
+ROUND_ROBIN = TournamentDefinition(game="autobus", entrants=FIELD, table_size=2, seed="r")
+SHITHEAD = TournamentDefinition(game="shithead", entrants=FIELD, table_size=3, seed="h")
+BEGGAR = TournamentDefinition(
+    game="beggar", entrants=[Entrant("turner", "1"), Entrant("turner", "2")], table_size=2
+)
+
+TABLES = {
+    "tournaments": "tournament_id",
+    "tournament_entrants": "tournament_id, entrant",
+    "tournament_games": "tournament_id, key",
+    "tournament_standings": "tournament_id, rank",
+    "ratings": "game, key",
+    "rating_history": "game, key, feed_ms, feed_seq",
+}
+"""The views of migration 002 and the order to compare their rows in."""
+
+
+def play_interleaved(store: EventStore, tournaments: dict[str, TournamentDefinition]) -> None:
+    """Runs the tournaments in turns, one game of each at a time, until all are over."""
+    for tournament_id, definition in tournaments.items():
+        create_tournament(store, definition, tournament_id)
+    running = list(tournaments)
+    while running:
+        for tournament_id in list(running):
+            state, _ = load_tournament(store, tournament_id)
+            games = pending(state)
+            if state.status != "running" or not games:
+                running.remove(tournament_id)
+                continue
+            game_id = start_game(store, tournament_id, state, games[0])
+            play_bot_turns(store, game_id)
+            record_game(store, tournament_id, games[0].key, game_id)
+
+
+def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Returns every row of the tournament and rating views, in a fixed order."""
+    with psycopg.connect(url) as conn:
+        return {
+            table: conn.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()  # noqa: S608
+            for table, order in TABLES.items()
+        }
+
+
+def port_reads(views: TournamentViews, games: Sequence[str]) -> dict[str, Any]:
+    """Returns everything the port reads: tournaments, standings, leaderboards, histories."""
+    listed = views.tournaments(limit=500)
+    boards = {game: views.leaderboard(game, limit=1000) for game in games}
+    return {
+        "tournaments": listed,
+        "standings": {t.tournament_id: views.standings(t.tournament_id) for t in listed},
+        "leaderboards": boards,
+        "history": {
+            (game, entry.key): views.rating_history(game, entry.key)
+            for game, board in boards.items()
+            for entry in board
+        },
+    }
+
+
+def seats_played(state: TournamentState) -> Counter[tuple[str, str]]:
+    """Returns how many games each FIELD bot version played in a tournament, per game."""
+    tables = {game.key: game.table for rnd in state.rounds for game in rnd.games}
+    return Counter(
+        (state.definition.game, f"{FIELD[entrant].bot}@{FIELD[entrant].version}")
+        for record in state.records
+        for entrant in tables[record.key]
+    )
+
+
+@pytest.fixture
+def db(database_url: str) -> str:
+    """Returns the URL of this test's database, migrated."""
+    migrate(database_url)
+    return database_url
+
+
+def test_rebuilding_from_the_archive_gives_the_live_tournaments_standings_and_ratings(
+    db: str, redis_client: redis.Redis, namespace: str
+) -> None:
+    store = RedisEventStore(redis_client, namespace)
+    play_interleaved(store, {"swiss": SWISS, "robin": ROUND_ROBIN, "beggar": BEGGAR})
+    run_in_process(store, SHITHEAD, "shithead")
+    consumer = RedisFeedConsumer(redis_client, "projection", "p1", namespace=namespace)
+    with Projector(db, consumer) as projector:
+        while projector.run_once(count=97):
+            pass
+    live = snapshot(db)
+    states = {t: load_tournament(store, t)[0] for t in ("swiss", "robin", "beggar", "shithead")}
+    assert [row[0] for row in live["tournaments"]] == sorted(states)
+    played = sum((seats_played(states[t]) for t in ("swiss", "robin", "shithead")), Counter())
+    assert {(row[0], row[1]): row[2] for row in live["ratings"]} == played
+    assert len(live["rating_history"]) == sum(played.values())
+
+    counts = rebuild(db)
+
+    rated = sum(len(states[t].records) for t in ("swiss", "robin", "shithead"))
+    assert (counts.tournaments, counts.rated_games) == (4, rated)
+    assert snapshot(db) == live
+    games = ["autobus", "shithead", "beggar"]
+    pg = port_reads(PostgresTournamentViews(db), games)
+    assert pg == port_reads(InMemoryTournamentViews(store), games)
+    for tournament_id, state in states.items():
+        assert pg["standings"][tournament_id].standings == standings(state)
+
+
+def finished_games_of(store: EventStore, key: str) -> list[str]:
+    """Returns the ids of the games `key` sat in, in the feed order of their GameFinished."""
+    return [
+        entry.event.game_id
+        for entry in store.read_feed("0", 1_000_000)
+        if entry.event.type == "GameFinished"
+        and key in {seat.rating_key for seat in load(store, entry.event.game_id).created.seats}
+    ]
+
+
+def test_a_rebuild_folds_ratings_in_feed_order_not_in_game_id_order(db: str) -> None:
+    store = InMemoryEventStore()
+    play_interleaved(store, {"b": ROUND_ROBIN, "a": SWISS})
+    finished = finished_games_of(store, "random@1")
+    assert finished != sorted(finished)
+    with Projector(db, InMemoryFeedConsumer(store, "projection", "p1")) as projector:
+        while projector.run_once(count=50):
+            pass
+    views = PostgresTournamentViews(db)
+    live = views.leaderboard("autobus")
+    assert [p.game_id for p in views.rating_history("autobus", "random@1")] == finished
+
+    rebuild(db, chunk=2)
+
+    assert [p.game_id for p in views.rating_history("autobus", "random@1")] == finished
+    assert (
+        views.leaderboard("autobus")
+        == live
+        == InMemoryTournamentViews(store).leaderboard("autobus")
+    )
+
+
+class CrashOnFirstAck(InMemoryFeedConsumer):
+    """A member that dies the first time it is about to acknowledge entries."""
+
+    crashed = False
+
+    def ack(self, positions: Sequence[str]) -> None:
+        if not self.crashed:
+            self.crashed = True
+            raise ConnectionError("killed between commit and ack")
+        super().ack(positions)
+
+
+def test_a_batch_redelivered_after_a_crash_rates_its_games_once(db: str) -> None:
+    store = InMemoryEventStore()
+    run_in_process(store, ROUND_ROBIN, "robin")
+    crashing = CrashOnFirstAck(store, "projection", "p1")
+    with Projector(db, crashing) as projector:
+        with pytest.raises(ConnectionError):
+            projector.run_once(count=100_000)
+        assert projector.run_once(count=100_000) == 0
+    views = PostgresTournamentViews(db)
+    assert views.leaderboard("autobus") == InMemoryTournamentViews(store).leaderboard("autobus")
+    assert [entry.games for entry in views.leaderboard("autobus")] == [2, 2, 2]
