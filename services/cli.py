@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -89,10 +90,18 @@ def serve_game(settings: Settings) -> int:
     import uvicorn  # noqa: PLC0415
 
     from services.game.app import create_app  # noqa: PLC0415
-    from services.wiring import build_dispatcher, build_store  # noqa: PLC0415
+    from services.wiring import (  # noqa: PLC0415
+        build_dispatcher,
+        build_scheduler,
+        build_store,
+        build_views,
+    )
 
     store = build_store(settings)
-    app = create_app(store, build_dispatcher(settings, store))
+    views = build_views(settings, store)
+    dispatcher = build_dispatcher(settings, store)
+    scheduler = build_scheduler(settings, dispatcher)
+    app = create_app(store, dispatcher, views=views, scheduler=scheduler)
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "
         f"(store: {settings.store}, bot turns: {settings.dispatch}); "
@@ -124,6 +133,14 @@ def serve_projection(settings: Settings) -> int:
     return 0
 
 
+def serve_beat(settings: Settings, max_interval: int) -> int:
+    """Runs celery beat over the scheduled tournaments in Redis (celery-redbeat, locked)."""
+    from services.workers.beat import run_beat  # noqa: PLC0415
+
+    run_beat(settings, max_interval)
+    return 0
+
+
 def serve_workers(settings: Settings, concurrency: int) -> int:
     """Runs a Celery worker on the bot-turn queue."""
     from services.workers.celery_app import app  # noqa: PLC0415
@@ -141,7 +158,7 @@ def projection_command(args: argparse.Namespace, settings: Settings) -> int:
 
     migrate(settings.database_url)
     counts = rebuild(settings.database_url)
-    print(json.dumps({"rebuilt": {"events": counts.events, "games": counts.games}}))
+    print(json.dumps({"rebuilt": dataclasses.asdict(counts)}))
     return 0
 
 
@@ -160,9 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run a service (default: the game service)")
     serve.add_argument(
-        "service", nargs="?", default="game", choices=["game", "projection", "workers"]
+        "service", nargs="?", default="game", choices=["game", "projection", "workers", "beat"]
     )
     serve.add_argument("--concurrency", type=int, default=2, help="worker processes")
+    serve.add_argument(
+        "--max-interval", type=int, default=5, help="beat: seconds between looks at Redis"
+    )
 
     beggar_cmd = commands.add_parser("beggar", help="Beggar-my-neighbour tools")
     beggar_sub = beggar_cmd.add_subparsers(dest="beggar_command", required=True)
@@ -207,6 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         if args.service == "game":
             return serve_game(settings)
+        if args.service == "beat":
+            return serve_beat(settings, args.max_interval)
         if args.service == "projection":
             return serve_projection(settings)
         return serve_workers(settings, args.concurrency)

@@ -9,6 +9,9 @@ from shared.settings import Settings
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore
+from shared.tournaments.schedule import InProcessScheduler, Scheduler
+from shared.views.memory import InMemoryTournamentViews
+from shared.views.port import TournamentViews
 
 
 def build_store(settings: Settings) -> EventStore:
@@ -26,3 +29,21 @@ def build_dispatcher(settings: Settings, store: EventStore) -> BotTurnDispatcher
     from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415 - Celery only when asked
 
     return CeleryDispatcher(settings.queue)
+
+
+def build_views(settings: Settings, store: EventStore) -> TournamentViews:
+    """Returns the tournament views: folded from the in-memory store, else PostgreSQL's."""
+    if settings.store == "memory":
+        return InMemoryTournamentViews(store)
+    from services.projection.views import PostgresTournamentViews  # noqa: PLC0415 - psycopg
+
+    return PostgresTournamentViews(settings.database_url)
+
+
+def build_scheduler(settings: Settings, dispatcher: BotTurnDispatcher) -> Scheduler:
+    """Returns where schedules live: in this process, or in Redis for `cardarena serve beat`."""
+    if settings.dispatch == "inprocess":
+        return InProcessScheduler(dispatcher)
+    from services.workers.beat import RedBeatTournamentScheduler, key_prefix  # noqa: PLC0415
+
+    return RedBeatTournamentScheduler(settings.redis_url, key_prefix(settings), settings.queue)

@@ -71,7 +71,7 @@ class BotTurnDispatcher(abc.ABC):
 
     @abc.abstractmethod
     def start_tournament(self, definition: Any, tournament_id: str) -> None:
-        """Arranges for a tournament to be recorded and its first round started."""
+        """Arranges for a tournament to be recorded (unless it is already) and its games started."""
 
 
 class InProcessDispatcher(BotTurnDispatcher):
@@ -104,11 +104,11 @@ class InProcessDispatcher(BotTurnDispatcher):
 
     def start_tournament(self, definition: Any, tournament_id: str) -> None:
         from shared.tournaments.runner import (  # noqa: PLC0415
-            create_tournament,
+            ensure_tournament,
             start_pending_games,
         )
 
-        create_tournament(self._store, definition, tournament_id)
+        ensure_tournament(self._store, definition, tournament_id)
         start_pending_games(self._store, tournament_id, self.dispatch)
 
 

@@ -18,7 +18,7 @@ from services.game.schemas import Problem
 from shared.games.base import IllegalAction
 from shared.handlers import InvalidRequest, UnknownGame
 from shared.store.port import ConcurrencyConflict, IdempotencyKeyReused, StoreUnavailable
-from shared.tournaments.runner import UnknownTournament
+from shared.tournaments.runner import TournamentOver, UnknownTournament
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:cardarena:problem:"
@@ -110,6 +110,10 @@ def _unknown_tournament(_: Request[Any, Any, Any], error: UnknownTournament) -> 
     return problem(404, "unknown-tournament", detail, tournament_id=error.tournament_id)
 
 
+def _tournament_over(_: Request[Any, Any, Any], error: TournamentOver) -> Response[Problem]:
+    return problem(409, "tournament-over", error.message, field=error.field)
+
+
 def _conflict(_: Request[Any, Any, Any], error: ConcurrencyConflict) -> Response[Problem]:
     detail = f"expected version {error.expected}, the game is at {error.actual}"
     return problem(409, "stale-version", detail, current_version=error.actual)
@@ -144,6 +148,7 @@ HANDLERS: ExceptionHandlersMap = {
     IllegalAction: _illegal_action,
     UnknownGame: _unknown_game,
     UnknownTournament: _unknown_tournament,
+    TournamentOver: _tournament_over,
     ConcurrencyConflict: _conflict,
     IdempotencyKeyReused: _key_reused,
     StoreUnavailable: _unavailable,
@@ -158,7 +163,8 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
     described = {
         400: "Malformed JSON, a wrong type, a missing or unknown field or parameter (`field`)",
         404: "No game (`game_id`) or tournament (`tournament_id`) has this id",
-        409: "`expected_version` is stale (`current_version`); nothing was written",
+        409: "A stale `expected_version` (`current_version`; nothing was written) or a"
+        " finished tournament",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key",
         503: "The event store is unavailable; retry after `Retry-After` seconds",
         500: "An unexpected error; nothing about it is disclosed",

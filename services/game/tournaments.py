@@ -9,14 +9,21 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import HeaderParameter, JSONBody, PathParameter
+from litestar.exceptions import ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from services.game.problems import responses
+from services.game.schedules import ScheduleDetail, detail, schedule_id_for
+from shared.games.base import game_names
 from shared.handlers import BotTurnDispatcher, game_id_for
+from shared.registry import registered_bots
 from shared.store.port import EventStore
 from shared.tournaments.model import TournamentDefinition, TournamentState, validate
-from shared.tournaments.runner import load_tournament
+from shared.tournaments.runner import cancel_tournament, ensure_tournament, load_tournament
+from shared.tournaments.schedule import Scheduler
 from shared.tournaments.standings import Standing, standings
+from shared.views.port import TournamentStatus, TournamentSummary, TournamentViews
 
 TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
 IdempotencyKey = Annotated[
@@ -94,12 +101,41 @@ class Tournament(msgspec.Struct, frozen=True):
         )
 
 
+class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Why a host cancels a tournament (optional)."""
+
+    reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
+
+
 class Standings(msgspec.Struct, frozen=True):
     """A tournament's standings, best first."""
 
     tournament_id: str
     status: str
     standings: list[Standing]
+
+
+class TournamentPage(msgspec.Struct, frozen=True):
+    """Tournaments as the projection holds them, newest first."""
+
+    tournaments: list[TournamentSummary]
+
+
+StatusFilter = Annotated[
+    TournamentStatus | None,
+    QueryParameter(description="Only tournaments in this status: running, finished, cancelled"),
+]
+GameFilter = Annotated[
+    str | None, QueryParameter(description="Only tournaments of this game, e.g. shithead")
+]
+PageLimit = Annotated[int, QueryParameter(ge=1, le=500, description="At most this many (1-500)")]
+
+
+def _check_game(game: str | None) -> None:
+    """Raises a 400 naming the `game` parameter unless it is None or a registered game."""
+    if game is not None and game not in game_names():
+        message = f"unknown game {game!r}; one of {', '.join(game_names())}"
+        raise ValidationException(message, extra=[{"key": "game", "message": message}])
 
 
 def _tournament_id(key: str | None) -> str:
@@ -121,21 +157,37 @@ class TournamentsController(Controller):
         description=(
             "Validates the definition (each error names its field), records the tournament "
             "in its own event stream and starts its first round on the workers (in-process in "
-            "the embedded default, where the tournament has finished when this returns)."
+            "the embedded default, where the tournament has finished when this returns). "
+            "A definition with a `schedule` (`at` a time, or a five-field `cron` expression "
+            "with an optional `timezone`) is not started now: it is stored with the scheduler "
+            "and answered 202 with the schedule (Location: /v1/schedules/{id})."
         ),
         sync_to_thread=True,
         status_code=201,
-        responses=responses(400, 422, 503),
+        responses={
+            **responses(400, 422, 503),
+            202: ResponseSpec(
+                data_container=ScheduleDetail,
+                description="Scheduled: each run creates a tournament",
+                generate_examples=False,
+            ),
+        },
     )
     def create(
         self,
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
+        scheduler: NamedDependency[Scheduler],
         data: JSONBody[TournamentDefinition],
         idempotency_key: IdempotencyKey = None,
-    ) -> Response[Tournament]:
-        validate(data)
+    ) -> Response[Tournament | ScheduleDetail]:
+        validate(data, registered_bots(store))
+        if data.schedule is not None:
+            entry = scheduler.add(schedule_id_for(idempotency_key), data)
+            location = {"Location": f"/v1/schedules/{entry.schedule_id}"}
+            return Response(detail(store, entry), status_code=202, headers=location)
         tournament_id = _tournament_id(idempotency_key)
+        ensure_tournament(store, data, tournament_id)  # recorded before the answer says so
         dispatcher.start_tournament(data, tournament_id)
         state, _ = load_tournament(store, tournament_id)
         headers = {"Location": f"/v1/tournaments/{tournament_id}"}
@@ -164,3 +216,47 @@ class TournamentsController(Controller):
     ) -> Standings:
         state, _ = load_tournament(store, tournament_id)
         return Standings(tournament_id, state.status, standings(state))
+
+    @get(
+        operation_id="listTournaments",
+        summary="List tournaments, newest first",
+        description=(
+            "Reads the tournament views (PostgreSQL behind the projection, which may lag the "
+            "event store by its delay; the embedded default folds the store itself). Filters: "
+            "`status`, `game`; `limit` 1 to 500 (default 50)."
+        ),
+        sync_to_thread=True,
+        responses=responses(400, 503),
+    )
+    def list_tournaments(
+        self,
+        views: NamedDependency[TournamentViews],
+        status: StatusFilter = None,
+        game: GameFilter = None,
+        limit: PageLimit = 50,
+    ) -> TournamentPage:
+        """Returns up to `limit` tournaments, newest first, matching the filters."""
+        _check_game(game)
+        return TournamentPage(views.tournaments(status, game, limit))
+
+    @post(
+        "/{tournament_id:str}/cancel",
+        operation_id="cancelTournament",
+        summary="Cancel a running tournament",
+        description=(
+            "No new game starts; games already running finish but count for nothing. "
+            "Cancelling again returns the cancelled tournament; a finished one is 409."
+        ),
+        sync_to_thread=True,
+        status_code=200,
+        responses=responses(400, 404, 409, 503),
+    )
+    def cancel(
+        self,
+        store: NamedDependency[EventStore],
+        tournament_id: TournamentId,
+        data: JSONBody[CancelTournament | None] = None,
+    ) -> Tournament:
+        reason = data.reason if data is not None else ""
+        state = cancel_tournament(store, tournament_id, reason)
+        return Tournament.of(tournament_id, state)

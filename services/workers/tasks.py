@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -13,7 +14,8 @@ from shared.handlers import BotTurnDispatcher, play_bot_turns
 from shared.settings import load_settings
 from shared.store.port import EventStore, StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
-from shared.tournaments.runner import after_game, create_tournament, start_pending_games
+from shared.tournaments.runner import after_game, ensure_tournament, start_pending_games
+from shared.tournaments.schedule import run_definition, run_id
 
 
 @functools.cache
@@ -50,9 +52,30 @@ def bot_turns(game_id: str) -> int:
     max_retries=None,
 )
 def start_tournament(definition: dict[str, Any], tournament_id: str) -> str:
-    """Records a tournament (once per id) and starts its first round on the workers."""
+    """Records a tournament unless it is recorded already, and starts its games on the workers."""
     store = worker_store()
-    create_tournament(store, msgspec.convert(definition, TournamentDefinition), tournament_id)
+    ensure_tournament(store, msgspec.convert(definition, TournamentDefinition), tournament_id)
+    start_pending_games(store, tournament_id, _dispatch)
+    return tournament_id
+
+
+@app.task(
+    name="cardarena.run_scheduled_tournament",
+    acks_late=True,
+    autoretry_for=(StoreUnavailable,),
+    retry_backoff=True,
+    retry_backoff_max=30,
+    max_retries=None,
+)
+def run_scheduled_tournament(definition: dict[str, Any], schedule_id: str, slot: str) -> str:
+    """Starts a schedule's run at `slot` on the workers: one tournament per slot, however often.
+
+    Returns the run's tournament id, which derives from the schedule id and the slot.
+    """
+    tournament_id = run_id(schedule_id, datetime.fromisoformat(slot))
+    scheduled = msgspec.convert(definition, TournamentDefinition)
+    store = worker_store()
+    ensure_tournament(store, run_definition(scheduled), tournament_id)
     start_pending_games(store, tournament_id, _dispatch)
     return tournament_id
 

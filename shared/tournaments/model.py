@@ -16,18 +16,26 @@ import msgspec
 from shared.games.base import GameNotFound, InvalidRuleset, get_game
 from shared.handlers import InvalidRequest
 from shared.messages.common import Event
+from shared.registry import RegisteredBot, strategy_for
 from shared.tournaments import formats
 from shared.tournaments.formats import PlannedGame, Table
+from shared.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
 
 Format = Literal["round_robin", "swiss", "duplicate", "knockout"]
 
 
 class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A built-in bot entered in a tournament, under a version label."""
+    """A bot entered in a tournament: a registered bot's name and version, or a built-in
+    strategy's name under a version label. Ratings follow `bot@version`.
+
+    `strategy` is filled in when the tournament is created (the registered bot's strategy,
+    or `bot` itself), so later registrations never change a recorded tournament.
+    """
 
     bot: str
     version: str = "1"
     name: str = ""
+    strategy: str = ""
 
     @property
     def label(self) -> str:
@@ -48,6 +56,8 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     rounds: int = 3
     """Swiss: the number of rounds."""
     seed: str = "0"
+    schedule: Schedule | None = None
+    """When to run it: once `at` a time or on a `cron` expression; None runs it now."""
 
 
 class InvalidTournament(InvalidRequest):
@@ -130,8 +140,11 @@ class TournamentState(msgspec.Struct, frozen=True):
     winner: int | None = None
 
 
-def validate(definition: TournamentDefinition) -> None:
-    """Raises InvalidTournament naming the field a definition gets wrong."""
+def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = ()) -> None:
+    """Raises InvalidTournament naming the field a definition gets wrong.
+
+    Entrants may name the `bots` registered, or the game's built-in strategies.
+    """
     try:
         spec = get_game(definition.game)
     except GameNotFound:
@@ -145,12 +158,7 @@ def validate(definition: TournamentDefinition) -> None:
         raise InvalidTournament(
             "entrants", f"{len(definition.entrants)} entrants cannot fill a table of {size}"
         )
-    for index, entrant in enumerate(definition.entrants):
-        if entrant.bot not in spec.bots:
-            raise InvalidTournament(
-                f"entrants[{index}].bot",
-                f"unknown bot {entrant.bot!r}; one of {', '.join(spec.bots)}",
-            )
+    resolve_entrants(definition, bots)
     if definition.games_per_table < 1:
         raise InvalidTournament("games_per_table", "must be at least 1")
     if definition.format == "swiss" and definition.rounds < 1:
@@ -159,6 +167,30 @@ def validate(definition: TournamentDefinition) -> None:
         spec.validate(spec.ruleset(definition.ruleset), size)
     except InvalidRuleset as error:
         raise InvalidTournament(f"ruleset.{error.field}", error.message) from None
+    if definition.schedule is not None:
+        try:
+            validate_schedule(definition.schedule)
+        except InvalidSchedule as error:
+            raise InvalidTournament(f"schedule.{error.field}", error.message) from None
+
+
+def resolve_entrants(
+    definition: TournamentDefinition, bots: Sequence[RegisteredBot] = ()
+) -> TournamentDefinition:
+    """Returns `definition` with each entrant's strategy filled in; raises InvalidTournament."""
+    entrants = []
+    for index, entrant in enumerate(definition.entrants):
+        field = f"entrants[{index}]"
+        try:
+            strategy = strategy_for(definition.game, entrant.bot, entrant.version, bots, field)
+        except InvalidRequest as error:
+            raise InvalidTournament(f"{field}.bot", error.message) from None
+        if entrant.strategy and entrant.strategy != strategy:
+            raise InvalidTournament(
+                f"{field}.strategy", f"{entrant.bot}@{entrant.version} plays {strategy}"
+            )
+        entrants.append(msgspec.structs.replace(entrant, strategy=strategy))
+    return msgspec.structs.replace(definition, entrants=entrants)
 
 
 def evolve(state: TournamentState | None, event: Event) -> TournamentState:

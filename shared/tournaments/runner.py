@@ -10,15 +10,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
-from shared.handlers import create_game, load, play_bot_turns
+from shared.handlers import InvalidRequest, create_game, load, play_bot_turns
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
+from shared.registry import registered_bots
 from shared.store.port import ConcurrencyConflict, EventStore
 from shared.tournaments.model import (
-    Entrant,
     AnyTournamentEvent,
+    Entrant,
     GameRecorded,
     ScheduledGame,
+    TournamentCancelled,
     TournamentCreated,
     TournamentDefinition,
     TournamentEvent,
@@ -27,6 +29,7 @@ from shared.tournaments.model import (
     evolve,
     fold,
     pending,
+    resolve_entrants,
     validate,
 )
 
@@ -43,13 +46,23 @@ def create_tournament(
     store: EventStore, definition: TournamentDefinition, tournament_id: str | None = None
 ) -> str:
     """Validates and records a tournament with its first round; returns its id."""
-    validate(definition)
+    bots = registered_bots(store)
+    validate(definition, bots)
+    definition = resolve_entrants(definition, bots)
     tournament_id = tournament_id or uuid.uuid4().hex
     created = TournamentCreated(definition)
     events: list[TournamentEvent] = [created]
     events += advance(evolve(None, created), tournament_id)
     store.append(stream_id(tournament_id), KIND, 0, encode_all(events), f"create:{tournament_id}")
     return tournament_id
+
+
+def ensure_tournament(
+    store: EventStore, definition: TournamentDefinition, tournament_id: str
+) -> None:
+    """Records the tournament unless its stream exists already (a retry, or the service did)."""
+    if store.version(stream_id(tournament_id)) == 0:
+        create_tournament(store, definition, tournament_id)
 
 
 class UnknownTournament(LookupError):
@@ -88,7 +101,8 @@ def start_game(
 
 def _seat(entrant: Entrant) -> Seat:
     """Returns the seat an entrant plays: its strategy, rated under `bot@version`."""
-    return Seat(kind="bot", bot=entrant.bot, name=entrant.bot, version=entrant.version)
+    strategy = entrant.strategy or entrant.bot
+    return Seat(kind="bot", bot=strategy, name=entrant.bot, version=entrant.version)
 
 
 def start_pending_games(
@@ -138,6 +152,29 @@ def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -
         except ConcurrencyConflict:
             continue
         return fold([*CODEC.decode_all(store.read(stream_id(tournament_id)))])
+
+
+class TournamentOver(InvalidRequest):
+    """The tournament has finished; it can no longer be cancelled."""
+
+
+def cancel_tournament(store: EventStore, tournament_id: str, reason: str = "") -> TournamentState:
+    """Cancels a running tournament: no new game starts, games still running count for nothing.
+
+    Cancelling a cancelled tournament changes nothing; a finished one raises TournamentOver.
+    """
+    while True:
+        state, version = load_tournament(store, tournament_id)
+        if state.status == "cancelled":
+            return state
+        if state.status == "finished":
+            raise TournamentOver("tournament_id", f"tournament {tournament_id} has finished")
+        event = TournamentCancelled(reason)
+        try:
+            store.append(stream_id(tournament_id), KIND, version, encode_all([event]))
+        except ConcurrencyConflict:
+            continue
+        return evolve(state, event)
 
 
 def run_in_process(
