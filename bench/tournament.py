@@ -7,6 +7,7 @@ until the projection has caught up. Prints games per second of each and their ra
 Target on this 2-core machine: the distributed run reaches at least 0.3 of in-process.
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.tournament [--games-per-table 10]
+        [--game autobus|shithead]
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from shared.tournaments.runner import load_tournament, run_in_process
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def definition(games_per_table: int) -> TournamentDefinition:
-    """Returns the benchmark's tournament: four autobus bots, two-seat tables."""
+def definition(games_per_table: int, game: str = "autobus") -> TournamentDefinition:
+    """Returns the benchmark's tournament: four bots of `game`, two-seat tables."""
     entrants = [
         Entrant("heuristic", name="h1"),
         Entrant("heuristic", name="h2"),
@@ -40,7 +41,7 @@ def definition(games_per_table: int) -> TournamentDefinition:
         Entrant("random", name="r2"),
     ]
     return TournamentDefinition(
-        game="autobus", entrants=entrants, table_size=2, games_per_table=games_per_table, seed="b"
+        game=game, entrants=entrants, table_size=2, games_per_table=games_per_table, seed="b"
     )
 
 
@@ -117,6 +118,7 @@ def main() -> None:
     """Runs both and prints games per second and their ratio."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games-per-table", type=int, default=10)
+    parser.add_argument("--game", choices=["autobus", "shithead"], default="autobus")
     args = parser.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     admin = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -125,7 +127,7 @@ def main() -> None:
         conn.execute(f"CREATE DATABASE {name}")
     database_url = psycopg.conninfo.make_conninfo(admin, dbname=name)
     try:
-        tournament = definition(args.games_per_table)
+        tournament = definition(args.games_per_table, args.game)
         local_seconds, local_games = in_process(tournament)
         remote_seconds, remote_games = distributed(tournament, redis_url, database_url)
     finally:
@@ -133,7 +135,7 @@ def main() -> None:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     local = local_games / local_seconds
     remote = remote_games / remote_seconds
-    print(f"tournament: autobus round robin, 4 entrants, {local_games} games")
+    print(f"tournament: {args.game} round robin, 4 entrants, {local_games} games")
     print(f"in-process (memory store):            {local:8.1f} games/s")
     print(f"2 Celery workers + Redis + projection: {remote:8.1f} games/s")
     print(f"ratio distributed/in-process: {remote / local:.2f} (target >= 0.30)")

@@ -95,12 +95,17 @@ def start_game(
         seed=game.seed,
         idempotency_key=game.key,
         tournament=(tournament_id, game.key),
+        clock=d.clock,
     )
     return outcome.game_id
 
 
 def _seat(entrant: Entrant) -> Seat:
-    """Returns the seat an entrant plays: its strategy, rated under `bot@version`."""
+    """Returns the seat an entrant plays, rated under `bot@version`: its strategy, or a seat
+    bound to it when it is an external or webhook bot.
+    """
+    if entrant.kind in {"external", "webhook"}:
+        return Seat(kind=entrant.kind, name=entrant.bot, version=entrant.version)
     strategy = entrant.strategy or entrant.bot
     return Seat(kind="bot", bot=strategy, name=entrant.bot, version=entrant.version)
 
@@ -122,13 +127,21 @@ def start_pending_games(
 
 
 def after_game(store: EventStore, game_id: str, dispatch: Callable[[str], None]) -> None:
-    """The process manager's reaction to a finished game: record it, start what follows."""
+    """The process manager's reaction to a finished game: record it, start what follows.
+
+    Only a game of an earlier round than the tournament's current one starts the current
+    round's games: its record completed the round (or a rerun after a crash finds the round
+    advanced and starts its games again, harmlessly). The other games of a round are
+    running already; starting them again on every finish would flood the workers.
+    """
     loaded = load(store, game_id)
     created = loaded.created
     if not created.tournament or not loaded.spec.is_over(loaded.state):
         return
-    record_game(store, created.tournament, created.tournament_key, game_id)
-    start_pending_games(store, created.tournament, dispatch)
+    state = record_game(store, created.tournament, created.tournament_key, game_id)
+    recorded = next((r for r in state.records if r.key == created.tournament_key), None)
+    if state.rounds and (recorded is None or recorded.round < state.rounds[-1].round):
+        start_pending_games(store, created.tournament, dispatch)
 
 
 def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -> TournamentState:

@@ -9,11 +9,17 @@ from itertools import combinations
 import pytest
 
 from services.cli import main
-from shared.handlers import InProcessDispatcher
+from shared.handlers import InProcessDispatcher, game_id_for, play_bot_turns
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments import formats
 from shared.tournaments.model import Entrant, InvalidTournament, TournamentDefinition, validate
-from shared.tournaments.runner import load_tournament, run_in_process
+from shared.tournaments.runner import (
+    after_game,
+    create_tournament,
+    load_tournament,
+    run_in_process,
+    start_game,
+)
 from shared.tournaments.standings import Rating, standings, update_ratings, wilson
 
 pytestmark = pytest.mark.unit
@@ -192,3 +198,25 @@ def test_the_in_process_dispatcher_runs_a_whole_tournament_iteratively() -> None
     assert state.status == "finished"
     assert len(state.records) == 6 * 5
     assert standings(state) == standings(run_in_process(InMemoryEventStore(), definition, "u"))
+
+
+def test_a_finished_game_starts_the_next_round_only_when_it_completes_its_own() -> None:
+    store = InMemoryEventStore()
+    definition = TournamentDefinition(
+        "beggar", field("turner", "turner", "random", "random"), 2, format="knockout"
+    )
+    tournament_id = create_tournament(store, definition)
+    state, _ = load_tournament(store, tournament_id)
+    first, last = state.rounds[0].games
+    dispatched: list[str] = []
+    for game in (first, last):
+        game_id = start_game(store, tournament_id, state, game)
+        play_bot_turns(store, game_id)
+        after_game(store, game_id, dispatched.append)
+        if game is first:
+            assert dispatched == [], "the other game of the round is running already"
+    final, _ = load_tournament(store, tournament_id)
+    assert [rnd.round for rnd in final.rounds] == [1, 2]
+    assert dispatched == [game_id_for(final.rounds[1].games[0].key)]
+    after_game(store, game_id, dispatched.append)
+    assert len(dispatched) == 2, "a rerun after a crash starts the new round again, harmlessly"
