@@ -90,18 +90,22 @@ def serve_game(settings: Settings) -> int:
     import uvicorn  # noqa: PLC0415
 
     from services.game.app import create_app  # noqa: PLC0415
+    from services.game.auth import warn_if_open  # noqa: PLC0415
     from services.wiring import (  # noqa: PLC0415
+        build_access,
         build_dispatcher,
         build_scheduler,
         build_store,
         build_views,
     )
 
+    warn_if_open(settings)
     store = build_store(settings)
     views = build_views(settings, store)
     dispatcher = build_dispatcher(settings, store)
     scheduler = build_scheduler(settings, dispatcher)
-    app = create_app(store, dispatcher, views=views, scheduler=scheduler)
+    access = build_access(settings, store)
+    app = create_app(store, dispatcher, views=views, scheduler=scheduler, access=access)
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "
         f"(store: {settings.store}, bot turns: {settings.dispatch}); "

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import redis
 
+from services.game.auth import Access
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
+from shared.registry import RegistryIndex
 from shared.settings import Settings
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
+from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
 from shared.store.redis_store import RedisEventStore
 from shared.tournaments.schedule import InProcessScheduler, Scheduler
 from shared.views.memory import InMemoryTournamentViews
@@ -22,10 +25,30 @@ def build_store(settings: Settings) -> EventStore:
     return RedisEventStore(client, namespace=settings.namespace)
 
 
+def build_access(settings: Settings, store: EventStore) -> Access:
+    """Returns the game service's access: the admin key, and rate limits and game slots in
+    this process (memory store) or in Redis, shared by every server process.
+    """
+    if settings.store == "memory":
+        return Access.embedded(store, settings)
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=10, health_check_interval=30)
+    return Access(
+        admin_key=settings.admin_key,
+        registry=RegistryIndex(store),
+        limiter=RedisRateLimiter(
+            client, settings.rate_limit, settings.rate_window, settings.namespace
+        ),
+        slots=RedisGameSlots(client, settings.namespace),
+        max_games_per_bot=settings.max_games_per_bot,
+    )
+
+
 def build_dispatcher(settings: Settings, store: EventStore) -> BotTurnDispatcher:
     """Returns how bot turns run: in this process, or as tasks on the Celery workers."""
     if settings.dispatch == "inprocess":
-        return InProcessDispatcher(store)
+        from services.workers.webhooks import play_webhook_turn  # noqa: PLC0415 - httpx
+
+        return InProcessDispatcher(store, webhooks=play_webhook_turn)
     from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415 - Celery only when asked
 
     return CeleryDispatcher(settings.queue)

@@ -12,15 +12,16 @@ import secrets
 import threading
 import uuid
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from shared import clocks
 from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
 from shared.messages.codec import encode, encode_all
-from shared.messages.common import Action, Event, GameCreated, Seat
+from shared.messages.common import Action, Clock, Event, GameCreated, Seat
 from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, NewEvent, StoreError
 
 
@@ -43,13 +44,20 @@ class InvalidRequest(ValueError):
 
 @dataclass(frozen=True)
 class LoadedGame:
-    """A game folded from its stream: its spec, creation event, state and version."""
+    """A game folded from its stream: its spec, creation event, state, version and clock."""
 
     game_id: str
     spec: GameSpec[Any, Any]
     created: GameCreated
     state: Any
     version: int
+    clock: clocks.ClockState | None = None
+    """The game's clock (strikes, forfeits, banks, the current wait); None when untimed."""
+
+    @property
+    def forfeits(self) -> tuple[int, ...]:
+        """Returns the seats that forfeited, in the order they did."""
+        return () if self.clock is None else self.clock.forfeits
 
 
 @dataclass(frozen=True)
@@ -79,11 +87,19 @@ class InProcessDispatcher(BotTurnDispatcher):
 
     Games started while one is being played (a tournament's next games) wait in a queue
     that the outermost call drains, so a tournament runs iteratively, not recursively.
+    Clocks and webhook seats are watched by threads (`shared.deadlines.TimerWatcher`);
+    `webhooks` plays a webhook seat's turn (None: webhooks are not called, the clock alone
+    plays those seats).
     """
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(
+        self, store: EventStore, webhooks: Callable[[EventStore, str, int, int], str] | None = None
+    ) -> None:
+        from shared.deadlines import TimerWatcher  # noqa: PLC0415 - it builds on these handlers
+
         self._store = store
         self._local = threading.local()
+        self._watcher = TimerWatcher(store, self.dispatch, webhooks)
 
     def dispatch(self, game_id: str) -> None:
         # Imported here: tournaments build on these handlers.
@@ -99,8 +115,13 @@ class InProcessDispatcher(BotTurnDispatcher):
                 current = queue.popleft()
                 play_bot_turns(self._store, current)
                 after_game(self._store, current, self.dispatch)
+                self._watcher.watch(current)
         finally:
             self._local.queue = None
+
+    def close(self) -> None:
+        """Cancels the pending deadline timers of this dispatcher."""
+        self._watcher.close()
 
     def start_tournament(self, definition: Any, tournament_id: str) -> None:
         from shared.tournaments.runner import (  # noqa: PLC0415
@@ -127,7 +148,11 @@ def _fingerprint(*parts: Any) -> str:
 def _seats(
     spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int | None
 ) -> list[Seat]:
-    """Returns the seats of a new game, defaulting every seat to the game's first bot."""
+    """Returns the seats of a new game, defaulting every seat to the game's first bot.
+
+    An external seat is host-played, or bound to a registered bot (`name`, `version`); a
+    webhook seat is always bound. Binding is checked against the registry by the caller.
+    """
     default_bot = next(iter(spec.bots))
     count = len(seats) if seats is not None else players
     if count is not None and not spec.min_players <= count <= spec.max_players:
@@ -143,11 +168,15 @@ def _seats(
         raise InvalidRequest("players", f"{players} players but {len(seats)} seats")
     checked: list[Seat] = []
     for index, seat in enumerate(seats):
-        if seat.kind == "external":
+        if seat.kind in {"external", "webhook"}:
             if not spec.has_decisions:
                 raise InvalidRequest(
                     f"seats[{index}].kind",
                     f"{spec.title} has no decisions; every seat is played by the platform",
+                )
+            if seat.kind == "webhook" and seat.bound_bot is None:
+                raise InvalidRequest(
+                    f"seats[{index}].bot", "a webhook seat names its registered bot and version"
                 )
             checked.append(seat)
             continue
@@ -170,10 +199,13 @@ def create_game(
     idempotency_key: str | None = None,
     created_at: str = "",
     tournament: tuple[str, str] | None = None,
+    clock: Clock | None = None,
 ) -> Outcome:
     """Creates and deals a game; raises InvalidRequest naming the field at fault.
 
-    `tournament` is (tournament id, the game's key in its schedule) for a tournament game.
+    `tournament` is (tournament id, the game's key in its schedule) for a tournament game;
+    `clock` times its client seats (a game with a webhook seat always has one, see
+    `shared.clocks.clock_for`).
     """
     try:
         spec = get_game(game)
@@ -186,7 +218,11 @@ def create_game(
     except InvalidRuleset as error:
         field = error.field if error.field in {"ruleset", "players"} else f"ruleset.{error.field}"
         raise InvalidRequest(field, error.message) from None
-    fingerprint = _fingerprint(game, ruleset, seats, players, seed) if idempotency_key else ""
+    timing = () if clock is None else (clock,)
+    fingerprint = (
+        _fingerprint(game, ruleset, seats, players, seed, *timing) if idempotency_key else ""
+    )
+    clock = clocks.clock_for(clock, table)
     seed = secrets.randbits(63) if seed is None else seed
     created = GameCreated(
         game=spec.name,
@@ -196,6 +232,7 @@ def create_game(
         bot_seed=hashlib.sha256(f"bots:{seed}".encode()).hexdigest()[:16],
         tournament=tournament[0] if tournament else "",
         tournament_key=tournament[1] if tournament else "",
+        clock=msgspec.UNSET if clock is None else clock,
     )
     started = spec.deal(rules, len(table), seed)
     game_id = game_id_for(idempotency_key)
@@ -215,7 +252,8 @@ def load(store: EventStore, game_id: str) -> LoadedGame:
     created = events[0]
     if not isinstance(created, GameCreated):
         raise TypeError(f"game {game_id} does not start with GameCreated")
-    return LoadedGame(game_id, spec, created, spec.fold(events), recorded[-1].version)
+    state, clock = clocks.fold_with_clock(spec, created, events, recorded)
+    return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock)
 
 
 def as_seen_by(loaded: LoadedGame, event: Event, seat: int | None) -> Event:
@@ -273,7 +311,9 @@ def act(
         raise InvalidRequest("seat", f"seat must be 0 to {len(seats) - 1}, not {seat}")
     if seats[seat].kind != "external":
         raise IllegalAction("bot_seat", f"seat {seat} is played by the built-in bot")
-    events = spec.decide(loaded.state, seat, parsed)
+    if seat in loaded.forfeits:
+        raise IllegalAction("forfeited", f"seat {seat} forfeited; the platform plays its turns")
+    events = clocks.forfeits_last(spec.decide(loaded.state, seat, parsed), loaded.forfeits)
     result = store.append(
         game_id, spec.name, expected_version, encode_all(events), idempotency_key, fingerprint
     )
@@ -281,11 +321,25 @@ def act(
 
 
 def next_bot_seat(loaded: LoadedGame) -> int | None:
-    """Returns the first seat to move that a built-in bot plays, None if none is."""
+    """Returns the first seat to move that the platform plays at once, None if none is:
+    a built-in bot's, or a forfeited seat (whose default action it plays)."""
     for seat in loaded.spec.to_move(loaded.state):
-        if loaded.created.seats[seat].kind == "bot":
+        if loaded.created.seats[seat].kind == "bot" or seat in loaded.forfeits:
             return seat
     return None
+
+
+def platform_due(loaded: LoadedGame) -> bool:
+    """Returns whether the platform has a part in the game's next move: a bot or forfeited
+    seat to play, a webhook to call, or a timed seat's deadline to watch."""
+    if loaded.spec.is_over(loaded.state):
+        return False
+    if next_bot_seat(loaded) is not None:
+        return True
+    seats = loaded.created.seats
+    return bool(clocks.timed_waits(loaded.spec, loaded.state, loaded.clock)) or any(
+        seats[seat].kind == "webhook" for seat in loaded.spec.to_move(loaded.state)
+    )
 
 
 def _bot_moves(
@@ -295,17 +349,22 @@ def _bot_moves(
     spec, state, version = loaded.spec, loaded.state, loaded.version
     batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
     while len(batches) < limit:
-        current = LoadedGame(loaded.game_id, spec, loaded.created, state, version)
+        current = LoadedGame(loaded.game_id, spec, loaded.created, state, version, loaded.clock)
         seat = next_bot_seat(current)
         if seat is None:
             break
-        bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
-        legal = spec.legal_actions(state, seat)
-        bot_seed = loaded.created.bot_seed or loaded.game_id
-        action = spec.bots[bot_name].choose(
-            spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
-        )
-        events: list[Event] = spec.decide(state, seat, action)
+        events: list[Event]
+        if seat in loaded.forfeits:
+            events = clocks.forced_move(spec, state, seat, "forfeited")
+        else:
+            bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
+            legal = spec.legal_actions(state, seat)
+            bot_seed = loaded.created.bot_seed or loaded.game_id
+            action = spec.bots[bot_name].choose(
+                spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
+            )
+            events = spec.decide(state, seat, action)
+        events = clocks.forfeits_last(events, loaded.forfeits)
         batches.append((version, encode_all(events), f"bot:{version}"))
         for event in events:
             state = spec.evolve(state, event)

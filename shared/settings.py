@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -31,6 +31,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """CARDARENA_HOST: the address the game service listens on."""
     port: int = 8000
     """CARDARENA_PORT: the port the game service listens on."""
+    admin_key: str = ""
+    """CARDARENA_ADMIN_KEY: the bearer key of hosting operations; empty runs in open mode."""
+    rate_limit: Annotated[int, msgspec.Meta(ge=0)] = 600
+    """CARDARENA_RATE_LIMIT: requests per window and bot token (0: unlimited)."""
+    rate_window: Annotated[int, msgspec.Meta(ge=1)] = 60
+    """CARDARENA_RATE_WINDOW: the length of a rate-limit window, in seconds."""
+    max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
+    """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
 
     @property
     def celery_broker(self) -> str:
@@ -49,6 +57,10 @@ _ENV = {
     "projection_group": "CARDARENA_PROJECTION_GROUP",
     "host": "CARDARENA_HOST",
     "port": "CARDARENA_PORT",
+    "admin_key": "CARDARENA_ADMIN_KEY",
+    "rate_limit": "CARDARENA_RATE_LIMIT",
+    "rate_window": "CARDARENA_RATE_WINDOW",
+    "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
 }
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from litestar import Litestar
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components
 
-from services.game import problems
+from services.game import auth, problems
 from services.game.bots import BotsController
 from services.game.leaderboards import LeaderboardsController
 from services.game.routes import GamesController, health
 from services.game.schedules import SchedulesController
+from services.game.streams import BotStreamsController, GameStreamController
 from services.game.tournaments import TournamentsController
 from shared.handlers import BotTurnDispatcher
 from shared.store.port import EventStore
@@ -25,6 +28,7 @@ def create_app(
     *,
     views: TournamentViews | None = None,
     scheduler: Scheduler | None = None,
+    access: auth.Access | None = None,
     debug: bool = False,
 ) -> Litestar:
     """Returns the game service over `store`, starting bot turns through `dispatcher`.
@@ -32,8 +36,10 @@ def create_app(
     Tournament lists and leaderboards read `views`; by default the in-memory twin folding
     `store`'s feed (the embedded default; the real stack passes the PostgreSQL views).
     Scheduled tournaments go to `scheduler`; by default an in-process one firing through
-    `dispatcher`, closed when the app shuts down.
+    `dispatcher`, closed when the app shuts down. Callers are identified and limited by
+    `access`; by default open mode with in-memory rate limits and game slots.
     """
+    access = access if access is not None else auth.Access.embedded(store)
     tournament_views = views if views is not None else InMemoryTournamentViews(store)
     schedules = scheduler if scheduler is not None else InProcessScheduler(dispatcher)
 
@@ -49,6 +55,9 @@ def create_app(
     def provide_scheduler() -> Scheduler:
         return schedules
 
+    def provide_access() -> auth.Access:
+        return access
+
     return Litestar(
         route_handlers=[
             GamesController,
@@ -56,6 +65,8 @@ def create_app(
             BotsController,
             LeaderboardsController,
             SchedulesController,
+            GameStreamController,
+            BotStreamsController,
             health,
         ],
         dependencies={
@@ -63,11 +74,18 @@ def create_app(
             "dispatcher": Provide(provide_dispatcher, sync_to_thread=False),
             "views": Provide(provide_views, sync_to_thread=False),
             "scheduler": Provide(provide_scheduler, sync_to_thread=False),
+            "access": Provide(provide_access, sync_to_thread=False),
+            "caller": auth.CALLER,
         },
-        exception_handlers=problems.HANDLERS,
+        guards=[auth.authenticate],
+        state=State({auth.STATE_KEY: access}),
+        exception_handlers={**problems.HANDLERS, **auth.HANDLERS},
         on_shutdown=[] if scheduler is not None else [schedules.close],
         openapi_config=OpenAPIConfig(
-            title="cardarena game service", version="1.0.0", path="/schema"
+            title="cardarena game service",
+            version="1.0.0",
+            path="/schema",
+            components=Components(security_schemes=auth.SECURITY_SCHEMES),
         ),
         debug=debug,
     )

@@ -1,30 +1,52 @@
-"""REST v1 bots: register a built-in strategy under a name and a version label, list them."""
+"""REST v1 bots: register bots (built-in strategies, external clients, webhooks), list them,
+rotate and revoke their tokens.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Response, get, post
+from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.exceptions import NotFoundException
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
-from services.game.problems import responses
+from services.game.auth import BEARER, Caller, Forbidden, Unauthorized, host_only
+from services.game.problems import problem, responses
+from services.game.schemas import Problem
 from shared.games.base import game_names
 from shared.handlers import InvalidRequest
-from shared.registry import BotSpec, RegisteredBot, register_bot, registered_bots
+from shared.registry import (
+    BotKind,
+    BotSpec,
+    Credentials,
+    RegisteredBot,
+    UnknownBot,
+    find_bot,
+    register,
+    registered_bots,
+    revoke_token,
+    rotate_token,
+)
 from shared.store.port import EventStore
 
 GameFilter = Annotated[
     str | None,
     QueryParameter(description="Only the bots of this game.", required=False, max_length=40),
 ]
+BotName = Annotated[str, PathParameter(description="The bot's name.")]
+BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 
 
 class Bot(msgspec.Struct, frozen=True):
-    """A registered bot; ratings and leaderboards follow its `key` (`name@version`)."""
+    """A registered bot; ratings and leaderboards follow its `key` (`name@version`).
+
+    `url` (a webhook's) is shown to the host only; `token` and `signing_secret` only once,
+    in the answer that issued them.
+    """
 
     name: str
     version: str
@@ -33,10 +55,18 @@ class Bot(msgspec.Struct, frozen=True):
     strategy: str
     description: str
     registered_at: str
+    kind: BotKind = "builtin"
+    url: str | msgspec.UnsetType = msgspec.UNSET
+    token: str | msgspec.UnsetType = msgspec.UNSET
+    """The bot's API token (`Authorization: Bearer <token>`); shown once."""
+    signing_secret: str | msgspec.UnsetType = msgspec.UNSET
+    """A webhook bot's HMAC key for the platform's calls; shown once."""
 
     @classmethod
-    def of(cls, bot: RegisteredBot) -> Bot:
-        """Returns the bot's representation."""
+    def of(
+        cls, bot: RegisteredBot, *, host: bool = False, credentials: Credentials | None = None
+    ) -> Bot:
+        """Returns the bot's representation: for the host with its url, and any new credentials."""
         return cls(
             bot.name,
             bot.version,
@@ -45,6 +75,14 @@ class Bot(msgspec.Struct, frozen=True):
             bot.strategy,
             bot.description,
             bot.registered_at,
+            bot.kind,
+            url=bot.url if host and bot.url else msgspec.UNSET,
+            token=credentials.token if credentials else msgspec.UNSET,
+            signing_secret=(
+                credentials.signing_secret
+                if credentials and credentials.signing_secret
+                else msgspec.UNSET
+            ),
         )
 
 
@@ -54,32 +92,51 @@ class Bots(msgspec.Struct, frozen=True):
     bots: list[Bot]
 
 
+def _now() -> str:
+    """Returns the current UTC time, ISO 8601 to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _unknown_bot(_: Request[Any, Any, Any], error: UnknownBot) -> Response[Problem]:
+    return problem(404, "unknown-bot", str(error))
+
+
 class BotsController(Controller):
     """The bot registry."""
 
     path = "/v1/bots"
     tags = ("bots",)
+    exception_handlers = {UnknownBot: _unknown_bot}
 
     @post(
         operation_id="registerBot",
-        summary="Register a built-in strategy under a name and a version label",
+        summary="Register a bot under a name and a version label",
         description=(
-            "A registered bot plays one game with one of its built-in strategies; tournaments "
-            "enter it by name and version, and ratings are kept per `name@version`. Registering "
-            "the same bot again returns it (200); the same name and version with another game, "
-            "strategy or description is refused (422, field `version`)."
+            "A hosting operation: needs the admin key (in open mode, nothing). A registered "
+            "bot plays one game: `kind` `builtin` with one of its `strategy`s, `external` "
+            "through the API, or `webhook` at its http(s) `url`. Tournaments enter it by name "
+            "and version, and ratings are kept per `name@version`. An external or webhook bot "
+            "gets its `token` in this answer only (the registry keeps its SHA-256), a webhook "
+            "bot also its `signing_secret`. Registering the same bot again returns it (200) "
+            "without them; the same name and version with anything else is refused (422, "
+            "field `version`)."
         ),
         sync_to_thread=True,
         status_code=201,
-        responses=responses(400, 422, 503),
+        guards=[host_only],
+        security=BEARER,
+        responses={
+            200: ResponseSpec(Bot, description="Registered already: the bot, without secrets"),
+            **responses(400, 401, 403, 422, 503),
+        },
     )
     def register(
         self, store: NamedDependency[EventStore], data: JSONBody[BotSpec]
     ) -> Response[Bot]:
-        now = datetime.now(UTC).isoformat(timespec="milliseconds")
-        bot, new = register_bot(store, data, registered_at=now)
+        registration = register(store, data, registered_at=_now())
+        bot = Bot.of(registration.bot, host=True, credentials=registration.credentials)
         headers = {"Location": f"/v1/bots/{bot.name}/{bot.version}"}
-        return Response(Bot.of(bot), status_code=201 if new else 200, headers=headers)
+        return Response(bot, status_code=201 if registration.new else 200, headers=headers)
 
     @get(
         operation_id="listBots",
@@ -87,11 +144,36 @@ class BotsController(Controller):
         sync_to_thread=True,
         responses=responses(400, 503),
     )
-    def list_bots(self, store: NamedDependency[EventStore], game: GameFilter = None) -> Bots:
+    def list_bots(
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        game: GameFilter = None,
+    ) -> Bots:
         if game is not None and game not in game_names():
             raise InvalidRequest("game", f"unknown game {game!r}")
-        bots = [Bot.of(bot) for bot in registered_bots(store) if game in (None, bot.game)]
-        return Bots(bots)
+        return Bots(
+            [
+                Bot.of(bot, host=caller.host)
+                for bot in registered_bots(store)
+                if game in (None, bot.game)
+            ]
+        )
+
+    @get(
+        "/me",
+        operation_id="getCallingBot",
+        summary="The bot whose token the request carries",
+        sync_to_thread=True,
+        security=BEARER,
+        responses=responses(403, 503),
+    )
+    def me(self, caller: NamedDependency[Caller]) -> Bot:
+        if caller.bot is not None:
+            return Bot.of(caller.bot)
+        if caller.role == "admin":
+            raise Forbidden("this is a bot's resource: send its bot token, not the admin key")
+        raise Unauthorized("send Authorization: Bearer <bot token>")
 
     @get(
         "/{name:str}/{version:str}",
@@ -103,10 +185,50 @@ class BotsController(Controller):
     def read(
         self,
         store: NamedDependency[EventStore],
-        name: Annotated[str, PathParameter(description="The bot's name.")],
-        version: Annotated[str, PathParameter(description="The bot's version label.")],
+        caller: NamedDependency[Caller],
+        name: BotName,
+        version: BotVersion,
     ) -> Bot:
-        for bot in registered_bots(store):
-            if (bot.name, bot.version) == (name, version):
-                return Bot.of(bot)
-        raise NotFoundException(f"no bot {name}@{version} is registered")
+        bot = find_bot(store, name, version)
+        if bot is None:
+            raise NotFoundException(f"no bot {name}@{version} is registered")
+        return Bot.of(bot, host=caller.host)
+
+    @post(
+        "/{name:str}/{version:str}/token",
+        operation_id="rotateBotToken",
+        summary="Issue a bot a new token; the old one stops working at once",
+        description=(
+            "A hosting operation. The answer holds the new `token` (and, for a webhook bot, "
+            "a new `signing_secret`), shown only here. A built-in bot has no token (422, "
+            "field `kind`)."
+        ),
+        sync_to_thread=True,
+        status_code=201,
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
+    )
+    def rotate(self, store: NamedDependency[EventStore], name: BotName, version: BotVersion) -> Bot:
+        bot, credentials = rotate_token(store, name, version, issued_at=_now())
+        return Bot.of(bot, host=True, credentials=credentials)
+
+    @delete(
+        "/{name:str}/{version:str}/token",
+        operation_id="revokeBotToken",
+        summary="Revoke a bot's token",
+        description=(
+            "A hosting operation: the token stops working at once; a new one comes from "
+            "`POST .../token`. A webhook bot keeps its signing secret. Revoking a bot that "
+            "has no token changes nothing (204 as well)."
+        ),
+        sync_to_thread=True,
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
+    )
+    def revoke(
+        self, store: NamedDependency[EventStore], name: BotName, version: BotVersion
+    ) -> None:
+        """Revokes the bot's token; 204."""
+        revoke_token(store, name, version, revoked_at=_now())

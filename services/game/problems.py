@@ -39,6 +39,10 @@ TITLES = {
     "stale-version": "Stale expected version",
     "idempotency-key-reused": "Idempotency key reused",
     "store-unavailable": "Event store unavailable",
+    "unauthorized": "Credentials needed",
+    "forbidden": "Not allowed for these credentials",
+    "rate-limited": "Too many requests",
+    "unknown-bot": "Unknown bot",
     "internal-error": "Internal error",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
@@ -159,13 +163,21 @@ HANDLERS: ExceptionHandlersMap = {
 
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """Returns the OpenAPI documentation of the problem responses with these statuses, and 500."""
+    """Returns the OpenAPI documentation of the problem responses with these statuses, and
+    401, 429 (every request is authenticated, see services.game.auth) and 500.
+    """
     described = {
         400: "Malformed JSON, a wrong type, a missing or unknown field or parameter (`field`)",
-        404: "No game (`game_id`) or tournament (`tournament_id`) has this id",
+        401: "Credentials that are neither the admin key nor a live bot token, or none where"
+        " they are needed (`WWW-Authenticate: Bearer`); nothing was done",
+        403: "Valid credentials that do not allow this (a bot token for a hosting operation"
+        " or another bot's seat); nothing was done",
+        404: "No game (`game_id`), tournament (`tournament_id`) or bot has this id",
         409: "A stale `expected_version` (`current_version`; nothing was written) or a"
         " finished tournament",
-        422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key",
+        422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key;"
+        " a seat (`field`) whose bot is at its cap of running games",
+        429: "The bot token made too many requests; retry after `Retry-After` seconds",
         503: "The event store is unavailable; retry after `Retry-After` seconds",
         500: "An unexpected error; nothing about it is disclosed",
     }
@@ -176,5 +188,5 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
             media_type=MEDIA_TYPE,
             generate_examples=False,
         )
-        for status in (*statuses, 500)
+        for status in sorted({*statuses, 401, 429, 500})
     }

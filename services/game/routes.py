@@ -11,6 +11,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
+from services.game.auth import BEARER, Access, Caller, check_seat, host_only
 from services.game.problems import responses
 from services.game.schemas import (
     ActionAccepted,
@@ -22,16 +23,22 @@ from services.game.schemas import (
     PostAction,
     SeatView,
 )
+from shared.game_slots import admit
+from shared.games.base import GameNotFound, get_game
 from shared.handlers import (
     BotTurnDispatcher,
     InvalidRequest,
     LoadedGame,
+    UnknownGame,
     act,
     as_seen_by,
     create_game,
+    game_id_for,
     load,
-    next_bot_seat,
+    platform_due,
 )
+from shared.messages.common import Seat
+from shared.registry import registered_bots
 from shared.store.port import EventStore
 
 IdempotencyKey = Annotated[
@@ -55,25 +62,64 @@ ViewerSeat = Annotated[
 
 
 def _play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -> None:
-    """Starts the platform's play when a built-in bot is to move in the game."""
-    if next_bot_seat(load(store, game_id)) is not None:
+    """Starts the platform's play when it has a part in the game's next move: a bot to play,
+    a webhook to call, a clock to watch; or a tournament game is over (to record it)."""
+    loaded = load(store, game_id)
+    over_in_tournament = bool(loaded.created.tournament) and loaded.spec.is_over(loaded.state)
+    if platform_due(loaded) or over_in_tournament:
         dispatcher.dispatch(game_id)
 
 
+def _load(store: EventStore, game_id: str) -> LoadedGame:
+    """Returns the game; raises UnknownGame, also for a stream that is not a game's."""
+    try:
+        return load(store, game_id)
+    except GameNotFound:
+        raise UnknownGame(game_id) from None
+
+
+def _table(store: EventStore, data: CreateGame) -> list[Seat] | None:
+    """Returns the requested seats, bound to the registered bots they name."""
+    if not data.binds():
+        return data.table()
+    try:
+        get_game(data.game)
+    except GameNotFound:
+        raise InvalidRequest("game", f"unknown game {data.game!r}") from None
+    return data.table(registered_bots(store))
+
+
 def _create(
-    store: EventStore, dispatcher: BotTurnDispatcher, data: CreateGame, key: str | None
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    access: Access,
+    data: CreateGame,
+    key: str | None,
 ) -> Response[Game]:
-    """Creates a game and starts the bots' play if due: 201, or 200 for a retried creation."""
-    outcome = create_game(
-        store,
-        data.game,
-        ruleset=data.ruleset,
-        seats=data.table(),
-        players=data.players,
-        seed=data.seed,
-        idempotency_key=key,
-        created_at=datetime.now(UTC).isoformat(),
-    )
+    """Creates a game and starts the bots' play if due: 201, or 200 for a retried creation.
+
+    Each bound bot must be below its cap of running games (not checked for a retry).
+    """
+    table = _table(store, data)
+    bound = [(f"seats[{i}]", s.bound_bot) for i, s in enumerate(table or []) if s.bound_bot]
+    retry = key is not None and store.version(game_id_for(key)) > 0
+    admission = admit(access.slots, store, [] if retry else bound, access.max_games_per_bot)
+    try:
+        outcome = create_game(
+            store,
+            data.game,
+            ruleset=data.ruleset,
+            seats=table,
+            players=data.players,
+            seed=data.seed,
+            idempotency_key=key,
+            created_at=datetime.now(UTC).isoformat(),
+            clock=data.clock,
+        )
+    except BaseException:
+        admission.cancel()
+        raise
+    admission.confirm(outcome.game_id)
     _play_bots(store, dispatcher, outcome.game_id)
     return Response(
         Game.of(load(store, outcome.game_id)),
@@ -89,21 +135,30 @@ def _check_seat(loaded: LoadedGame, seat: int) -> None:
         raise InvalidRequest("seat", f"seat must be 0 to {count - 1}, not {seat}")
 
 
-def _seat_view(store: EventStore, game_id: str, seat: int) -> SeatView:
-    """Returns what `seat` may know of the game; raises UnknownGame or InvalidRequest."""
-    loaded = load(store, game_id)
+def _seat_view(store: EventStore, game_id: str, seat: int, caller: Caller) -> SeatView:
+    """Returns what `seat` may know of the game; raises UnknownGame, InvalidRequest,
+    Unauthorized or Forbidden.
+    """
+    loaded = _load(store, game_id)
     _check_seat(loaded, seat)
+    check_seat(caller, loaded.created.seats, seat)
     return SeatView.of(loaded, seat)
 
 
 def _events(
-    store: EventStore, game_id: str, after: int, limit: int | None, seat: int | None
+    store: EventStore,
+    game_id: str,
+    after: int,
+    limit: int | None,
+    seat: int | None,
+    caller: Caller,
 ) -> EventPage:
     """Returns the events after version `after`, as `seat` may see them while the game runs."""
     recorded = store.read(game_id, after, limit)
-    loaded = load(store, game_id)
+    loaded = _load(store, game_id)
     if seat is not None:
         _check_seat(loaded, seat)
+        check_seat(caller, loaded.created.seats, seat)
     items = [
         EventItem.of(item, as_seen_by(loaded, event, seat))
         for item, event in zip(recorded, loaded.spec.codec.decode_all(recorded), strict=True)
@@ -117,8 +172,12 @@ def _act(
     game_id: str,
     data: PostAction,
     key: str | None,
+    caller: Caller,
 ) -> ActionAccepted:
     """Applies an action and starts the bots' play if one of them is to move next."""
+    loaded = _load(store, game_id)
+    if data.seat < len(loaded.created.seats):
+        check_seat(caller, loaded.created.seats, data.seat, act=True)
     outcome = act(
         store,
         game_id,
@@ -144,20 +203,30 @@ class GamesController(Controller):
         response_headers=[
             ResponseHeader(name="Location", description="The game's URL", documentation_only=True)
         ],
+        description=(
+            "A hosting operation: needs the admin key (in open mode, nothing). A seat may name"
+            ' a registered external or webhook bot (`{"kind": "external", "bot":'
+            ' "alice", "version": "1"}`): only that bot\'s token plays it, and a bot'
+            " already in as many running games as the cap allows is refused (422, `field`"
+            " naming the seat)."
+        ),
+        guards=[host_only],
+        security=BEARER,
         responses={
             200: ResponseSpec(Game, description="A retried creation: the game first created"),
-            **responses(400, 422, 503),
+            **responses(400, 401, 403, 422, 503),
         },
     )
     def create(
         self,
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
+        access: NamedDependency[Access],
         data: JSONBody[CreateGame],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Game]:
         """Creates and deals a game; starts the platform's play when a bot moves first."""
-        return _create(store, dispatcher, data, idempotency_key)
+        return _create(store, dispatcher, access, data, idempotency_key)
 
     @get(
         "/{game_id:str}",
@@ -168,7 +237,7 @@ class GamesController(Controller):
     )
     def read(self, store: NamedDependency[EventStore], game_id: GameId) -> Game:
         """Returns the game's public state."""
-        return Game.of(load(store, game_id))
+        return Game.of(_load(store, game_id))
 
     @get(
         "/{game_id:str}/view",
@@ -177,17 +246,22 @@ class GamesController(Controller):
         description=(
             "What one seat may know of the game (its own cards, every public card, counts of"
             " the rest), its legal actions (empty unless the game waits for that seat) and the"
-            " version to post them at. Not yet authenticated: any client may read any seat;"
-            " the authentication that restricts a seat to its owner comes with issue 6."
+            " version to post them at. A seat bound to a bot is read with that bot's token"
+            " (or the admin key); any other seat with the admin key (in open mode, nothing)."
         ),
         sync_to_thread=True,
-        responses=responses(400, 404, 422, 503),
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
     )
     def seat_view(
-        self, store: NamedDependency[EventStore], game_id: GameId, seat: SeatNumber
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        game_id: GameId,
+        seat: SeatNumber,
     ) -> SeatView:
         """Returns the view and the legal actions of `seat`."""
-        return _seat_view(store, game_id, seat)
+        return _seat_view(store, game_id, seat, caller)
 
     @get(
         "/{game_id:str}/events",
@@ -196,14 +270,17 @@ class GamesController(Controller):
         description=(
             "While the game runs, private data is hidden as `seat` may see it (none: a"
             " spectator): cards nobody or only another seat may know read `??`. Once the game"
-            " is over, the whole log is public and `seat` changes nothing."
+            " is over, the whole log is public and `seat` changes nothing. Reading as a seat"
+            " needs the same credentials as reading its view; as a spectator, none."
         ),
         sync_to_thread=True,
-        responses=responses(400, 404, 422, 503),
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
     )
     def events(
         self,
         store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
         game_id: GameId,
         after: Annotated[
             int, QueryParameter(ge=0, description="Only events after this version")
@@ -214,26 +291,32 @@ class GamesController(Controller):
         seat: ViewerSeat = None,
     ) -> EventPage:
         """Returns the events after version `after` in version order, redacted for `seat`."""
-        return _events(store, game_id, after, limit, seat)
+        return _events(store, game_id, after, limit, seat, caller)
 
     @post(
         "/{game_id:str}/actions",
         operation_id="postAction",
         summary="Take an action",
+        description=(
+            "A seat bound to a bot is played with that bot's token only; any other seat with"
+            " the admin key (in open mode, nothing)."
+        ),
         status_code=200,
         sync_to_thread=True,
-        responses=responses(400, 404, 409, 422, 503),
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 422, 503),
     )
     def post_action(
         self,
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
+        caller: NamedDependency[Caller],
         game_id: GameId,
         data: JSONBody[PostAction],
         idempotency_key: IdempotencyKey = None,
     ) -> ActionAccepted:
         """Applies a seat's action at `expected_version`; a retry with the same key replays."""
-        return _act(store, dispatcher, game_id, data, idempotency_key)
+        return _act(store, dispatcher, game_id, data, idempotency_key, caller)
 
 
 @get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)

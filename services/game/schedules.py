@@ -17,6 +17,7 @@ from litestar import Controller, Request, Response, delete, get
 from litestar.di import NamedDependency
 from litestar.params import PathParameter
 
+from services.game.auth import BEARER, host_only
 from services.game.problems import problem, responses
 from services.game.schemas import Problem
 from shared.store.port import EventStore
@@ -98,17 +99,22 @@ def _unknown_schedule(_: Request[Any, Any, Any], error: UnknownSchedule) -> Resp
 
 
 class SchedulesController(Controller):
-    """Schedules of tournaments: list, read, cancel (create through POST /v1/tournaments)."""
+    """Schedules of tournaments: list, read, cancel (create through POST /v1/tournaments).
+
+    Hosting operations, every one: they need the admin key (in open mode, nothing).
+    """
 
     path = "/v1/schedules"
     tags = ("schedules",)
+    guards = [host_only]
+    security = BEARER
     exception_handlers = {UnknownSchedule: _unknown_schedule}
 
     @get(
         operation_id="listSchedules",
         summary="Every scheduled tournament with its next run",
         sync_to_thread=True,
-        responses=responses(503),
+        responses=responses(401, 403, 503),
     )
     def list_schedules(self, scheduler: NamedDependency[Scheduler]) -> SchedulePage:
         """Returns every schedule, oldest first."""
@@ -119,7 +125,7 @@ class SchedulesController(Controller):
         operation_id="getSchedule",
         summary="A schedule: its timing, next run and the tournaments of its runs so far",
         sync_to_thread=True,
-        responses=responses(400, 404, 503),
+        responses=responses(400, 401, 403, 404, 503),
     )
     def read(
         self,
@@ -136,7 +142,7 @@ class SchedulesController(Controller):
         summary="Cancel a schedule: no further run of it starts",
         description="Tournaments that its runs already started go on.",
         sync_to_thread=True,
-        responses=responses(400, 404, 503),
+        responses=responses(400, 401, 403, 404, 503),
     )
     def cancel(self, scheduler: NamedDependency[Scheduler], schedule_id: ScheduleId) -> None:
         """Removes the schedule; 204."""

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
 
-from shared.handlers import LoadedGame, Outcome
+from shared.clocks import clock_of, timed_waits
+from shared.handlers import InvalidRequest, LoadedGame, Outcome
 from shared.messages.codec import to_json
-from shared.messages.common import Result, Seat
+from shared.messages.common import Clock, Result, Seat
+from shared.registry import RegisteredBot, bound_seat
 from shared.store.port import RecordedEvent
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -17,15 +20,40 @@ PlayerCount = Annotated[int, msgspec.Meta(ge=0, le=64)]
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Who plays a seat: a built-in `bot` (default: the game's first) or an `external` client."""
+    """Who plays a seat: a built-in `bot` (default: the game's first) or an `external` client.
 
-    kind: Literal["bot", "external"] = "bot"
+    An `external` or `webhook` seat naming a registered bot (`bot`, `version`, default "1")
+    is bound to it: only that bot's token may play it. A webhook seat always names its bot.
+    """
+
+    kind: Literal["bot", "external", "webhook"] = "bot"
     bot: str | None = None
     name: str | None = None
+    version: str | None = None
 
-    def to_seat(self) -> Seat:
-        """Returns the seat as the domain records it."""
-        return Seat(kind=self.kind, bot=self.bot, name=self.name)
+    @property
+    def binds(self) -> bool:
+        """Returns whether this seat names a registered external or webhook bot."""
+        return self.kind == "webhook" or (self.kind == "external" and self.bot is not None)
+
+    def to_seat(
+        self, game: str = "", bots: Sequence[RegisteredBot] = (), field: str = "seat"
+    ) -> Seat:
+        """Returns the seat as the domain records it, bound to one of `bots` if it names one.
+
+        Raises InvalidRequest naming the field (under `field`) that cannot be seated.
+        """
+        if not self.binds:
+            if self.version is not None:
+                raise InvalidRequest(
+                    f"{field}.version", "only a seat of a registered external or webhook bot"
+                )
+            return Seat(kind=self.kind, bot=self.bot, name=self.name)
+        if self.bot is None:
+            raise InvalidRequest(f"{field}.bot", "a webhook seat names its registered bot")
+        if self.name is not None:
+            raise InvalidRequest(f"{field}.name", "a bot's seat goes by the bot's name")
+        return bound_seat(game, self.kind, self.bot, self.version or "1", bots, field)
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -36,10 +64,24 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seats: list[SeatSpec] | None = None
     players: PlayerCount | None = None
     seed: int | str | None = None
+    clock: Clock | None = None
+    """Times the client seats: `{"move_seconds", "bank_seconds", "strikes_to_forfeit"}`;
+    none: untimed (a game with a webhook seat still gets a clock)."""
 
-    def table(self) -> list[Seat] | None:
-        """Returns the requested seats as domain seats, None when none were given."""
-        return None if self.seats is None else [seat.to_seat() for seat in self.seats]
+    def table(self, bots: Sequence[RegisteredBot] = ()) -> list[Seat] | None:
+        """Returns the requested seats as domain seats (bound to `bots` where they name one),
+        None when none were given. Raises InvalidRequest naming the seat's field.
+        """
+        if self.seats is None:
+            return None
+        return [
+            seat.to_seat(self.game, bots, f"seats[{index}]")
+            for index, seat in enumerate(self.seats)
+        ]
+
+    def binds(self) -> bool:
+        """Returns whether any requested seat names a registered external or webhook bot."""
+        return any(seat.binds for seat in self.seats or ())
 
 
 class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -68,6 +110,8 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     result: Result | None
     created_at: str
     view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The game's clock; absent for an untimed game."""
 
     @classmethod
     def of(cls, loaded: LoadedGame) -> Game:
@@ -86,6 +130,7 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
             result=result,
             created_at=loaded.created.created_at,
             view=view,
+            clock=clock_of(loaded.created) or msgspec.UNSET,
         )
 
 
@@ -99,11 +144,15 @@ class SeatView(msgspec.Struct, frozen=True):
     to_move: list[int]
     view: dict[str, Any]
     legal_actions: list[dict[str, Any]]
+    deadline: int | msgspec.UnsetType = msgspec.UNSET
+    """In a timed game waiting for this seat: when its time (the move deadline and what is
+    left of its bank) runs out, in ms since the epoch."""
 
     @classmethod
     def of(cls, loaded: LoadedGame, seat: int) -> SeatView:
         """Returns the view of `seat` (a seat of the game) in a loaded game."""
-        spec, state = loaded.spec, loaded.state
+        spec, state, clock = loaded.spec, loaded.state, loaded.clock
+        timed = clock is not None and seat in timed_waits(spec, state, clock)
         return cls(
             game_id=loaded.game_id,
             seat=seat,
@@ -112,6 +161,7 @@ class SeatView(msgspec.Struct, frozen=True):
             to_move=spec.to_move(state),
             view=msgspec.to_builtins(spec.view(state, seat)),
             legal_actions=msgspec.to_builtins(spec.legal_actions(state, seat)),
+            deadline=clock.deadline_ms(seat) if clock is not None and timed else msgspec.UNSET,
         )
 
 

@@ -13,6 +13,7 @@ from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
+from services.game.auth import BEARER, host_only
 from services.game.problems import responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
 from shared.games.base import game_names
@@ -160,12 +161,16 @@ class TournamentsController(Controller):
             "the embedded default, where the tournament has finished when this returns). "
             "A definition with a `schedule` (`at` a time, or a five-field `cron` expression "
             "with an optional `timezone`) is not started now: it is stored with the scheduler "
-            "and answered 202 with the schedule (Location: /v1/schedules/{id})."
+            "and answered 202 with the schedule (Location: /v1/schedules/{id}). A hosting "
+            "operation: needs the admin key (in open mode, nothing). An entrant may be an "
+            "external or webhook bot: its seats are bound to it."
         ),
         sync_to_thread=True,
         status_code=201,
+        guards=[host_only],
+        security=BEARER,
         responses={
-            **responses(400, 422, 503),
+            **responses(400, 401, 403, 422, 503),
             202: ResponseSpec(
                 data_container=ScheduleDetail,
                 description="Scheduled: each run creates a tournament",
@@ -245,11 +250,14 @@ class TournamentsController(Controller):
         summary="Cancel a running tournament",
         description=(
             "No new game starts; games already running finish but count for nothing. "
-            "Cancelling again returns the cancelled tournament; a finished one is 409."
+            "Cancelling again returns the cancelled tournament; a finished one is 409. "
+            "A hosting operation: needs the admin key (in open mode, nothing)."
         ),
         sync_to_thread=True,
         status_code=200,
-        responses=responses(400, 404, 409, 503),
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 503),
     )
     def cancel(
         self,

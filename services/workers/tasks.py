@@ -10,7 +10,9 @@ import msgspec
 
 from services.wiring import build_store
 from services.workers.celery_app import app
-from shared.handlers import BotTurnDispatcher, play_bot_turns
+from services.workers.webhooks import play_webhook_turn
+from shared.deadlines import enforce_deadline, now_ms, watch_of
+from shared.handlers import BotTurnDispatcher, load, play_bot_turns
 from shared.settings import load_settings
 from shared.store.port import EventStore, StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
@@ -33,14 +35,81 @@ def worker_store() -> EventStore:
     max_retries=None,
 )
 def bot_turns(game_id: str) -> int:
-    """Plays every consecutive built-in bot move of `game_id`, then lets its tournament go on.
+    """Plays every consecutive built-in bot move of `game_id`, then lets its tournament go on
+    and watches the wait that follows (a deadline task, webhook tasks).
 
     Returns how many moves it appended.
     """
     store = worker_store()
     moves = play_bot_turns(store, game_id)
     after_game(store, game_id, _dispatch)
+    _watch(store, game_id)
     return moves
+
+
+@app.task(
+    name="cardarena.turn_deadline",
+    acks_late=True,
+    autoretry_for=(StoreUnavailable,),
+    retry_backoff=True,
+    retry_backoff_max=30,
+    max_retries=None,
+)
+def turn_deadline(game_id: str, turn_version: int) -> str:
+    """Times out the waits of `game_id` begun at `turn_version` whose deadline is past (the
+    default action and a strike, once), then plays on; nothing once the game moved on.
+
+    Returns `timed_out`, `moved_on` or `early` (sent again for the deadline).
+    """
+    check = enforce_deadline(worker_store(), game_id, turn_version, now_ms())
+    if check.retry_at_ms is not None:
+        turn_deadline.apply_async(
+            (game_id, turn_version), countdown=_countdown(check.retry_at_ms), queue=_queue()
+        )
+    elif check.status == "timed_out":
+        _dispatch(game_id)
+    return check.status
+
+
+@app.task(
+    name="cardarena.webhook_turn",
+    acks_late=True,
+    autoretry_for=(StoreUnavailable,),
+    retry_backoff=True,
+    retry_backoff_max=30,
+    max_retries=None,
+)
+def webhook_turn(game_id: str, turn_version: int, seat: int) -> str:
+    """Calls `seat`'s webhook for its turn begun at `turn_version` until its answer is played
+    or the deadline passes (see `services.workers.webhooks`), then plays on.
+    """
+    status = play_webhook_turn(worker_store(), game_id, turn_version, seat)
+    if status == "played":
+        _dispatch(game_id)
+    return status
+
+
+def _queue() -> str:
+    """Returns the queue this worker serves."""
+    return load_settings().queue
+
+
+def _countdown(deadline_ms: int) -> float:
+    """Returns the seconds until a little after `deadline_ms`."""
+    return max(0.0, (deadline_ms - now_ms()) / 1000) + 0.05
+
+
+def _watch(store: EventStore, game_id: str) -> None:
+    """Sends a deadline task for the game's timed wait and a task per webhook seat to call."""
+    watch = watch_of(load(store, game_id))
+    if watch is None:
+        return
+    if watch.deadline_ms is not None:
+        turn_deadline.apply_async(
+            (game_id, watch.turn_version), countdown=_countdown(watch.deadline_ms), queue=_queue()
+        )
+    for seat in watch.webhook_seats:
+        webhook_turn.apply_async((game_id, watch.turn_version, seat), queue=_queue())
 
 
 @app.task(

@@ -36,7 +36,14 @@ import msgspec
 from shared.bots.generic import RandomBot
 from shared.games.base import Decision, GameSpec, IllegalAction, InvalidRuleset, register
 from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
-from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+from shared.messages.common import (
+    CLOCK_EVENTS,
+    Action,
+    Event,
+    GameCreated,
+    GameFinished,
+    Result,
+)
 
 RANKS = "A23456789TJQK"
 VALUE = {rank: index + 1 for index, rank in enumerate(RANKS)}
@@ -346,6 +353,14 @@ def legal_actions(state: AutobusState, seat: int) -> list[Action]:
     return [*_plays(state, seat), *_turn_enders(state, seat)]
 
 
+def default_action(state: AutobusState, seat: int) -> Action:
+    """Returns what the platform plays for `seat` when it runs out of time: the first legal
+    way to end the turn (a discard, else under the bus, else EndTurn with an empty hand)."""
+    if state.result is not None or seat != state.turn:
+        raise IllegalAction("not_your_turn", f"seat {seat} has nothing to do")
+    return _turn_enders(state, seat)[0]
+
+
 # Evolve --------------------------------------------------------------------------------
 
 
@@ -479,6 +494,7 @@ _APPLY: dict[type[Event], Callable[[AutobusState, Event], AutobusState]] = {
     TurnEnded: _unchanged,
     TurnPassed: _turn_passed,  # type: ignore[dict-item]
     GameFinished: _finished,  # type: ignore[dict-item]
+    **dict.fromkeys(CLOCK_EVENTS, _unchanged),
 }
 
 
@@ -746,5 +762,6 @@ SPEC: GameSpec[AutobusState, AutobusRuleset] = register(
         validate=validate,
         redact=redact,
         bots={"random": RandomBot()},
+        default_action=default_action,
     )
 )

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, Union
 
 import msgspec
 
 from shared.messages.codec import EventCodec
-from shared.messages.common import Action, Event, GameCreated, Result
+from shared.messages.common import CLOCK_EVENTS, Action, ClockEvent, Event, GameCreated, Result
 
 S = TypeVar("S")
 R = TypeVar("R", bound=msgspec.Struct)
@@ -79,10 +79,18 @@ class GameSpec(Generic[S, R]):
     redact: Callable[[Event, int | None], Event] = lambda event, _seat: event
     """Returns an event as a seat (None: a spectator) may see it while the game runs."""
     bots: Mapping[str, Bot[Any]] = field(default_factory=dict)
+    default_action: Callable[[S, int], Action] | None = None
+    """Returns what the platform plays for a seat that ran out of time (or forfeited), one of
+    its legal actions; None: its first legal action."""
     codec: EventCodec[Event] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "codec", EventCodec(self.event_type))
+        # The clock's events (shared.messages.common.CLOCK_EVENTS) belong to every game's
+        # log: the union takes them in, every game's evolve leaves its state as it is on
+        # them, and `shared.clocks` folds them.
+        union: Any = Union[(self.event_type, *CLOCK_EVENTS)]
+        object.__setattr__(self, "event_type", union)
+        object.__setattr__(self, "codec", EventCodec(union))
 
     def ruleset(self, given: str | Mapping[str, Any] | None) -> R:
         """Returns the ruleset named by a preset, or built from fields (raising InvalidRuleset)."""
@@ -102,10 +110,10 @@ class GameSpec(Generic[S, R]):
             raise InvalidRuleset("ruleset", str(error)) from None
 
     def fold(self, events: Sequence[Event]) -> S:
-        """Returns the state after folding `events` (the GameCreated event is skipped)."""
+        """Returns the state after folding `events` (GameCreated and clock events are skipped)."""
         state: S | None = None
         for event in events:
-            if isinstance(event, GameCreated):
+            if isinstance(event, GameCreated | ClockEvent):
                 continue
             state = self.evolve(state, event)
         if state is None:

@@ -28,7 +28,14 @@ import msgspec
 from shared.bots.generic import FirstLegalBot, RandomBot
 from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
 from shared.games.cards import HIDDEN, Card, deal_round_robin, shuffled, standard_deck
-from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+from shared.messages.common import (
+    Action,
+    ClockEvent,
+    Event,
+    GameCreated,
+    GameFinished,
+    Result,
+)
 
 PAY = {"J": 1, "Q": 2, "K": 3, "A": 4}
 """How many cards each pay card obliges the next player to turn."""
@@ -156,6 +163,8 @@ def evolve(state: BeggarState | None, event: Event) -> BeggarState:
     if isinstance(event, GameFinished):
         assert state is not None
         return msgspec.structs.replace(state, result=event.result)
+    if isinstance(event, ClockEvent) and state is not None:
+        return state
     raise TypeError(f"Beggar-my-neighbour has no event {type(event).__name__}")
 
 
@@ -345,6 +354,13 @@ def legal_actions(state: BeggarState, seat: int) -> list[Action]:
     return []
 
 
+def default_action(state: BeggarState, seat: int) -> Action:
+    """Returns the leader's only action, `PlayTrick` (the game has no decisions)."""
+    if not legal_actions(state, seat):
+        raise IllegalAction("not_your_turn", f"seat {state.leader} leads the next trick")
+    return PlayTrick()
+
+
 def to_move(state: BeggarState) -> list[int]:
     """Returns the leader of the next trick, or nothing once the game is over."""
     return [] if state.result is not None else [state.leader]
@@ -382,5 +398,6 @@ SPEC: GameSpec[BeggarState, BeggarRuleset] = register(
         validate=validate,
         redact=redact,
         bots={"turner": FirstLegalBot(), "random": RandomBot()},
+        default_action=default_action,
     )
 )

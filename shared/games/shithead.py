@@ -45,7 +45,14 @@ from shared.games.shithead_rules import (
     rank_of,
     validate,
 )
-from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+from shared.messages.common import (
+    CLOCK_EVENTS,
+    Action,
+    Event,
+    GameCreated,
+    GameFinished,
+    Result,
+)
 
 Phase = Literal["swap", "play", "finished"]
 Zone = Literal["hand", "face_up", "face_down"]
@@ -430,6 +437,22 @@ def legal_actions(state: ShitheadState, seat: int) -> list[Action]:
     return actions
 
 
+def default_action(state: ShitheadState, seat: int) -> Action:
+    """Returns what the platform plays for `seat` when it runs out of time (one of its legal
+    actions): Ready while swapping; the opening card when it must open; a face-down card turn
+    when it plays blind; else a pickup where one is allowed; else its first legal action (a
+    play on an empty pile, or a deck card turn when that is all it may do).
+    """
+    legal = legal_actions(state, seat)
+    if not legal:
+        raise IllegalAction("not_your_turn", f"seat {seat} has nothing to do")
+    for wanted in (Ready, PlayFaceDown, PickUp):
+        for action in legal:
+            if isinstance(action, wanted):
+                return action
+    return legal[0]
+
+
 # Evolve --------------------------------------------------------------------------------
 
 
@@ -546,6 +569,11 @@ def _finished(state: ShitheadState, e: GameFinished) -> ShitheadState:
     return msgspec.structs.replace(state, phase="finished", result=e.result)
 
 
+def _unchanged(state: ShitheadState, e: Event) -> ShitheadState:
+    """Leaves the state as it is: clock events are folded by `shared.clocks`."""
+    return state
+
+
 _APPLY: dict[type[Event], Callable[[ShitheadState, Event], ShitheadState]] = {
     CardsSwapped: _swapped,  # type: ignore[dict-item]
     PlayerReady: _ready,  # type: ignore[dict-item]
@@ -560,6 +588,7 @@ _APPLY: dict[type[Event], Callable[[ShitheadState, Event], ShitheadState]] = {
     PlayerOut: _player_out,  # type: ignore[dict-item]
     TurnPassed: _turn_passed,  # type: ignore[dict-item]
     GameFinished: _finished,  # type: ignore[dict-item]
+    **dict.fromkeys(CLOCK_EVENTS, _unchanged),
 }
 
 
@@ -920,5 +949,6 @@ SPEC: GameSpec[ShitheadState, ShitheadRuleset] = register(
         validate=validate,
         redact=redact,
         bots={"random": RandomBot()},
+        default_action=default_action,
     )
 )

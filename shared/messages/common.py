@@ -5,7 +5,7 @@ Stored events are a contract: new fields get defaults, nothing is renamed or ret
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -23,17 +23,29 @@ class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     A tournament seat names its entrant (`name`) and the entrant's `version` label; ratings
     are kept per `name@version`. Ad-hoc seats leave `version` empty and are not rated.
+    An `external` or `webhook` seat with a `version` is bound to the registered bot
+    `name@version` (only its token may play it, see `bound_bot`); a `webhook` seat is
+    always bound, its moves come from the bot's URL.
     """
 
-    kind: Literal["bot", "external"] = "bot"
+    kind: Literal["bot", "external", "webhook"] = "bot"
     bot: str | None = None
     name: str | None = None
     version: str = ""
 
     @property
+    def bound_bot(self) -> str | None:
+        """Returns `name@version` of the registered bot this seat is bound to, None if none."""
+        if self.kind == "bot" or not self.name or not self.version:
+            return None
+        return f"{self.name}@{self.version}"
+
+    @property
     def rating_key(self) -> str | None:
         """Returns the key this seat is rated under (`name@version`), None when unrated."""
-        if self.kind != "bot" or not self.version:
+        if self.kind != "bot":
+            return self.bound_bot
+        if not self.version:
             return None
         return f"{self.name or self.bot}@{self.version}"
 
@@ -46,6 +58,22 @@ class Result(msgspec.Struct, frozen=True):
     reason: str = ""
     scores: list[int] | None = None
     detail: dict[str, int] = {}
+
+
+class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A game's clock: a deadline per move, a time bank per seat, and strikes to forfeit.
+
+    A seat that lets its move deadline and then its bank run out gets the game's default
+    action and a strike; at `strikes_to_forfeit` strikes it forfeits (see `shared.clocks`).
+    """
+
+    move_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)]
+    """Seconds a seat has for each move before its bank starts to drain."""
+    bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=864_000)] = 0
+    """Seconds of a seat's time bank for the whole game: it drains by the time used beyond
+    each move deadline."""
+    strikes_to_forfeit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    """Timeouts after which a seat forfeits."""
 
 
 class GameCreated(Event, frozen=True):
@@ -61,9 +89,59 @@ class GameCreated(Event, frozen=True):
     """The tournament this game belongs to, if any."""
     tournament_key: str = ""
     """The game's key in its tournament's schedule."""
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The game's clock; unset (and then not even encoded) for an untimed game."""
 
 
 class GameFinished(Event, frozen=True):
     """The game is over; `result` holds the places and the reason."""
 
     result: Result
+
+
+class ClockEvent(Event, frozen=True):
+    """Base of the events the platform's clock appends to any game's log.
+
+    Every game's codec decodes them and its evolve leaves its state unchanged on them;
+    `shared.clocks` folds them into the game's clock: strikes, forfeits, time banks.
+    """
+
+
+class TurnTimedOut(ClockEvent, frozen=True):
+    """`seat` let its move deadline and its time bank run out; `strikes` counts its timeouts."""
+
+    seat: int
+    strikes: int
+
+
+class SeatForfeited(ClockEvent, frozen=True):
+    """`seat` reached the strikes to forfeit: it plays only default actions and places last."""
+
+    seat: int
+
+
+class DefaultActionPlayed(ClockEvent, frozen=True):
+    """The platform played the game's default action for `seat`; the game's events follow.
+
+    `reason` is `timeout` (the seat ran out of time) or `forfeited` (it forfeited before).
+    """
+
+    seat: int
+    action: dict[str, Any]
+    reason: Literal["timeout", "forfeited"]
+
+
+class WebhookFailed(ClockEvent, frozen=True):
+    """A call to `seat`'s webhook brought no legal action; the clock keeps running.
+
+    `reason`: `timeout`, `connection_error`, `http_status`, `invalid_answer`,
+    `illegal_action` or `no_webhook`; `detail` says more (a status, a rule, an error).
+    """
+
+    seat: int
+    reason: str
+    detail: str = ""
+
+
+CLOCK_EVENTS = (TurnTimedOut, SeatForfeited, DefaultActionPlayed, WebhookFailed)
+"""Every clock event type, decoded by every game's codec."""

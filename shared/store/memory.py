@@ -25,6 +25,8 @@ class InMemoryEventStore(EventStore):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._appended = threading.Condition(self._lock)
+        """Notified after every append, for `wait` and `wait_feed`."""
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._feed: list[RecordedEvent] = []
         self._keys: dict[tuple[str, str], tuple[AppendResult, str]] = {}
@@ -66,6 +68,7 @@ class InMemoryEventStore(EventStore):
             result = AppendResult(expected_version + 1, expected_version + len(events))
             if idempotency_key is not None:
                 self._keys[(game_id, idempotency_key)] = (result, fingerprint)
+            self._appended.notify_all()
             return result
 
     def recall(
@@ -96,6 +99,25 @@ class InMemoryEventStore(EventStore):
         return [
             FeedEntry(position=f"{start + i + 1}-0", event=event) for i, event in enumerate(chunk)
         ]
+
+    def wait(
+        self, game_id: str, after: int, timeout_ms: int, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        with self._appended:
+            self._appended.wait_for(
+                lambda: len(self._streams.get(game_id, ())) > after, max(timeout_ms, 0) / 1000
+            )
+        return self.read(game_id, after, limit)
+
+    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
+        start = int(after.split("-", maxsplit=1)[0])
+        with self._appended:
+            self._appended.wait_for(lambda: len(self._feed) > start, max(timeout_ms, 0) / 1000)
+        return self.read_feed(after, count)
+
+    def feed_position(self) -> str:
+        with self._lock:
+            return f"{len(self._feed)}-0" if self._feed else "0"
 
 
 @dataclass

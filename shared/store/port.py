@@ -8,12 +8,19 @@ a repeated key returns the first append's result and writes nothing.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import msgspec
 
 SCHEMA_VERSION = 1
 """The envelope schema version written with every event; readers refuse any other."""
+
+_POLL_S = 0.02
+"""How often the port's default waits look again (adapters override them with real waits)."""
+
+T = TypeVar("T")
 
 
 class NewEvent(msgspec.Struct, frozen=True):
@@ -118,6 +125,35 @@ class EventStore(abc.ABC):
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
         """Returns up to `count` feed entries after position `after`, oldest first."""
 
+    def wait(
+        self, game_id: str, after: int, timeout_ms: int, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """Returns the events of `game_id` after version `after` (up to `limit`) as soon as
+        there is one, waiting up to `timeout_ms` for one (0: not at all); empty if none came.
+
+        This default polls `read`; adapters wait on the store itself.
+        """
+        return _polled(lambda: self.read(game_id, after, limit), timeout_ms)
+
+    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
+        """Returns up to `count` feed entries after position `after` as soon as there is one,
+        waiting up to `timeout_ms` for one (0: not at all); empty if none came.
+
+        This default polls `read_feed`; adapters wait on the store itself.
+        """
+        return _polled(lambda: self.read_feed(after, count), timeout_ms)
+
+    def feed_position(self) -> str:
+        """Returns the position of the feed's last entry ("0" for an empty feed): reading or
+        waiting after it returns only entries appended later.
+
+        This default pages through the whole feed; adapters ask the store.
+        """
+        position = "0"
+        while page := self.read_feed(position, 1000):
+            position = page[-1].position
+        return position
+
     def append_batches(
         self,
         game_id: str,
@@ -135,6 +171,17 @@ class EventStore(abc.ABC):
             except StoreError as error:
                 results.append(error)
         return results
+
+
+def _polled(read: Callable[[], list[T]], timeout_ms: int) -> list[T]:
+    """Returns the first non-empty result of `read`, calling it until `timeout_ms` passed."""
+    deadline = time.monotonic() + max(timeout_ms, 0) / 1000
+    while True:
+        found = read()
+        remaining = deadline - time.monotonic()
+        if found or remaining <= 0:
+            return found
+        time.sleep(min(_POLL_S, remaining))
 
 
 class FeedConsumer(abc.ABC):

@@ -297,13 +297,41 @@ class RedisEventStore(EventStore):
             entries = self._range(self._feed, start, count)
         return [_feed_entry(position, fields) for position, fields in entries]
 
+    def wait(
+        self, game_id: str, after: int, timeout_ms: int, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """Returns the events after `after` as soon as there is one (XREAD BLOCK on the game's
+        stream); `timeout_ms` must stay below the client's socket timeout."""
+        if timeout_ms <= 0 or (limit is not None and limit <= 0):
+            return self.read(game_id, after, limit)
+        with _reachable():
+            reply = self._client.xread(
+                {self._stream(game_id): f"0-{after}"}, count=limit, block=timeout_ms
+            )
+        return [_recorded(game_id, fields) for _, fields in _group_entries(reply)]
+
+    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
+        """Returns feed entries after `after` as soon as there is one (XREAD BLOCK on the
+        feed); `timeout_ms` must stay below the client's socket timeout."""
+        if timeout_ms <= 0 or count <= 0:
+            return self.read_feed(after, count)
+        start = "0-0" if after == "0" else after
+        with _reachable():
+            reply = self._client.xread({self._feed: start}, count=count, block=timeout_ms)
+        return [_feed_entry(position, fields) for position, fields in _group_entries(reply)]
+
+    def feed_position(self) -> str:
+        with _reachable():
+            last = cast("list[tuple[bytes, Fields]]", self._client.xrevrange(self._feed, count=1))
+        return last[0][0].decode() if last else "0"
+
     def _range(self, key: str, start: str, count: int | None) -> list[tuple[bytes, Fields]]:
         """Returns up to `count` entries of the stream `key` from `start` on."""
         return cast("list[tuple[bytes, Fields]]", self._client.xrange(key, start, "+", count) or [])
 
 
 def _group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
-    """Returns the entries of a one-stream XREADGROUP reply, in RESP2 or RESP3 shape."""
+    """Returns the entries of a one-stream XREADGROUP (or XREAD) reply, in RESP2 or RESP3 shape."""
     if not reply:
         return []
     if isinstance(reply, dict):

@@ -15,8 +15,8 @@ import msgspec
 
 from shared.games.base import GameNotFound, InvalidRuleset, get_game
 from shared.handlers import InvalidRequest
-from shared.messages.common import Event
-from shared.registry import RegisteredBot, strategy_for
+from shared.messages.common import Clock, Event
+from shared.registry import BotKind, RegisteredBot, resolve_bot
 from shared.tournaments import formats
 from shared.tournaments.formats import PlannedGame, Table
 from shared.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
@@ -28,14 +28,16 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A bot entered in a tournament: a registered bot's name and version, or a built-in
     strategy's name under a version label. Ratings follow `bot@version`.
 
-    `strategy` is filled in when the tournament is created (the registered bot's strategy,
-    or `bot` itself), so later registrations never change a recorded tournament.
+    `strategy` and `kind` are filled in when the tournament is created (the registered
+    bot's, or `bot` itself as a built-in strategy), so later registrations never change a
+    recorded tournament. The seats of an `external` or `webhook` entrant are bound to it.
     """
 
     bot: str
     version: str = "1"
     name: str = ""
     strategy: str = ""
+    kind: BotKind | None = None
 
     @property
     def label(self) -> str:
@@ -58,6 +60,8 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     seed: str = "0"
     schedule: Schedule | None = None
     """When to run it: once `at` a time or on a `cron` expression; None runs it now."""
+    clock: Clock | None = None
+    """The clock of every game (it times only external and webhook seats); None: untimed."""
 
 
 class InvalidTournament(InvalidRequest):
@@ -179,17 +183,23 @@ def resolve_entrants(
 ) -> TournamentDefinition:
     """Returns `definition` with each entrant's strategy filled in; raises InvalidTournament."""
     entrants = []
+    spec = get_game(definition.game)
     for index, entrant in enumerate(definition.entrants):
         field = f"entrants[{index}]"
+        key = f"{entrant.bot}@{entrant.version}"
         try:
-            strategy = strategy_for(definition.game, entrant.bot, entrant.version, bots, field)
+            kind, strategy = resolve_bot(definition.game, entrant.bot, entrant.version, bots, field)
         except InvalidRequest as error:
             raise InvalidTournament(f"{field}.bot", error.message) from None
         if entrant.strategy and entrant.strategy != strategy:
+            raise InvalidTournament(f"{field}.strategy", f"{key} plays {strategy or kind}")
+        if entrant.kind is not None and entrant.kind != kind:
+            raise InvalidTournament(f"{field}.kind", f"{key} is a {kind} bot")
+        if kind != "builtin" and not spec.has_decisions:
             raise InvalidTournament(
-                f"{field}.strategy", f"{entrant.bot}@{entrant.version} plays {strategy}"
+                f"{field}.bot", f"{spec.title} has no decisions; only built-in bots play it"
             )
-        entrants.append(msgspec.structs.replace(entrant, strategy=strategy))
+        entrants.append(msgspec.structs.replace(entrant, strategy=strategy, kind=kind))
     return msgspec.structs.replace(definition, entrants=entrants)
 
 

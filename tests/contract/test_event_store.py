@@ -537,3 +537,106 @@ def test_a_dead_consumers_backlog_is_claimed_across_successive_reads(
         survivor.ack(positions(taken))
 
     assert claimed == positions(store.read_feed())
+
+
+def _append_later(store: EventStore, game_id: str, expected: int, label: str) -> threading.Thread:
+    """Starts a thread appending `label` to `game_id` once the caller had time to wait."""
+
+    def append() -> None:
+        time.sleep(0.2)
+        store.append(game_id, KIND, expected, events(label))
+
+    thread = threading.Thread(target=append)
+    thread.start()
+    return thread
+
+
+def test_wait_returns_the_events_already_after_the_version_at_once(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a", "b", "c"))
+
+    assert [e.version for e in store.wait(GAME, 1, 10_000)] == [2, 3]
+    assert [e.version for e in store.wait(GAME, 0, 10_000, limit=2)] == [1, 2]
+
+
+def test_wait_returns_an_event_appended_while_it_waits(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a"))
+    appender = _append_later(store, GAME, 1, "late")
+
+    waited = store.wait(GAME, 1, 8000)
+
+    appender.join()
+    assert [(e.version, e.data) for e in waited] == [(2, b"late")]
+
+
+def test_wait_ignores_other_games_and_returns_nothing_after_the_timeout(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a"))
+    appender = _append_later(store, OTHER_GAME, 0, "elsewhere")
+
+    assert store.wait(GAME, 1, 600) == []
+    appender.join()
+    assert store.wait(GAME, 1, 0) == []
+    assert [e.data for e in store.wait(OTHER_GAME, 0, 0)] == [b"elsewhere"]
+
+
+def test_feed_position_is_where_later_entries_start(store: EventStore) -> None:
+    assert store.read_feed(store.feed_position()) == []
+    store.append(GAME, KIND, 0, events("a", "b"))
+    position = store.feed_position()
+    assert position == store.read_feed(count=10)[-1].position
+    assert store.read_feed(position) == []
+
+    store.append(OTHER_GAME, KIND, 0, events("c"))
+
+    assert [e.event.data for e in store.read_feed(position)] == [b"c"]
+
+
+def test_wait_feed_returns_entries_already_after_the_position_at_once(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a", "b", "c"))
+    first = store.read_feed(count=1)[0].position
+
+    assert [e.event.data for e in store.wait_feed("0", 10_000, count=2)] == [b"a", b"b"]
+    assert [e.event.data for e in store.wait_feed(first, 10_000)] == [b"b", b"c"]
+
+
+def test_wait_feed_returns_an_entry_appended_while_it_waits(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a"))
+    position = store.feed_position()
+    appender = _append_later(store, OTHER_GAME, 0, "late")
+
+    waited = store.wait_feed(position, 8000)
+
+    appender.join()
+    assert [(e.event.game_id, e.event.data) for e in waited] == [(OTHER_GAME, b"late")]
+    assert waited[0].position == store.feed_position()
+
+
+def test_wait_feed_of_a_quiet_feed_returns_nothing_after_the_timeout(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a"))
+
+    assert store.wait_feed(store.feed_position(), 300) == []
+    assert store.wait_feed(store.feed_position(), 0) == []
+
+
+def test_the_ports_polling_waits_serve_a_store_without_its_own(store: EventStore) -> None:
+    class Plain(EventStore):
+        """Delegates everything but the waits, so that the port's defaults run."""
+
+        append = store.append
+        recall = store.recall
+        read = store.read
+        version = store.version
+        read_feed = store.read_feed
+
+    plain = Plain()
+    store.append(GAME, KIND, 0, events("a"))
+    appender = _append_later(store, GAME, 1, "late")
+
+    assert [e.data for e in plain.wait(GAME, 1, 8000)] == [b"late"]
+    appender.join()
+    assert [e.event.data for e in plain.wait_feed("0", 0)] == [b"a", b"late"]
+    assert plain.feed_position() == store.feed_position()
+    assert plain.wait_feed(plain.feed_position(), 100) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -23,11 +24,38 @@ class Stack:
         self.store = store
 
 
+ADMIN_KEY = "e2e-admin-key-0123456789"
+"""The admin key of the `secured_stack`."""
+
+
 @pytest.fixture
 def stack(
     redis_url: str, redis_client: redis.Redis, namespace: str, database_url: str
 ) -> Iterator[Stack]:
     """Starts the game service, a worker and the projection service; stops them afterwards."""
+    with running_stack(redis_url, redis_client, namespace, database_url) as started:
+        yield started
+
+
+@pytest.fixture
+def secured_stack(
+    redis_url: str, redis_client: redis.Redis, namespace: str, database_url: str
+) -> Iterator[Stack]:
+    """The same stack with an admin key (`ADMIN_KEY`): hosting needs it, seats need tokens."""
+    extra = {"CARDARENA_ADMIN_KEY": ADMIN_KEY, "CARDARENA_RATE_LIMIT": "0"}
+    with running_stack(redis_url, redis_client, namespace, database_url, extra) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def running_stack(
+    redis_url: str,
+    redis_client: redis.Redis,
+    namespace: str,
+    database_url: str,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[Stack]:
+    """Runs the game service, a worker and the projection service while the block runs."""
     port = free_port()
     env = {
         **os.environ,
@@ -38,6 +66,7 @@ def stack(
         "CARDARENA_NAMESPACE": namespace,
         "CARDARENA_QUEUE": f"{namespace}bots",
         "CARDARENA_PORT": str(port),
+        **(extra_env or {}),
     }
     cli = [sys.executable, "-m", "services.cli"]
     commands = [

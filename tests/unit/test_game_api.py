@@ -730,6 +730,12 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "registerBot",
         "listBots",
         "getBot",
+        "getCallingBot",
+        "rotateBotToken",
+        "revokeBotToken",
+        "streamGame",
+        "streamBotEvents",
+        "waitBotTurns",
         "health",
     }
     assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}

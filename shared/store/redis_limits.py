@@ -1,0 +1,110 @@
+"""Redis adapters of the rate limiter and the game slots, shared by every server process.
+
+Keys under the namespace `ns`: `{ns}ratelimit:<key>` (a counter expiring with its window)
+and `{ns}botgames:<name@version>` (a sorted set: game ids scored +inf, reservations scored
+by when they expire, in Redis's milliseconds). Each check is one Lua script, atomic in Redis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import redis
+
+from shared.game_slots import GameSlots
+from shared.ratelimit import RateLimiter
+from shared.store.port import StoreUnavailable
+
+_COUNT = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {count, left}
+"""
+"""KEYS: the counter. ARGV: the window in ms. Returns the count and the ms left of the window."""
+
+_RESERVE = """
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[3]), ARGV[2])
+return 1
+"""
+"""KEYS: the bot's slots. ARGV: cap, reservation, ttl in ms. Returns 1 if it reserved."""
+
+
+@contextlib.contextmanager
+def _reachable() -> Iterator[None]:
+    """Turns redis connection failures and timeouts into `StoreUnavailable`."""
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        raise StoreUnavailable(f"redis: {error}") from error
+
+
+class RedisRateLimiter(RateLimiter):
+    """A fixed-window RateLimiter counting in Redis: INCR, and PEXPIRE on a window's first."""
+
+    def __init__(
+        self, client: redis.Redis, limit: int, window_s: int, namespace: str = "cardarena:"
+    ) -> None:
+        super().__init__(limit, window_s)
+        self._namespace = namespace
+        self._script = client.register_script(_COUNT)
+
+    def _count(self, key: str) -> tuple[int, int]:
+        with _reachable():
+            reply: Any = self._script(
+                keys=[f"{self._namespace}ratelimit:{key}"], args=[self.window_s * 1000]
+            )
+        return int(reply[0]), int(reply[1])
+
+
+class RedisGameSlots(GameSlots):
+    """GameSlots in Redis sorted sets; a reservation's expiry uses Redis's clock."""
+
+    def __init__(self, client: redis.Redis, namespace: str = "cardarena:") -> None:
+        self._client = client
+        self._namespace = namespace
+        self._reserve = client.register_script(_RESERVE)
+
+    def _key(self, bot: str) -> str:
+        """Returns the key of the bot's slots."""
+        return f"{self._namespace}botgames:{bot}"
+
+    def reserve(self, bot: str, reservation: str, cap: int, ttl_ms: int) -> bool:
+        with _reachable():
+            reply: Any = self._reserve(keys=[self._key(bot)], args=[cap, reservation, ttl_ms])
+        return int(reply) == 1
+
+    def confirm(self, bot: str, reservation: str, game_id: str) -> None:
+        with _reachable(), self._client.pipeline(transaction=True) as pipe:
+            pipe.zrem(self._key(bot), reservation)
+            pipe.zadd(self._key(bot), {game_id: float("inf")})
+            pipe.execute()
+
+    def cancel(self, bot: str, reservation: str) -> None:
+        with _reachable():
+            self._client.zrem(self._key(bot), reservation)
+
+    def games(self, bot: str) -> list[str]:
+        with _reachable():
+            members: Any = self._client.zrangebyscore(self._key(bot), "+inf", "+inf")
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in members]
+
+    def release(self, bot: str, game_ids: Sequence[str]) -> None:
+        if not game_ids:
+            return
+        with _reachable():
+            self._client.zrem(self._key(bot), *game_ids)
