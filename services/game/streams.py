@@ -1,0 +1,589 @@
+"""Streams: a game's server-sent events, a bot's events, and the long poll of a bot's turns.
+
+`GET /v1/games/{id}/stream` sends a snapshot (the seat's view, or the public game for a
+spectator), then every stored event after it, redacted as the reader may see it, each with
+`id:` = its version; a seat also gets `your_turn` (its view with the legal actions) whenever
+the game waits for it. `Last-Event-ID: N` resumes after version N: the snapshot is skipped
+and the events from N + 1 on follow, so a reconnecting client sees each event once. The
+stream ends after the game's last event (its finish).
+
+`GET /v1/bots/me/events` (a bot token) sends, on connect, one `your_turn` per game waiting
+for the bot, then `game_started`, `your_turn` and `game_finished` as they happen; `id:` is
+a position in the global feed, and `Last-Event-ID` replays the starts and finishes missed
+since that position before the resync. The type `challenge` is reserved for challenges,
+which do not exist yet. `GET /v1/bots/me/turns?wait=S` answers the games waiting for the
+bot at once, or waits up to S seconds for one.
+
+A bot's games are found with `BotGames`, an index of the global feed kept in this process
+(seats bound to the bot in each `GameCreated`, and which games have finished); it reads only
+what the feed gained since its last look-up. (The game slots of `shared.game_slots` are not
+used: they track only games created over the API while a cap is set.)
+
+Every blocking store call (waits included) runs in a worker thread under the streams' own
+capacity limiter, so that waiting streams cannot starve the API's other handlers, and no
+single wait outlasts `StreamConfig.keepalive_s`: a quiet stream sends a keep-alive comment
+that often, and notices then at the latest that its client has gone. A stream closes after
+`StreamConfig.lifetime_s`; clients reconnect (with `Last-Event-ID`). Tests set their own
+`Streams` in `app.state[STATE_KEY]` before the first request.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import msgspec
+from litestar import Controller, Request, get
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from services.game.auth import BEARER, Caller, Forbidden, Unauthorized, check_seat
+from services.game.problems import responses
+from services.game.routes import GameId, ViewerSeat
+from services.game.schemas import EventItem, Game, SeatView
+from shared.games.base import GameNotFound, get_game
+from shared.handlers import InvalidRequest, LoadedGame, UnknownGame, as_seen_by, load
+from shared.messages.common import GameCreated, GameFinished, Result
+from shared.store.port import EventStore, FeedEntry
+
+STATE_KEY = "streams"
+"""Where the app's `Streams` lives in `app.state` (created on first use when absent)."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    """How the streams behave; the defaults suit the real service, tests shorten them."""
+
+    keepalive_s: float = 5.0
+    """A quiet stream sends a keep-alive comment this often; also the longest single wait
+    on the store (keep it below the Redis client's socket timeout)."""
+    lifetime_s: float = 600.0
+    """A stream closes after this long; its client reconnects with `Last-Event-ID`."""
+    waiters: int = 64
+    """Threads that may wait on the store for streams and long polls at once."""
+
+
+class BotGames:
+    """The games each bot is seated in, and which have finished, folded from the global feed.
+
+    Each look-up first folds in what the feed gained since the last one. Thread-safe.
+    """
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._position = "0"
+        self._seats: dict[str, dict[str, list[int]]] = {}
+        """Per bot (`name@version`): game id -> the seats bound to it."""
+        self._finished: set[str] = set()
+
+    def refresh(self) -> None:
+        """Folds in the feed entries appended since the last refresh."""
+        with self._lock:
+            while page := self._store.read_feed(self._position, 1000):
+                for entry in page:
+                    self._apply(entry)
+                self._position = page[-1].position
+
+    def _apply(self, entry: FeedEntry) -> None:
+        """Records the bound seats of a created game, or that a game finished."""
+        recorded = entry.event
+        if recorded.type == "GameFinished":
+            self._finished.add(recorded.game_id)
+        if recorded.type != "GameCreated":
+            return
+        try:
+            created = get_game(recorded.kind).codec.decode(recorded)
+        except GameNotFound:
+            return
+        if not isinstance(created, GameCreated):
+            return
+        for index, seat in enumerate(created.seats):
+            if seat.bound_bot is not None:
+                games = self._seats.setdefault(seat.bound_bot, {})
+                games.setdefault(recorded.game_id, []).append(index)
+
+    def seats_of(self, bot: str, game_id: str) -> list[int]:
+        """Returns the seats of `game_id` bound to `bot` (none: not its game), as last refreshed."""
+        with self._lock:
+            return list(self._seats.get(bot, {}).get(game_id, ()))
+
+    def running(self, bot: str) -> list[str]:
+        """Returns the games `bot` is seated in that have not finished, as last refreshed."""
+        with self._lock:
+            return [g for g in self._seats.get(bot, {}) if g not in self._finished]
+
+
+@dataclass
+class Streams:
+    """The streams of one app: their config, limiter, bot index, and how many are open."""
+
+    config: StreamConfig = field(default_factory=StreamConfig)
+    open: int = 0
+    """Streams whose generator runs now (a disconnected client's ends within a keep-alive)."""
+    _limiter: anyio.CapacityLimiter | None = None
+    _index: BotGames | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def limiter(self) -> anyio.CapacityLimiter:
+        """Returns the capacity limiter of the streams' store calls (made in the event loop)."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.config.waiters)
+        return self._limiter
+
+    def index(self, store: EventStore) -> BotGames:
+        """Returns the index of the bots' games over `store` (the app's only store)."""
+        with self._lock:
+            if self._index is None:
+                self._index = BotGames(store)
+            return self._index
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """Returns `function(*args)` run in a worker thread; a cancelled caller stops waiting."""
+        call = functools.partial(function, *args)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=self.limiter())
+
+
+_streams_lock = threading.Lock()
+
+
+def streams_of(request: Request[Any, Any, Any]) -> Streams:
+    """Returns the app's `Streams`, made with the default config on first use."""
+    state = request.app.state
+    with _streams_lock:
+        known = state.get(STATE_KEY)
+        if not isinstance(known, Streams):
+            known = Streams()
+            state[STATE_KEY] = known
+    return known
+
+
+class Turn(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A game waiting for a bot's seat: post one of `legal_actions` at `version`."""
+
+    game_id: str
+    game: str
+    seat: int
+    version: int
+    legal_actions: list[dict[str, Any]]
+    deadline: int | msgspec.UnsetType = msgspec.UNSET
+    """In a timed game: when the seat's time runs out, in ms since the epoch."""
+
+
+class Turns(msgspec.Struct, frozen=True):
+    """The games waiting for the calling bot's move (empty when none came in time)."""
+
+    turns: list[Turn]
+
+
+class GameStarted(msgspec.Struct, frozen=True):
+    """The data of a bot's `game_started` event: a game it has seats in was created."""
+
+    game_id: str
+    game: str
+    seats: list[int]
+
+
+class GameOver(msgspec.Struct, frozen=True):
+    """The data of a bot's `game_finished` event: a game it has seats in is over."""
+
+    game_id: str
+    seats: list[int]
+    result: Result
+
+
+def _json(value: Any) -> str:
+    """Returns `value` as a JSON text (the data of an event)."""
+    return msgspec.json.encode(value).decode()
+
+
+def _message(event: str, value: Any, event_id: int | str) -> ServerSentEventMessage:
+    """Returns the SSE event `event` with `value` as its JSON data and `event_id` as its id."""
+    return ServerSentEventMessage(data=_json(value), event=event, id=event_id)
+
+
+def _keepalive() -> ServerSentEventMessage:
+    """Returns a keep-alive comment line (no event)."""
+    return ServerSentEventMessage(data=None, comment="keep-alive")
+
+
+def _ms(seconds: float) -> int:
+    """Returns `seconds` in whole milliseconds, at least 1."""
+    return max(1, int(seconds * 1000))
+
+
+def turns_in(loaded: LoadedGame, bot: str) -> list[Turn]:
+    """Returns the turns of `loaded` waiting for `bot`'s external seats (forfeited ones are
+    played by the platform)."""
+    spec, state, seats = loaded.spec, loaded.state, loaded.created.seats
+    if spec.is_over(state):
+        return []
+    found: list[Turn] = []
+    for seat in spec.to_move(state):
+        if seats[seat].kind != "external" or seats[seat].bound_bot != bot:
+            continue
+        if seat in loaded.forfeits:
+            continue
+        view = SeatView.of(loaded, seat)
+        if view.legal_actions:
+            found.append(
+                Turn(
+                    loaded.game_id, spec.name, seat, view.version, view.legal_actions, view.deadline
+                )
+            )
+    return found
+
+
+def waiting_turns(store: EventStore, index: BotGames, bot: str, game_ids: list[str]) -> list[Turn]:
+    """Returns the turns waiting for `bot` in `game_ids` (each read from the store now)."""
+    found: list[Turn] = []
+    for game_id in game_ids:
+        try:
+            found += turns_in(load(store, game_id), bot)
+        except UnknownGame:
+            continue
+    return found
+
+
+def all_waiting(store: EventStore, index: BotGames, bot: str) -> list[Turn]:
+    """Refreshes the index; returns the turns waiting for `bot` in all its running games."""
+    index.refresh()
+    return waiting_turns(store, index, bot, index.running(bot))
+
+
+def _bot_key(caller: Caller) -> str:
+    """Returns the calling bot's `name@version`; raises Unauthorized or Forbidden otherwise."""
+    if caller.bot is not None:
+        return caller.bot.key
+    if caller.role == "admin":
+        raise Forbidden("this is a bot's resource: send its bot token, not the admin key")
+    raise Unauthorized("send Authorization: Bearer <bot token>")
+
+
+def _load_game(store: EventStore, game_id: str) -> LoadedGame:
+    """Returns the game; raises UnknownGame, also for a stream that is not a game's."""
+    try:
+        return load(store, game_id)
+    except GameNotFound:
+        raise UnknownGame(game_id) from None
+
+
+def _opened(
+    store: EventStore, game_id: str, seat: int | None, caller: Caller, after: int | None
+) -> LoadedGame:
+    """Returns the game to stream after checking the seat, the caller and `Last-Event-ID`."""
+    loaded = _load_game(store, game_id)
+    if seat is not None:
+        count = len(loaded.created.seats)
+        if not 0 <= seat < count:
+            raise InvalidRequest("seat", f"seat must be 0 to {count - 1}, not {seat}")
+        check_seat(caller, loaded.created.seats, seat)
+    if after is not None and after > loaded.version:
+        raise InvalidRequest(
+            "Last-Event-ID", f"the game is at version {loaded.version}, not {after}"
+        )
+    return loaded
+
+
+@dataclass
+class _GameStream:
+    """One client's stream of one game, from a version on."""
+
+    streams: Streams
+    store: EventStore
+    loaded: LoadedGame
+    seat: int | None
+    resume_after: int | None
+    announced: int = -1
+    """The version of the last `your_turn` sent."""
+
+    def _turn(self) -> ServerSentEventMessage | None:
+        """Returns `your_turn` when the game waits for the seat at a version not yet announced."""
+        loaded, seat = self.loaded, self.seat
+        if seat is None or loaded.version == self.announced or loaded.spec.is_over(loaded.state):
+            return None
+        view = SeatView.of(loaded, seat)
+        if not view.legal_actions:
+            return None
+        self.announced = loaded.version
+        return _message("your_turn", view, loaded.version)
+
+    def _snapshot(self) -> ServerSentEventMessage:
+        """Returns the full snapshot: the seat's view, or the public game."""
+        loaded = self.loaded
+        body: Any = Game.of(loaded) if self.seat is None else SeatView.of(loaded, self.seat)
+        return _message("snapshot", body, loaded.version)
+
+    async def events(self) -> AsyncIterator[ServerSentEventMessage]:
+        """Yields the snapshot (unless resuming), the events after it, and the seat's turns."""
+        config, self.streams.open = self.streams.config, self.streams.open + 1
+        try:
+            deadline = time.monotonic() + config.lifetime_s
+            version = self.resume_after
+            if version is None:
+                version = self.loaded.version
+                yield self._snapshot()
+            while True:
+                if version >= self.loaded.version:
+                    if (turn := self._turn()) is not None:
+                        yield turn
+                    if self.loaded.spec.is_over(self.loaded.state):
+                        return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                wait = _ms(min(remaining, config.keepalive_s))
+                batch = await self.streams.run(self.store.wait, self.loaded.game_id, version, wait)
+                if not batch:
+                    yield _keepalive()
+                    continue
+                self.loaded = await self.streams.run(load, self.store, self.loaded.game_id)
+                spec = self.loaded.spec
+                for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
+                    seen = as_seen_by(self.loaded, event, self.seat)
+                    yield _message("event", EventItem.of(recorded, seen), recorded.version)
+                version = batch[-1].version
+        finally:
+            self.streams.open -= 1
+
+
+@dataclass
+class _BotStream:
+    """One bot's stream of its games' starts, turns and finishes."""
+
+    streams: Streams
+    store: EventStore
+    bot: str
+    resume_from: str | None
+    announced: set[tuple[str, int, int]] = field(default_factory=set)
+    """(game, seat, version) of every `your_turn` sent."""
+
+    def _turns(self, turns: list[Turn], event_id: str) -> list[ServerSentEventMessage]:
+        """Returns `your_turn` for each of `turns` not yet announced."""
+        fresh = [t for t in turns if (t.game_id, t.seat, t.version) not in self.announced]
+        self.announced.update((t.game_id, t.seat, t.version) for t in fresh)
+        return [_message("your_turn", turn, event_id) for turn in fresh]
+
+    def _news(self, index: BotGames, entries: list[FeedEntry]) -> tuple[list[Any], list[str]]:
+        """Returns the `game_started` / `game_finished` messages in `entries` for this bot,
+        and the ids of its games that they touch."""
+        messages: list[Any] = []
+        touched: list[str] = []
+        for entry in entries:
+            recorded = entry.event
+            seats = index.seats_of(self.bot, recorded.game_id)
+            if not seats:
+                continue
+            if recorded.game_id not in touched:
+                touched.append(recorded.game_id)
+            if recorded.type not in {"GameCreated", "GameFinished"}:
+                continue
+            event = get_game(recorded.kind).codec.decode(recorded)
+            if isinstance(event, GameCreated):
+                started = GameStarted(recorded.game_id, recorded.kind, seats)
+                messages.append(_message("game_started", started, entry.position))
+            elif isinstance(event, GameFinished):
+                over = GameOver(recorded.game_id, seats, event.result)
+                messages.append(_message("game_finished", over, entry.position))
+        return messages, touched
+
+    async def _backlog(self, index: BotGames, until: str) -> AsyncIterator[Any]:
+        """Yields the starts and finishes from `resume_from` up to the feed position `until`."""
+        position = self.resume_from or until
+        while position != until:
+            page = await self.streams.run(self.store.read_feed, position, 500)
+            if not page:
+                return
+            await self.streams.run(index.refresh)
+            messages, _ = self._news(index, page)
+            for message in messages:
+                yield message
+            position = page[-1].position
+            if until in (entry.position for entry in page):
+                return
+
+    async def events(self) -> AsyncIterator[ServerSentEventMessage]:
+        """Yields the missed starts and finishes, the resync, then the bot's news as it comes."""
+        streams, store, config = self.streams, self.store, self.streams.config
+        streams.open += 1
+        try:
+            deadline = time.monotonic() + config.lifetime_s
+            index = streams.index(store)
+            position = await streams.run(store.feed_position)
+            async for message in self._backlog(index, position):
+                yield message
+            for message in self._turns(
+                await streams.run(all_waiting, store, index, self.bot), position
+            ):
+                yield message
+            while (remaining := deadline - time.monotonic()) > 0:
+                wait = _ms(min(remaining, config.keepalive_s))
+                entries = await streams.run(store.wait_feed, position, wait)
+                if not entries:
+                    yield _keepalive()
+                    continue
+                position = entries[-1].position
+                await streams.run(index.refresh)
+                messages, touched = self._news(index, entries)
+                for message in messages:
+                    yield message
+                turns = await streams.run(waiting_turns, store, index, self.bot, touched)
+                for message in self._turns(turns, position):
+                    yield message
+        finally:
+            streams.open -= 1
+
+
+LastVersion = Annotated[
+    int | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        required=False,
+        ge=0,
+        description="Resume after this version (the last `id:` received): no snapshot, no gap",
+    ),
+]
+LastPosition = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        required=False,
+        pattern=r"^\d{1,20}(-\d{1,20})?$",
+        description="Replay the starts and finishes after this feed position (the last `id:`)",
+    ),
+]
+Wait = Annotated[
+    int,
+    QueryParameter(ge=0, le=60, description="Seconds to wait for a turn when none waits (0-60)"),
+]
+_SSE = {
+    200: ResponseSpec(
+        str,
+        description="Server-sent events (text/event-stream)",
+        media_type="text/event-stream",
+        generate_examples=False,
+    )
+}
+
+
+class GameStreamController(Controller):
+    """A game's server-sent events."""
+
+    path = "/v1/games"
+    tags = ("games",)
+
+    @get(
+        "/{game_id:str}/stream",
+        operation_id="streamGame",
+        summary="Follow a game as server-sent events",
+        description=(
+            "First a `snapshot` (with `?seat=N` the body of `getSeatView`, else the body of"
+            " `getGame`), then one `event` per stored event after it (the body of one item of"
+            " `listGameEvents`, redacted as the seat or a spectator may see it while the game"
+            " runs), and for a seat a `your_turn` (its view with the legal actions) whenever"
+            " the game waits for it. Every `id:` is the game's version; `Last-Event-ID: N`"
+            " resumes after version N without the snapshot, so no event is missed or repeated."
+            " Quiet streams get keep-alive comments; the stream ends after the game's last"
+            " event, or after a while (reconnect with `Last-Event-ID`). A seat needs the same"
+            " credentials as its view."
+        ),
+        security=BEARER,
+        responses={**_SSE, **responses(400, 401, 403, 404, 422, 503)},
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        game_id: GameId,
+        seat: ViewerSeat = None,
+        last_event_id: LastVersion = None,
+    ) -> ServerSentEvent:
+        """Returns the game's event stream as `seat` (none: a spectator) may see it."""
+        streams = streams_of(request)
+        loaded = await streams.run(_opened, store, game_id, seat, caller, last_event_id)
+        stream = _GameStream(streams, store, loaded, seat, last_event_id)
+        return ServerSentEvent(stream.events())
+
+
+class BotStreamsController(Controller):
+    """The calling bot's events and turns."""
+
+    path = "/v1/bots/me"
+    tags = ("bots",)
+
+    @get(
+        "/events",
+        operation_id="streamBotEvents",
+        summary="Follow the calling bot's games as server-sent events",
+        description=(
+            "Needs a bot token. On connect, one `your_turn` (`game_id`, `game`, `seat`,"
+            " `version`, `legal_actions`, `deadline` in a timed game) per game waiting for the"
+            " bot; then `game_started` (`game_id`, `game`, `seats`), `your_turn` and"
+            " `game_finished` (`game_id`, `seats`, `result`) as they happen, and keep-alive"
+            " comments when quiet. Every `id:` is a position in the global feed;"
+            " `Last-Event-ID` first replays the starts and finishes since that position. The"
+            " event type `challenge` is reserved. The stream closes after a while: reconnect."
+        ),
+        security=BEARER,
+        responses={**_SSE, **responses(400, 401, 403, 503)},
+    )
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        last_event_id: LastPosition = None,
+    ) -> ServerSentEvent:
+        """Returns the calling bot's event stream."""
+        stream = _BotStream(streams_of(request), store, _bot_key(caller), last_event_id)
+        return ServerSentEvent(stream.events())
+
+    @get(
+        "/turns",
+        operation_id="waitBotTurns",
+        summary="The games waiting for the calling bot's move (long poll)",
+        description=(
+            "Needs a bot token. Answers at once with every game waiting for one of the bot's"
+            " seats (`game_id`, `game`, `seat`, `version`, `legal_actions`, `deadline`); when"
+            " none waits, waits up to `wait` seconds (0-60) for one, then answers an empty"
+            " list."
+        ),
+        security=BEARER,
+        responses=responses(400, 401, 403, 503),
+    )
+    async def turns(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        wait: Wait = 0,
+    ) -> Turns:
+        """Returns the turns waiting for the calling bot, waiting up to `wait` s for one."""
+        bot, streams = _bot_key(caller), streams_of(request)
+        index = streams.index(store)
+        deadline = time.monotonic() + wait
+        position = await streams.run(store.feed_position)
+        found = await streams.run(all_waiting, store, index, bot)
+        while not found and (remaining := deadline - time.monotonic()) > 0:
+            wait_ms = _ms(min(remaining, streams.config.keepalive_s))
+            entries = await streams.run(store.wait_feed, position, wait_ms)
+            if not entries:
+                continue
+            position = entries[-1].position
+            await streams.run(index.refresh)
+            touched = list(dict.fromkeys(e.event.game_id for e in entries))
+            mine = [g for g in touched if index.seats_of(bot, g)]
+            if mine:
+                found = await streams.run(waiting_turns, store, index, bot, mine)
+        return Turns(found)

@@ -1,0 +1,429 @@
+"""Streams in the embedded default: a game's server-sent events (snapshot, events, turns,
+resume, redaction), a bot's events and its long poll, and who may read them.
+
+Litestar's test client returns a response once its stream has ended, so these streams end
+by themselves: at the game's finish, or after a short `StreamConfig.lifetime_s`. One test
+serves the app with uvicorn to see a client that disconnects mid-stream end its generator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from services.game.app import create_app
+from services.game.auth import Access
+from services.game.streams import STATE_KEY, StreamConfig, Streams
+from shared.handlers import InProcessDispatcher, act, load
+from shared.settings import Settings
+from shared.store.memory import InMemoryEventStore
+
+pytestmark = pytest.mark.unit
+
+Client = TestClient[Litestar]
+KEY = "sesame-0123456789"
+ADMIN = {"Authorization": f"Bearer {KEY}"}
+SHORT = StreamConfig(keepalive_s=0.05, lifetime_s=0.6)
+"""Streams that end soon by themselves (the test client waits for a stream's end)."""
+RULES = {"max_moves": 40}
+"""Classic Shithead capped at 40 moves, so that a game played to its end stays short."""
+LONG = StreamConfig(keepalive_s=0.05, lifetime_s=120)
+"""Streams that end with their game (the lifetime is only a safety net)."""
+
+
+@dataclass(frozen=True)
+class Sse:
+    """One server-sent event: its type, id and JSON data."""
+
+    event: str
+    id: str
+    data: Any
+
+
+def parse(text: str) -> tuple[list[Sse], int]:
+    """Returns the events of an SSE body and how many comment lines it had."""
+    events: list[Sse] = []
+    comments = 0
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                comments += 1
+            elif line:
+                name, _, value = line.partition(": ")
+                fields[name] = value
+        if "event" in fields:
+            events.append(Sse(fields["event"], fields.get("id", ""), json.loads(fields["data"])))
+    return events, comments
+
+
+def bearer(token: str) -> dict[str, str]:
+    """Returns the Authorization header presenting `token`."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+class World:
+    """The service over an in-memory store, with the bots alice and bob registered."""
+
+    def __init__(self, config: StreamConfig) -> None:
+        self.store = InMemoryEventStore()
+        self.dispatcher = InProcessDispatcher(self.store)
+        access = Access.embedded(self.store, Settings(admin_key=KEY, rate_limit=0))
+        self.app = create_app(self.store, self.dispatcher, access=access)
+        self.streams = Streams(config)
+        self.app.state[STATE_KEY] = self.streams
+        self.client: Client = TestClient(self.app)
+        self.tokens: dict[str, str] = {}
+
+    def register(self, name: str) -> None:
+        """Registers the external bot `name`, keeping its token."""
+        body = {"name": name, "game": "shithead", "kind": "external"}
+        created = self.client.post("/v1/bots", json=body, headers=ADMIN)
+        assert created.status_code == 201, created.text
+        self.tokens[name] = created.json()["token"]
+
+    def game(self, *seats: Mapping[str, Any]) -> str:
+        """Creates a two-player Shithead game with `seats`; returns its id."""
+        body = {"game": "shithead", "ruleset": RULES, "seats": list(seats), "seed": 5}
+        created = self.client.post("/v1/games", json=body, headers=ADMIN)
+        assert created.status_code == 201, created.text
+        game_id: str = created.json()["game_id"]
+        return game_id
+
+    def stream(self, game_id: str, token: str | None, **params: Any) -> tuple[list[Sse], int]:
+        """Returns the events and comment count of one whole game stream."""
+        headers = bearer(token) if token else {}
+        if "last" in params:
+            headers["Last-Event-ID"] = str(params.pop("last"))
+        response = self.client.get(f"/v1/games/{game_id}/stream", params=params, headers=headers)
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return parse(response.text)
+
+    def play(self, game_id: str, moves: int = 100_000) -> int:
+        """Plays the first legal action of the due seats, `moves` times or to the end."""
+        played = 0
+        while played < moves:
+            loaded = load(self.store, game_id)
+            if loaded.spec.is_over(loaded.state):
+                break
+            seat = loaded.spec.to_move(loaded.state)[0]
+            action = loaded.spec.legal_actions(loaded.state, seat)[0]
+            act(
+                self.store,
+                game_id,
+                seat=seat,
+                action=action,
+                expected_version=loaded.version,
+            )
+            played += 1
+        return played
+
+    def when_streaming(self, then: Callable[[], object]) -> threading.Thread:
+        """Starts a thread running `then` once a stream is open."""
+
+        def run() -> None:
+            deadline = time.monotonic() + 60
+            while self.streams.open == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            then()
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+
+ALICE = {"kind": "external", "bot": "alice"}
+BOB = {"kind": "external", "bot": "bob"}
+
+
+@contextlib.contextmanager
+def opened(config: StreamConfig) -> Iterator[World]:
+    """Yields the service with alice and bob registered, its streams configured by `config`."""
+    built = World(config)
+    with built.client:
+        built.register("alice")
+        built.register("bob")
+        yield built
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    """Returns the service with alice and bob registered and short-lived streams."""
+    with opened(SHORT) as built:
+        yield built
+
+
+@pytest.fixture
+def long_world() -> Iterator[World]:
+    """Returns the service with alice and bob registered and streams that end with games."""
+    with opened(LONG) as built:
+        yield built
+
+
+def versions(events: list[Sse]) -> list[int]:
+    """Returns the versions of the stored events (type `event`) among `events`."""
+    return [e.data["version"] for e in events if e.event == "event"]
+
+
+def test_a_seat_stream_starts_with_the_seats_view_and_its_turn(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    view = world.client.get(
+        f"/v1/games/{game_id}/view", params={"seat": 0}, headers=bearer(world.tokens["alice"])
+    ).json()
+
+    events, comments = world.stream(game_id, world.tokens["alice"], seat=0)
+
+    snapshot, turn = events[0], events[1]
+    assert (snapshot.event, snapshot.id, snapshot.data) == ("snapshot", str(view["version"]), view)
+    assert (turn.event, turn.id) == ("your_turn", str(view["version"]))
+    assert turn.data["legal_actions"] == view["legal_actions"] != []
+    assert len(events) == 2
+    assert comments >= 1
+
+
+def test_a_stream_sends_every_event_with_its_version_as_id_and_ends_with_the_game(
+    long_world: World,
+) -> None:
+    world = long_world
+    game_id = world.game(ALICE, BOB)
+    start = world.store.version(game_id)
+    player = world.when_streaming(lambda: world.play(game_id))
+
+    events, _ = world.stream(game_id, world.tokens["bob"], seat=1)
+
+    player.join()
+    final = world.store.version(game_id)
+    assert events[0].event == "snapshot"
+    assert versions(events) == list(range(start + 1, final + 1))
+    assert all(e.id == str(e.data["version"]) for e in events if e.event == "event")
+    assert events[-1].event == "event"
+    assert events[-1].data["type"] == "GameFinished"
+    turns = [e for e in events if e.event == "your_turn"]
+    assert turns
+    assert all(t.data["seat"] == 1 and t.data["legal_actions"] for t in turns)
+    assert all(t.id == str(t.data["version"]) for t in turns)
+
+
+def test_last_event_id_resumes_after_that_version_without_gaps_or_repeats(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    token = world.tokens["alice"]
+    first, _ = world.stream(game_id, token, seat=0)
+    last_id = first[-1].id
+    world.play(game_id, moves=6)
+
+    resumed, _ = world.stream(game_id, token, seat=0, last=last_id)
+
+    assert [e.event for e in resumed if e.event == "snapshot"] == []
+    now = world.store.version(game_id)
+    assert versions(resumed) == list(range(int(last_id) + 1, now + 1))
+    page = world.client.get(
+        f"/v1/games/{game_id}/events",
+        params={"seat": 0, "after": last_id},
+        headers=bearer(token),
+    ).json()
+    assert [e.data for e in resumed if e.event == "event"] == page["events"]
+
+
+def test_no_hidden_card_of_another_seat_reaches_a_seats_stream(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    loaded = load(world.store, game_id)
+    bobs_hand: list[str] = list(loaded.spec.view(loaded.state, 1).hand)
+    raw = world.store.read(game_id)
+    assert any(card.encode() in raw[1].data for card in bobs_hand)
+
+    events, _ = world.stream(game_id, world.tokens["alice"], seat=0, last=0)
+
+    text = json.dumps([e.data for e in events])
+    assert versions(events)[:2] == [1, 2]
+    assert "??" in text
+    assert not [card for card in bobs_hand if f'"{card}"' in text]
+
+
+def test_a_spectator_stream_starts_with_the_public_game_and_redacts_every_hand(
+    world: World,
+) -> None:
+    game_id = world.game(ALICE, BOB)
+    world.play(game_id, moves=4)
+    public = world.client.get(f"/v1/games/{game_id}").json()
+    log = world.client.get(f"/v1/games/{game_id}/events").json()
+
+    events, _ = world.stream(game_id, None)
+    replayed, _ = world.stream(game_id, None, last=0)
+
+    assert [(e.event, e.data) for e in events] == [("snapshot", public)]
+    assert [e.data for e in replayed] == log["events"]
+    assert "your_turn" not in {e.event for e in replayed}
+
+
+def test_seat_streams_follow_the_seats_access_rules(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    url = f"/v1/games/{game_id}/stream"
+    alice = bearer(world.tokens["alice"])
+
+    assert world.client.get(url, params={"seat": 1}, headers=alice).status_code == 403
+    assert world.client.get(url, params={"seat": 1}).status_code == 401
+    assert world.client.get(url, params={"seat": 5}, headers=alice).json()["field"] == "seat"
+    ahead = world.client.get(url, params={"seat": 0}, headers={**alice, "Last-Event-ID": "99"})
+    assert (ahead.status_code, ahead.json()["field"]) == (422, "Last-Event-ID")
+    malformed = world.client.get(url, headers={"Last-Event-ID": "x"})
+    assert (malformed.status_code, malformed.json()["field"]) == (400, "Last-Event-ID")
+    missing = world.client.get("/v1/games/nope/stream")
+    assert (missing.status_code, missing.json()["game_id"]) == (404, "nope")
+    assert world.store.version(game_id) == 2
+
+
+def test_a_bots_endpoints_need_its_bot_token(world: World) -> None:
+    for url in ("/v1/bots/me/events", "/v1/bots/me/turns"):
+        anonymous = world.client.get(url)
+        assert anonymous.status_code == 401, url
+        assert anonymous.headers["www-authenticate"].startswith("Bearer")
+        assert world.client.get(url, headers=ADMIN).status_code == 403, url
+        assert world.client.get(url, headers=bearer("cab_x.nope")).status_code == 401, url
+    too_long = world.client.get(
+        "/v1/bots/me/turns", params={"wait": 61}, headers=bearer(world.tokens["alice"])
+    )
+    assert (too_long.status_code, too_long.json()["field"]) == (400, "wait")
+
+
+def test_a_bots_event_stream_resyncs_the_games_waiting_for_it(world: World) -> None:
+    waiting = world.game(ALICE, BOB)
+    second = world.game(BOB, ALICE)
+    others = world.game(BOB, BOB)
+    world.play(second, moves=1)
+    response = world.client.get("/v1/bots/me/events", headers=bearer(world.tokens["alice"]))
+
+    events, comments = parse(response.text)
+
+    turns = {(e.data["game_id"], e.data["seat"]): e for e in events if e.event == "your_turn"}
+    assert set(turns) == {(waiting, 0), (second, 1)}
+    assert {e.event for e in events} == {"your_turn"}
+    view = world.client.get(
+        f"/v1/games/{waiting}/view", params={"seat": 0}, headers=bearer(world.tokens["alice"])
+    ).json()
+    turn = turns[(waiting, 0)].data
+    assert (turn["version"], turn["legal_actions"]) == (view["version"], view["legal_actions"])
+    assert others not in {game for game, _ in turns}
+    assert comments >= 1
+
+
+def test_a_bots_event_stream_tells_of_games_starting_waiting_and_finishing() -> None:
+    with opened(StreamConfig(keepalive_s=0.05, lifetime_s=3)) as world:
+        _tells_of_games_starting_waiting_and_finishing(world)
+
+
+def _tells_of_games_starting_waiting_and_finishing(world: World) -> None:
+    """Checks the news of a game created and played while alice's stream is open."""
+    created: list[str] = []
+
+    def host() -> None:
+        created.append(world.game(ALICE, BOB))
+        world.play(created[0])
+
+    player = world.when_streaming(host)
+    response = world.client.get("/v1/bots/me/events", headers=bearer(world.tokens["alice"]))
+    player.join()
+
+    events, _ = parse(response.text)
+    kinds = [e.event for e in events if e.data["game_id"] == created[0]]
+    assert kinds[0] == "game_started"
+    assert kinds[-1] == "game_finished"
+    assert "your_turn" in kinds
+    finished = events[-1].data if events[-1].event == "game_finished" else None
+    assert finished is not None
+    assert finished["result"]["places"]
+    replay = world.client.get(
+        "/v1/bots/me/events",
+        headers={**bearer(world.tokens["alice"]), "Last-Event-ID": "0"},
+    )
+    replayed, _ = parse(replay.text)
+    assert [e.event for e in replayed] == ["game_started", "game_finished"]
+
+
+def test_the_long_poll_answers_the_waiting_games_at_once(world: World) -> None:
+    game_id = world.game(BOB, ALICE)
+    world.play(game_id, moves=1)
+    alice = bearer(world.tokens["alice"])
+
+    body = world.client.get("/v1/bots/me/turns", params={"wait": 60}, headers=alice).json()
+
+    (turn,) = body["turns"]
+    view = world.client.get(f"/v1/games/{game_id}/view", params={"seat": 1}, headers=alice).json()
+    assert (turn["game_id"], turn["seat"], turn["version"]) == (game_id, 1, view["version"])
+    assert turn["legal_actions"] == view["legal_actions"]
+
+
+def test_the_long_poll_waits_for_a_turn_or_answers_an_empty_list(world: World) -> None:
+    alice = bearer(world.tokens["alice"])
+    assert world.client.get("/v1/bots/me/turns", headers=alice).json() == {"turns": []}
+    assert world.client.get("/v1/bots/me/turns", params={"wait": 1}, headers=alice).json() == {
+        "turns": []
+    }
+    created: list[str] = []
+
+    def host() -> None:
+        time.sleep(0.3)
+        created.append(world.game(ALICE, BOB))
+
+    thread = threading.Thread(target=host)
+    thread.start()
+    body = world.client.get("/v1/bots/me/turns", params={"wait": 60}, headers=alice).json()
+    thread.join()
+
+    assert [(t["game_id"], t["seat"]) for t in body["turns"]] == [(created[0], 0)]
+
+
+def _free_port() -> int:
+    """Returns a TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_a_client_that_disconnects_ends_its_stream() -> None:
+    world = World(StreamConfig(keepalive_s=0.05, lifetime_s=120))
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(world.app, port=port, log_level="warning"))
+    serving = threading.Thread(target=server.run)
+    serving.start()
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with httpx.Client(base_url=base, timeout=30) as http:
+            created = http.post(
+                "/v1/bots",
+                json={"name": "carol", "game": "shithead", "kind": "external"},
+                headers=ADMIN,
+            )
+            token = created.json()["token"]
+            body = {"game": "shithead", "seats": [{"kind": "external", "bot": "carol"}, {}]}
+            game_id = http.post("/v1/games", json=body, headers=ADMIN).json()["game_id"]
+            url = f"/v1/games/{game_id}/stream"
+            with http.stream("GET", url, params={"seat": 0}, headers=bearer(token)) as response:
+                lines = response.iter_lines()
+                assert (
+                    next(line for line in lines if line.startswith("event:")) == "event: snapshot"
+                )
+                assert world.streams.open == 1
+        deadline = time.monotonic() + 30
+        while world.streams.open and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert world.streams.open == 0
+    finally:
+        server.should_exit = True
+        serving.join(timeout=30)
