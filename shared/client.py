@@ -1,0 +1,269 @@
+"""A small typed client of the cardarena API (httpx), for third-party bots written in Python.
+
+    host = Client("http://127.0.0.1:8000", token=ADMIN_KEY)
+    token = host.register_bot("alice", game="shithead", kind="external").token
+    bot = Client("http://127.0.0.1:8000", token=token)
+    for turn in bot.turns(wait=30):                  # or bot.events() for server-sent events
+        view = bot.view(turn.game_id, turn.seat)
+        bot.act(turn.game_id, turn.seat, choose(view), view=view)
+
+`act` sends an automatic Idempotency-Key (so a retry after a timeout appends once) and,
+on 409 (someone moved first, or the version moved on), re-reads the view and asks the
+caller's `choose` again. Errors are raised as `ApiError` with the problem-details body.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import msgspec
+
+
+class ApiError(Exception):
+    """The API answered with an error; `problem` is its RFC 9457 body."""
+
+    def __init__(self, status: int, problem: dict[str, Any]) -> None:
+        super().__init__(f"{status}: {problem.get('detail') or problem.get('title')}")
+        self.status = status
+        self.problem = problem
+
+
+class RegisteredBot(msgspec.Struct, frozen=True, kw_only=True):
+    """A registered bot; `token` only in the answer that issued it."""
+
+    name: str
+    version: str
+    key: str
+    game: str
+    kind: str = "builtin"
+    token: str | None = None
+    signing_secret: str | None = None
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True):
+    """A game waiting for one of the bot's seats."""
+
+    game_id: str
+    game: str
+    seat: int
+    version: int
+    legal_actions: list[dict[str, Any]]
+    deadline: int | None = None
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    """What a seat may know, its legal actions and the version to act at."""
+
+    game_id: str
+    seat: int
+    version: int
+    status: str
+    to_move: list[int]
+    view: dict[str, Any]
+    legal_actions: list[dict[str, Any]]
+
+
+class StreamEvent(msgspec.Struct, frozen=True):
+    """One server-sent event: its type, id and JSON data."""
+
+    event: str
+    id: str | None
+    data: Any
+
+
+Chooser = Callable[[SeatView], dict[str, Any]]
+"""Picks one of a view's legal actions."""
+
+
+class Client:
+    """The cardarena API over HTTP, as a host (admin key) or a bot (its token)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        max_backoff: float = 60.0,
+    ) -> None:
+        self.max_backoff = max_backoff
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(
+            base_url=base_url, headers=headers, timeout=timeout, transport=transport
+        )
+
+    def close(self) -> None:
+        """Closes the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _call(self, method: str, url: str, **kwargs: Any) -> Any:
+        """Sends a request; returns the decoded JSON body (None for 204), raises ApiError.
+
+        A 429 is waited out (its Retry-After, up to `max_backoff` seconds) and sent again
+        once; a request with an Idempotency-Key is safe to send again.
+        """
+        response = self._http.request(method, url, **kwargs)
+        if response.status_code == 429:
+            delay = float(response.headers.get("Retry-After", "1"))
+            if delay <= self.max_backoff:
+                time.sleep(delay)
+                response = self._http.request(method, url, **kwargs)
+        if response.status_code >= 400:
+            try:
+                problem = response.json()
+            except ValueError:
+                problem = {"detail": response.text}
+            raise ApiError(response.status_code, problem)
+        return None if response.status_code == 204 else response.json()
+
+    # Hosting -------------------------------------------------------------------------
+
+    def register_bot(
+        self,
+        name: str,
+        *,
+        game: str,
+        kind: str = "external",
+        version: str = "1",
+        strategy: str | None = None,
+        url: str | None = None,
+    ) -> RegisteredBot:
+        """Registers a bot (a host operation); an external or webhook bot's token comes once."""
+        body: dict[str, Any] = {"name": name, "game": game, "kind": kind, "version": version}
+        if strategy is not None:
+            body["strategy"] = strategy
+        if url is not None:
+            body["url"] = url
+        return msgspec.convert(self._call("POST", "/v1/bots", json=body), RegisteredBot)
+
+    def create_game(self, game: str, seats: list[dict[str, Any]], **fields: Any) -> str:
+        """Creates a game (a host operation) with an automatic Idempotency-Key; returns its id."""
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        body = {"game": game, "seats": seats, **fields}
+        created = self._call("POST", "/v1/games", json=body, headers=headers)
+        return str(created["game_id"])
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """Returns a game's public summary."""
+        result: dict[str, Any] = self._call("GET", f"/v1/games/{game_id}")
+        return result
+
+    # Playing -------------------------------------------------------------------------
+
+    def turns(self, wait: int = 30) -> list[Turn]:
+        """Returns the games waiting for this bot's move, waiting up to `wait` s for one."""
+        body = self._call("GET", "/v1/bots/me/turns", params={"wait": wait}, timeout=wait + 30)
+        return msgspec.convert(body["turns"], list[Turn])
+
+    def view(self, game_id: str, seat: int) -> SeatView:
+        """Returns what `seat` may know, with its legal actions and version."""
+        body = self._call("GET", f"/v1/games/{game_id}/view", params={"seat": seat})
+        return msgspec.convert(body, SeatView)
+
+    def act(
+        self,
+        game_id: str,
+        seat: int,
+        choose: Chooser,
+        *,
+        view: SeatView | None = None,
+        attempts: int = 5,
+    ) -> dict[str, Any] | None:
+        """Posts `choose(view)` at the view's version; on 409 re-reads the view and chooses again.
+
+        Each attempt carries its own Idempotency-Key, reused if the same attempt is retried
+        after a transport error, so an action is appended at most once. Returns the answer,
+        or None when the seat no longer has a move (the game moved on or ended).
+        """
+        for _ in range(attempts):
+            view = view or self.view(game_id, seat)
+            if not view.legal_actions:
+                return None
+            body = {"seat": seat, "action": choose(view), "expected_version": view.version}
+            headers = {"Idempotency-Key": uuid.uuid4().hex}
+            try:
+                return self._post_action(game_id, body, headers)
+            except ApiError as error:
+                if error.status != 409:
+                    raise
+                view = None
+        raise ApiError(409, {"detail": f"no action landed after {attempts} attempts"})
+
+    def _post_action(
+        self, game_id: str, body: dict[str, Any], headers: dict[str, str], retries: int = 3
+    ) -> dict[str, Any]:
+        """Posts an action, retrying a transport error with the same Idempotency-Key."""
+        for attempt in range(retries + 1):
+            try:
+                result: dict[str, Any] = self._call(
+                    "POST", f"/v1/games/{game_id}/actions", json=body, headers=headers
+                )
+                return result
+            except httpx.TransportError:
+                if attempt == retries:
+                    raise
+        raise AssertionError("unreachable")
+
+    def events(self, last_event_id: str | None = None) -> Iterator[StreamEvent]:
+        """Yields this bot's server-sent events (`your_turn`, `game_started`, ...) as they come."""
+        yield from self._stream("/v1/bots/me/events", last_event_id)
+
+    def game_stream(
+        self, game_id: str, seat: int | None = None, last_event_id: str | None = None
+    ) -> Iterator[StreamEvent]:
+        """Yields a game's server-sent events as `seat` (None: a spectator) may see them."""
+        params = {} if seat is None else {"seat": seat}
+        yield from self._stream(f"/v1/games/{game_id}/stream", last_event_id, params)
+
+    def _stream(
+        self, url: str, last_event_id: str | None, params: dict[str, Any] | None = None
+    ) -> Iterator[StreamEvent]:
+        """Yields the events of a server-sent-events response; comments are skipped."""
+        headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
+        with self._http.stream(
+            "GET", url, params=params, headers=headers, timeout=httpx.Timeout(30, read=None)
+        ) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise ApiError(response.status_code, response.json())
+            yield from parse_sse(response.iter_lines())
+
+
+def parse_sse(lines: Iterator[str]) -> Iterator[StreamEvent]:
+    """Yields the events of server-sent-event `lines` (the text/event-stream format)."""
+    event: str = "message"
+    event_id: str | None = None
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if data:
+                text = "\n".join(data)
+                try:
+                    payload: Any = json.loads(text)
+                except ValueError:
+                    payload = text
+                yield StreamEvent(event, event_id, payload)
+            event, event_id, data = "message", None, []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "event":
+            event = value
+        elif name == "id":
+            event_id = value
+        elif name == "data":
+            data.append(value)

@@ -1,0 +1,140 @@
+"""Third-party bots over real HTTP: tokens, the Python client, a curl bot, refusals, retries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from shared.client import ApiError, Client, SeatView
+from tests.e2e.conftest import ADMIN_KEY, Stack
+from tests.e2e.support import ROOT
+
+pytestmark = pytest.mark.e2e
+
+SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
+"""Shithead events that record a seat's own decision."""
+RULES = {"max_moves": 400}
+"""Classic Shithead with a move cap, so that a game of weak bots ends in bounded time."""
+
+
+def first_legal(view: SeatView) -> dict[str, Any]:
+    """Plays the first legal action."""
+    return view.legal_actions[0]
+
+
+def register(host: Client, name: str) -> str:
+    """Registers an external Shithead bot; returns its token."""
+    bot = host.register_bot(name, game="shithead", kind="external")
+    assert bot.token
+    return bot.token
+
+
+def play_until_over(client: Client, game_id: str, wait: int = 5) -> None:
+    """Plays the bot's turns of `game_id` until the game is over."""
+    while client.game(game_id)["status"] == "playing":
+        for turn in client.turns(wait=wait):
+            if turn.game_id == game_id:
+                client.act(game_id, turn.seat, first_legal)
+
+
+def test_two_token_bots_and_two_built_in_bots_finish_a_shithead_game(
+    secured_stack: Stack,
+) -> None:
+    url = secured_stack.base_url
+    with Client(url, token=ADMIN_KEY) as host:
+        alice, bob = register(host, "alice"), register(host, "bob")
+        seats = [
+            {"kind": "external", "bot": "alice", "version": "1"},
+            {"kind": "bot", "bot": "heuristic"},
+            {"kind": "external", "bot": "bob", "version": "1"},
+            {"kind": "bot", "bot": "random"},
+        ]
+        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=11)
+    with Client(url, token=alice) as a, Client(url, token=bob) as b:
+        # A bot may neither read nor act for another bot's seat, and nothing changes.
+        version = secured_stack.store.version(game_id)
+        with pytest.raises(ApiError) as refused:
+            a.view(game_id, 2)
+        assert refused.value.status == 403
+        with pytest.raises(ApiError) as refused:
+            a.act(game_id, 2, first_legal, view=b.view(game_id, 2))
+        assert refused.value.status == 403
+        assert secured_stack.store.version(game_id) == version
+        with httpx.Client(base_url=url) as anonymous:
+            assert anonymous.get(f"/v1/games/{game_id}/view", params={"seat": 0}).status_code == 401
+        threads = [
+            threading.Thread(target=play_until_over, args=(client, game_id)) for client in (a, b)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=600)
+        game = a.game(game_id)
+    assert game["status"] in {"finished", "capped"}
+    assert sorted(game["result"]["places"]) == [1, 2, 3, 4]
+
+
+def test_a_retried_post_with_the_same_idempotency_key_appends_once(secured_stack: Stack) -> None:
+    url = secured_stack.base_url
+    with Client(url, token=ADMIN_KEY) as host:
+        token = register(host, "carol")
+        seats = [
+            {"kind": "external", "bot": "carol", "version": "1"},
+            {"kind": "bot", "bot": "random"},
+        ]
+        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=3)
+    with Client(url, token=token) as carol:
+        (turn,) = carol.turns(wait=30)
+        body = {"seat": 0, "action": turn.legal_actions[0], "expected_version": turn.version}
+        headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": uuid.uuid4().hex}
+        with httpx.Client(base_url=url) as http:
+            # The first attempt's answer is lost (the client gave up waiting); the retry
+            # with the same key must get the original result, not a second move.
+            with pytest.raises(httpx.TimeoutException):
+                http.post(f"/v1/games/{game_id}/actions", json=body, headers=headers, timeout=1e-4)
+            retried = http.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+            again = http.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+    assert retried.status_code in (200, 201), retried.text
+    # Whether the timed-out attempt reached the server or not, the later ones answer alike.
+    assert again.json()["replayed"] is True
+    assert {**again.json(), "replayed": None} == {**retried.json(), "replayed": None}
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}) as http:
+        log = http.get(f"/v1/games/{game_id}/events", params={"seat": 0}).json()["events"]
+    decisions = [e for e in log if e["type"] in SEAT_DECISIONS and e["data"].get("seat") == 0]
+    assert len(decisions) == 1, "one logical move, three POSTs, one decision appended"
+
+
+@pytest.mark.parametrize("example", ["python", "curl"])
+def test_the_example_bots_play_a_real_game_to_its_end(secured_stack: Stack, example: str) -> None:
+    if example == "curl" and not (shutil.which("curl") and shutil.which("jq")):
+        pytest.skip("the curl example needs curl and jq")
+    url = secured_stack.base_url
+    name = f"example-{example}"
+    with Client(url, token=ADMIN_KEY) as host:
+        token = register(host, name)
+        seats = [
+            {"kind": "external", "bot": name, "version": "1"},
+            {"kind": "bot", "bot": "heuristic"},
+        ]
+        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=8)
+    env = {**os.environ, "CARDARENA_URL": url, "CARDARENA_TOKEN": token}
+    command = (
+        [sys.executable, "examples/python_bot.py", "--games", "1", "--wait", "5"]
+        if example == "python"
+        else ["bash", "examples/curl_bot.sh", "1"]
+    )
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run(command, check=False, cwd=ROOT, env=env, timeout=600, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"1 games finished" in done.stdout
+    with Client(url) as public:
+        game = public.game(game_id)
+    assert game["status"] in {"finished", "capped"}
