@@ -26,13 +26,20 @@ def worker_store() -> EventStore:
     return build_store(load_settings())
 
 
+RETRIED: dict[str, Any] = {
+    "acks_late": True,
+    "autoretry_for": (StoreUnavailable,),
+    "retry_backoff": True,
+    "retry_backoff_max": 30,
+    "max_retries": None,
+}
+"""Every task acks late (a killed worker's task runs again, appending nothing twice) and
+retries with backoff, without limit, while the event store is unavailable."""
+
+
 @app.task(
     name="cardarena.bot_turns",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=True,
-    retry_backoff_max=30,
-    max_retries=None,
+    **RETRIED,
 )
 def bot_turns(game_id: str) -> int:
     """Plays every consecutive built-in bot move of `game_id`, then lets its tournament go on
@@ -49,11 +56,7 @@ def bot_turns(game_id: str) -> int:
 
 @app.task(
     name="cardarena.turn_deadline",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=True,
-    retry_backoff_max=30,
-    max_retries=None,
+    **RETRIED,
 )
 def turn_deadline(game_id: str, turn_version: int) -> str:
     """Times out the waits of `game_id` begun at `turn_version` whose deadline is past (the
@@ -73,11 +76,7 @@ def turn_deadline(game_id: str, turn_version: int) -> str:
 
 @app.task(
     name="cardarena.webhook_turn",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=True,
-    retry_backoff_max=30,
-    max_retries=None,
+    **RETRIED,
 )
 def webhook_turn(game_id: str, turn_version: int, seat: int) -> str:
     """Calls `seat`'s webhook for its turn begun at `turn_version` until its answer is played
@@ -114,11 +113,7 @@ def _watch(store: EventStore, game_id: str) -> None:
 
 @app.task(
     name="cardarena.start_tournament",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=True,
-    retry_backoff_max=30,
-    max_retries=None,
+    **RETRIED,
 )
 def start_tournament(definition: dict[str, Any], tournament_id: str) -> str:
     """Records a tournament unless it is recorded already, and starts its games on the workers."""
@@ -130,11 +125,7 @@ def start_tournament(definition: dict[str, Any], tournament_id: str) -> str:
 
 @app.task(
     name="cardarena.run_scheduled_tournament",
-    acks_late=True,
-    autoretry_for=(StoreUnavailable,),
-    retry_backoff=True,
-    retry_backoff_max=30,
-    max_retries=None,
+    **RETRIED,
 )
 def run_scheduled_tournament(definition: dict[str, Any], schedule_id: str, slot: str) -> str:
     """Starts a schedule's run at `slot` on the workers: one tournament per slot, however often.
