@@ -320,7 +320,7 @@ def test_a_bots_event_stream_resyncs_the_games_waiting_for_it(world: World) -> N
 
 
 def test_a_bots_event_stream_tells_of_games_starting_waiting_and_finishing() -> None:
-    with opened(StreamConfig(keepalive_s=0.05, lifetime_s=3)) as world:
+    with opened(StreamConfig(keepalive_s=0.05, lifetime_s=6)) as world:
         _tells_of_games_starting_waiting_and_finishing(world)
 
 
@@ -330,6 +330,9 @@ def _tells_of_games_starting_waiting_and_finishing(world: World) -> None:
 
     def host() -> None:
         created.append(world.game(ALICE, BOB))
+        # The game waits for alice (and bob) now. The stream looks every 0.05 s; playing
+        # everything at once could finish the game before it looked, so give it a while.
+        time.sleep(1.5)
         world.play(created[0])
 
     player = world.when_streaming(host)
