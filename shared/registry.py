@@ -469,13 +469,9 @@ def resolve_bot(
     is one of the game's built-in strategies plays itself.
     """
     spec = get_game(game)
-    for bot in bots:
-        if (bot.name, bot.version) == (name, version):
-            if bot.game != game:
-                raise InvalidRequest(
-                    field, f"{bot.key} plays {get_game(bot.game).title}, not {spec.title}"
-                )
-            return bot.kind, bot.strategy
+    found = _registered_for(game, name, version, bots, field)
+    if found is not None:
+        return found.kind, found.strategy
     if name in spec.bots:
         return "builtin", name
     known = sorted({b.key for b in bots if b.game == game})
@@ -487,13 +483,16 @@ def resolve_bot(
     )
 
 
-def strategy_for(
+def _registered_for(
     game: str, name: str, version: str, bots: Sequence[RegisteredBot], field: str
-) -> str:
-    """Returns the strategy that plays `name@version` in `game` (empty for an external or
-    webhook bot); raises InvalidRequest at `field` (see `resolve_bot`).
-    """
-    return resolve_bot(game, name, version, bots, field)[1]
+) -> RegisteredBot | None:
+    """Returns the bot registered as `name@version`, None when there is none; raises
+    InvalidRequest at `field` when it is registered for another game than `game`."""
+    found = next((b for b in bots if (b.name, b.version) == (name, version)), None)
+    if found is not None and found.game != game:
+        titles = get_game(found.game).title, get_game(game).title
+        raise InvalidRequest(field, f"{found.key} plays {titles[0]}, not {titles[1]}")
+    return found
 
 
 def bound_seat(
@@ -504,12 +503,9 @@ def bound_seat(
     Raises InvalidRequest at `field.bot` for a bot that is not registered for `game` or is
     built-in, at `field.kind` for a bot of another kind.
     """
-    found = next((b for b in bots if (b.name, b.version) == (name, version)), None)
+    found = _registered_for(game, name, version, bots, f"{field}.bot")
     if found is None:
         raise InvalidRequest(f"{field}.bot", f"no bot {name}@{version} is registered")
-    if found.game != game:
-        titles = get_game(found.game).title, get_game(game).title
-        raise InvalidRequest(f"{field}.bot", f"{found.key} plays {titles[0]}, not {titles[1]}")
     if found.kind == "builtin":
         raise InvalidRequest(
             f"{field}.bot", f"{found.key} is a built-in strategy, not an external or webhook bot"
