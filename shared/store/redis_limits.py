@@ -7,15 +7,14 @@ by when they expire, in Redis's milliseconds). Each check is one Lua script, ato
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import redis
 
 from shared.game_slots import GameSlots
 from shared.ratelimit import RateLimiter
-from shared.store.port import StoreUnavailable
+from shared.store.redis_store import reachable
 
 _COUNT = """
 local count = redis.call('INCR', KEYS[1])
@@ -44,15 +43,6 @@ return 1
 """KEYS: the bot's slots. ARGV: cap, reservation, ttl in ms. Returns 1 if it reserved."""
 
 
-@contextlib.contextmanager
-def _reachable() -> Iterator[None]:
-    """Turns redis connection failures and timeouts into `StoreUnavailable`."""
-    try:
-        yield
-    except (redis.ConnectionError, redis.TimeoutError) as error:
-        raise StoreUnavailable(f"redis: {error}") from error
-
-
 class RedisRateLimiter(RateLimiter):
     """A fixed-window RateLimiter counting in Redis: INCR, and PEXPIRE on a window's first."""
 
@@ -64,7 +54,7 @@ class RedisRateLimiter(RateLimiter):
         self._script = client.register_script(_COUNT)
 
     def _count(self, key: str) -> tuple[int, int]:
-        with _reachable():
+        with reachable():
             reply: Any = self._script(
                 keys=[f"{self._namespace}ratelimit:{key}"], args=[self.window_s * 1000]
             )
@@ -84,27 +74,27 @@ class RedisGameSlots(GameSlots):
         return f"{self._namespace}botgames:{bot}"
 
     def reserve(self, bot: str, reservation: str, cap: int, ttl_ms: int) -> bool:
-        with _reachable():
+        with reachable():
             reply: Any = self._reserve(keys=[self._key(bot)], args=[cap, reservation, ttl_ms])
         return int(reply) == 1
 
     def confirm(self, bot: str, reservation: str, game_id: str) -> None:
-        with _reachable(), self._client.pipeline(transaction=True) as pipe:
+        with reachable(), self._client.pipeline(transaction=True) as pipe:
             pipe.zrem(self._key(bot), reservation)
             pipe.zadd(self._key(bot), {game_id: float("inf")})
             pipe.execute()
 
     def cancel(self, bot: str, reservation: str) -> None:
-        with _reachable():
+        with reachable():
             self._client.zrem(self._key(bot), reservation)
 
     def games(self, bot: str) -> list[str]:
-        with _reachable():
+        with reachable():
             members: Any = self._client.zrangebyscore(self._key(bot), "+inf", "+inf")
         return [m.decode() if isinstance(m, bytes) else str(m) for m in members]
 
     def release(self, bot: str, game_ids: Sequence[str]) -> None:
         if not game_ids:
             return
-        with _reachable():
+        with reachable():
             self._client.zrem(self._key(bot), *game_ids)

@@ -85,7 +85,7 @@ Fields = dict[bytes, bytes]
 
 
 @contextlib.contextmanager
-def _reachable() -> Iterator[None]:
+def reachable() -> Iterator[None]:
     """Turns redis connection failures and timeouts into `StoreUnavailable`."""
     try:
         yield
@@ -219,7 +219,7 @@ class RedisEventStore(EventStore):
             idempotency_key=idempotency_key,
             fingerprint=fingerprint,
         )
-        with _reachable():
+        with reachable():
             reply = self._fcall(call)
         result = self._result(reply, game_id, expected_version, idempotency_key)
         if isinstance(result, StoreError):
@@ -247,7 +247,7 @@ class RedisEventStore(EventStore):
         ]
         if not calls:
             return []
-        with _reachable():
+        with reachable():
             if not self._loaded:
                 self._load_library()
             replies = self._pipelined(calls)
@@ -267,7 +267,7 @@ class RedisEventStore(EventStore):
     def recall(
         self, game_id: str, idempotency_key: str, fingerprint: str = ""
     ) -> AppendResult | None:
-        with _reachable():
+        with reachable():
             key = f"{self._stream(game_id)}:idem:{idempotency_key}"
             known = cast("bytes | None", self._client.get(key))
         if known is None:
@@ -280,12 +280,12 @@ class RedisEventStore(EventStore):
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         if limit is not None and limit <= 0:
             return []
-        with _reachable():
+        with reachable():
             entries = self._range(self._stream(game_id), f"0-{after + 1}", limit)
         return [_recorded(game_id, fields) for _, fields in entries]
 
     def version(self, game_id: str) -> int:
-        with _reachable():
+        with reachable():
             value = self._client.get(f"{self._stream(game_id)}:version")
         return int(value) if value is not None else 0
 
@@ -293,7 +293,7 @@ class RedisEventStore(EventStore):
         if count <= 0:
             return []
         start = "-" if after == "0" else f"({after}"
-        with _reachable():
+        with reachable():
             entries = self._range(self._feed, start, count)
         return [_feed_entry(position, fields) for position, fields in entries]
 
@@ -304,7 +304,7 @@ class RedisEventStore(EventStore):
         stream); `timeout_ms` must stay below the client's socket timeout."""
         if timeout_ms <= 0 or (limit is not None and limit <= 0):
             return self.read(game_id, after, limit)
-        with _reachable():
+        with reachable():
             reply = self._client.xread(
                 {self._stream(game_id): f"0-{after}"}, count=limit, block=timeout_ms
             )
@@ -316,12 +316,12 @@ class RedisEventStore(EventStore):
         if timeout_ms <= 0 or count <= 0:
             return self.read_feed(after, count)
         start = "0-0" if after == "0" else after
-        with _reachable():
+        with reachable():
             reply = self._client.xread({self._feed: start}, count=count, block=timeout_ms)
         return [_feed_entry(position, fields) for position, fields in _group_entries(reply)]
 
     def feed_position(self) -> str:
-        with _reachable():
+        with reachable():
             last = cast("list[tuple[bytes, Fields]]", self._client.xrevrange(self._feed, count=1))
         return last[0][0].decode() if last else "0"
 
@@ -409,7 +409,7 @@ class RedisFeedConsumer(FeedConsumer):
         return entries
 
     def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
-        with _reachable():
+        with reachable():
             if not self._grouped:
                 self._create_group()
             try:
@@ -426,5 +426,5 @@ class RedisFeedConsumer(FeedConsumer):
 
     def ack(self, positions: Sequence[str]) -> None:
         if positions:
-            with _reachable():
+            with reachable():
                 self._client.xack(self._feed, self._group, *positions)
