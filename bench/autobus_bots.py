@@ -17,8 +17,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bench.verdict import win_rate_lines
 from shared.games.base import get_game
-from shared.tournaments.standings import wilson
 
 TARGET = 0.80
 """The heuristic's target win rate against random."""
@@ -70,16 +70,10 @@ def run(games: int, processes: int) -> Tally:
 
 def report(tally: Tally) -> str:
     """Returns the tally, the win rate with its interval, the verdict and the speed."""
-    rate = tally.wins / tally.games
-    low, high = wilson(tally.wins, tally.games)
-    verdict = "PASS" if rate >= TARGET else "FAIL"
     return (
         f"heuristic vs random: {tally.games} games, {tally.wins} wins, "
         f"{tally.draws} draws, {tally.losses} losses\n"
-        f"  heuristic win rate {rate:.1%} (Wilson 95% {low:.1%}..{high:.1%}), "
-        f"target >= {TARGET:.0%}: {verdict}\n"
-        f"  {tally.games / tally.seconds:.2f} games/s"
-    )
+    ) + win_rate_lines("heuristic", tally.wins, tally.games, TARGET, tally.seconds)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -16,8 +16,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bench.verdict import win_rate_lines
 from shared.games.base import get_game
-from shared.tournaments.standings import wilson
 
 PAIRINGS = (("heuristic", "random", 0.80), ("mc", "heuristic", 0.60))
 """(first bot, second bot, the first bot's target win rate)."""
@@ -71,16 +71,10 @@ def run_pairing(first: str, second: str, games: int, processes: int) -> Outcome:
 
 def report(first: str, second: str, target: float, outcome: Outcome) -> str:
     """Returns one pairing's lines: the tally, the win rate with its interval, the verdict."""
-    rate = outcome.first_wins / outcome.games
-    low, high = wilson(outcome.first_wins, outcome.games)
-    verdict = "PASS" if rate >= target else "FAIL"
     return (
         f"{first} vs {second}: {outcome.games} games, {first} {outcome.first_wins} wins, "
         f"{second} {outcome.second_wins} wins\n"
-        f"  {first} win rate {rate:.1%} (Wilson 95% {low:.1%}..{high:.1%}), "
-        f"target >= {target:.0%}: {verdict}\n"
-        f"  {outcome.games / outcome.seconds:.2f} games/s"
-    )
+    ) + win_rate_lines(first, outcome.first_wins, outcome.games, target, outcome.seconds)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
