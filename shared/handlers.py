@@ -188,6 +188,12 @@ def _seats(
     return checked
 
 
+def _ruleset_clock(rules: msgspec.Struct) -> Clock | None:
+    """Returns the clock a ruleset sets for its games, None when it sets none."""
+    clock = getattr(rules, "clock", None)
+    return clock if isinstance(clock, Clock) else None
+
+
 def create_game(
     store: EventStore,
     game: str,
@@ -204,8 +210,8 @@ def create_game(
     """Creates and deals a game; raises InvalidRequest naming the field at fault.
 
     `tournament` is (tournament id, the game's key in its schedule) for a tournament game;
-    `clock` times its client seats (a game with a webhook seat always has one, see
-    `shared.clocks.clock_for`).
+    `clock` times its client seats, overriding the ruleset's clock (a game with a webhook
+    seat always has one, see `shared.clocks.clock_for`).
     """
     try:
         spec = get_game(game)
@@ -222,7 +228,7 @@ def create_game(
     fingerprint = (
         _fingerprint(game, ruleset, seats, players, seed, *timing) if idempotency_key else ""
     )
-    clock = clocks.clock_for(clock, table)
+    clock = clocks.clock_for(_ruleset_clock(rules) if clock is None else clock, table)
     seed = secrets.randbits(63) if seed is None else seed
     created = GameCreated(
         game=spec.name,

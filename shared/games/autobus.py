@@ -39,6 +39,7 @@ from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
 from shared.messages.common import (
     CLOCK_EVENTS,
     Action,
+    Clock,
     Event,
     GameCreated,
     GameFinished,
@@ -68,6 +69,10 @@ class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Jokers in the whole pack."""
     max_turns: int = 1000
     """The turn cap: the game ends as a draw after this many turns."""
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The clock of games played under this ruleset; unset (and then not even encoded):
+    untimed (a game with a webhook seat still gets the default webhook clock, see
+    `shared.clocks.clock_for`). A game's own clock overrides it."""
 
 
 # Commands ------------------------------------------------------------------------------
@@ -748,7 +753,10 @@ SPEC: GameSpec[AutobusState, AutobusRuleset] = register(
         max_players=4,
         has_decisions=True,
         ruleset_type=AutobusRuleset,
-        presets={"classic": AutobusRuleset()},
+        presets={
+            "classic": AutobusRuleset(),
+            "classic-timed": AutobusRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
+        },
         action_type=AutobusAction,
         event_type=AutobusEvent,
         deal=deal,

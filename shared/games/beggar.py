@@ -30,6 +30,7 @@ from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
 from shared.games.cards import HIDDEN, Card, deal_round_robin, shuffled, standard_deck
 from shared.messages.common import (
     Action,
+    Clock,
     ClockEvent,
     Event,
     GameCreated,
@@ -55,6 +56,10 @@ class BeggarRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """How many 52-card decks are shuffled together."""
     max_cards: int = 100_000
     """The cap on cards turned; reaching it ends the game as `capped`."""
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The clock of games played under this ruleset; unset (and then not even encoded):
+    untimed (a game with a webhook seat still gets the default webhook clock, see
+    `shared.clocks.clock_for`). A game's own clock overrides it."""
 
 
 class PlayTrick(Action, frozen=True):
@@ -384,7 +389,10 @@ SPEC: GameSpec[BeggarState, BeggarRuleset] = register(
         max_players=4,
         has_decisions=False,
         ruleset_type=BeggarRuleset,
-        presets={"classic": BeggarRuleset()},
+        presets={
+            "classic": BeggarRuleset(),
+            "classic-timed": BeggarRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
+        },
         action_type=PlayTrick,
         event_type=BeggarEvent,
         deal=deal,

@@ -12,6 +12,7 @@ import msgspec
 
 from shared.games.base import InvalidRuleset
 from shared.games.cards import JOKER, RANKS
+from shared.messages.common import Clock
 
 ORDER = {rank: index for index, rank in enumerate(RANKS)}
 """Plain ranks, low to high (2 lowest, ace highest)."""
@@ -66,6 +67,10 @@ class ShitheadRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Play until one player is left, or stop when the first player is out."""
     max_moves: int = 2000
     """The move cap: the game ends after this many decisions, ranked by cards left."""
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The clock of games played under this ruleset; unset (and then not even encoded):
+    untimed (a game with a webhook seat still gets the default webhook clock, see
+    `shared.clocks.clock_for`). A game's own clock overrides it."""
 
     def total_cards(self) -> int:
         """Returns how many cards the decks hold."""
@@ -74,6 +79,7 @@ class ShitheadRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 PRESETS = {
     "classic": ShitheadRuleset(),
+    "classic-timed": ShitheadRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
     "holland-kocsma": ShitheadRuleset(
         face_down=4,
         face_up=4,

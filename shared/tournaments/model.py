@@ -61,7 +61,8 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     schedule: Schedule | None = None
     """When to run it: once `at` a time or on a `cron` expression; None runs it now."""
     clock: Clock | None = None
-    """The clock of every game (it times only external and webhook seats); None: untimed."""
+    """The clock of every game (it times only external and webhook seats), overriding the
+    ruleset's; None: the ruleset's clock, if it sets one, else untimed."""
 
 
 class InvalidTournament(InvalidRequest):
