@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import redis
 
 from services.game.auth import Access
@@ -40,6 +42,7 @@ def build_access(settings: Settings, store: EventStore) -> Access:
         ),
         slots=RedisGameSlots(client, settings.namespace),
         max_games_per_bot=settings.max_games_per_bot,
+        webhook_allow_private=settings.webhook_allow_private,
     )
 
 
@@ -48,7 +51,10 @@ def build_dispatcher(settings: Settings, store: EventStore) -> BotTurnDispatcher
     if settings.dispatch == "inprocess":
         from services.workers.webhooks import play_webhook_turn  # noqa: PLC0415 - httpx
 
-        return InProcessDispatcher(store, webhooks=play_webhook_turn)
+        webhooks = functools.partial(
+            play_webhook_turn, allow_private=settings.webhook_allow_private
+        )
+        return InProcessDispatcher(store, webhooks=webhooks)
     from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415 - Celery only when asked
 
     return CeleryDispatcher(settings.queue)

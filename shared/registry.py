@@ -27,7 +27,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import urlsplit
 
 import msgspec
 
@@ -36,6 +35,7 @@ from shared.handlers import InvalidRequest
 from shared.messages.codec import EventCodec, encode, encode_all
 from shared.messages.common import Event, Seat
 from shared.store.port import ConcurrencyConflict, EventStore
+from shared.webhook_urls import WebhookUrlRefused, check_webhook_url
 
 KIND = "registry"
 STREAM = "registry:bots"
@@ -274,18 +274,19 @@ class RegistryIndex:
             return self._registry.bots.get((name, version))
 
 
-def _check_url(url: str) -> None:
-    """Raises InvalidRequest (field `url`) unless `url` is an absolute http(s) URL."""
+def _check_url(url: str, *, allow_private: bool) -> None:
+    """Raises InvalidRequest (field `url`) unless the workers may call `url`: an absolute
+    http(s) URL, and (unless `allow_private`) one of a globally reachable host (see
+    `shared.webhook_urls`)."""
+    if len(url) > MAX_URL:
+        raise InvalidRequest("url", f"a webhook URL has at most {MAX_URL} characters")
     try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError as error:
-        raise InvalidRequest("url", f"not a URL: {error}") from None
-    if parts.scheme not in {"http", "https"} or not host or len(url) > MAX_URL:
-        raise InvalidRequest("url", f"a webhook needs an http(s) URL of a host, not {url!r}")
+        check_webhook_url(url, allow_private=allow_private)
+    except WebhookUrlRefused as refused:
+        raise InvalidRequest("url", str(refused)) from None
 
 
-def _check(spec: BotSpec) -> None:
+def _check(spec: BotSpec, *, allow_private_urls: bool) -> None:
     """Raises InvalidRequest naming the field of `spec` that cannot be registered."""
     for name, value in (("name", spec.name), ("version", spec.version)):
         if not NAME.match(value):
@@ -309,7 +310,7 @@ def _check(spec: BotSpec) -> None:
     elif not game.has_decisions:
         raise InvalidRequest("game", f"{game.title} has no decisions; only built-in bots play it")
     if spec.kind == "webhook":
-        _check_url(spec.url)
+        _check_url(spec.url, allow_private=allow_private_urls)
     elif spec.url:
         raise InvalidRequest("url", f"only a webhook bot has a url, not a {spec.kind} one")
     if len(spec.description) > 500:
@@ -357,13 +358,16 @@ def _credentials(bot: RegisteredBot, at: str) -> tuple[list[RegistryEvent], Cred
     return events, Credentials(token, secret)
 
 
-def register(store: EventStore, spec: BotSpec, registered_at: str = "") -> Registration:
+def register(
+    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
+) -> Registration:
     """Registers `spec`; an external or webhook bot gets its credentials, shown only here.
 
     Registering the same bot again returns it unchanged and without credentials; the same
-    name and version with anything else is refused (BotExists).
+    name and version with anything else is refused (BotExists). A webhook URL that is, or
+    resolves to, a loopback or private address is refused unless `allow_private_urls`.
     """
-    _check(spec)
+    _check(spec, allow_private_urls=allow_private_urls)
     while True:
         registry = read_registry(store)
         known = registry.bots.get((spec.name, spec.version))
@@ -398,12 +402,12 @@ def register(store: EventStore, spec: BotSpec, registered_at: str = "") -> Regis
 
 
 def register_bot(
-    store: EventStore, spec: BotSpec, registered_at: str = ""
+    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
 ) -> tuple[RegisteredBot, bool]:
     """Registers `spec`; returns the bot and whether it is new (see `register`, which also
     returns the credentials of a new external or webhook bot).
     """
-    registration = register(store, spec, registered_at)
+    registration = register(store, spec, registered_at, allow_private_urls=allow_private_urls)
     return registration.bot, registration.new
 
 

@@ -39,6 +39,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """CARDARENA_RATE_WINDOW: the length of a rate-limit window, in seconds."""
     max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
     """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
+    webhook_allow_private: bool = False
+    """CARDARENA_WEBHOOK_ALLOW_PRIVATE: let webhook URLs reach loopback and private addresses."""
 
     @property
     def celery_broker(self) -> str:
@@ -61,6 +63,7 @@ _ENV = {
     "rate_limit": "CARDARENA_RATE_LIMIT",
     "rate_window": "CARDARENA_RATE_WINDOW",
     "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
+    "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
 }
 
 

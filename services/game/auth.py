@@ -96,13 +96,15 @@ class RateLimited(Exception):
 
 @dataclass(frozen=True)
 class Access:
-    """The admin key, the registry to check bot tokens in, the rate limiter, the game cap."""
+    """The admin key, the registry to check bot tokens in, the rate limiter, the game cap,
+    and whether webhook URLs may reach loopback and private addresses."""
 
     admin_key: str
     registry: RegistryIndex
     limiter: RateLimiter
     slots: GameSlots
     max_games_per_bot: int
+    webhook_allow_private: bool = False
 
     @classmethod
     def embedded(cls, store: EventStore, settings: Settings | None = None) -> Access:
@@ -114,6 +116,7 @@ class Access:
             limiter=InMemoryRateLimiter(settings.rate_limit, settings.rate_window),
             slots=InMemoryGameSlots(),
             max_games_per_bot=settings.max_games_per_bot,
+            webhook_allow_private=settings.webhook_allow_private,
         )
 
     @property

@@ -14,7 +14,7 @@ from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
-from services.game.auth import BEARER, Caller, Forbidden, Unauthorized, host_only
+from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
 from services.game.problems import problem, responses
 from services.game.schemas import Problem
 from shared.games.base import game_names
@@ -119,7 +119,9 @@ class BotsController(Controller):
             "gets its `token` in this answer only (the registry keeps its SHA-256), a webhook "
             "bot also its `signing_secret`. Registering the same bot again returns it (200) "
             "without them; the same name and version with anything else is refused (422, "
-            "field `version`)."
+            "field `version`). A webhook `url` that is, or resolves to, a loopback, private, "
+            "link-local or otherwise non-global address is refused (422, field `url`) unless "
+            "the service allows private webhooks (`CARDARENA_WEBHOOK_ALLOW_PRIVATE`)."
         ),
         sync_to_thread=True,
         status_code=201,
@@ -131,9 +133,14 @@ class BotsController(Controller):
         },
     )
     def register(
-        self, store: NamedDependency[EventStore], data: JSONBody[BotSpec]
+        self,
+        store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
+        data: JSONBody[BotSpec],
     ) -> Response[Bot]:
-        registration = register(store, data, registered_at=_now())
+        registration = register(
+            store, data, registered_at=_now(), allow_private_urls=access.webhook_allow_private
+        )
         bot = Bot.of(registration.bot, host=True, credentials=registration.credentials)
         headers = {"Location": f"/v1/bots/{bot.name}/{bot.version}"}
         return Response(bot, status_code=201 if registration.new else 200, headers=headers)

@@ -82,7 +82,10 @@ def webhook_turn(game_id: str, turn_version: int, seat: int) -> str:
     """Calls `seat`'s webhook for its turn begun at `turn_version` until its answer is played
     or the deadline passes (see `services.workers.webhooks`), then plays on.
     """
-    status = play_webhook_turn(worker_store(), game_id, turn_version, seat)
+    allow_private = load_settings().webhook_allow_private
+    status = play_webhook_turn(
+        worker_store(), game_id, turn_version, seat, allow_private=allow_private
+    )
     if status == "played":
         _dispatch(game_id)
     return status

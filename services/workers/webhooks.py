@@ -15,6 +15,14 @@ and the call is retried (with a growing pause) until the seat's deadline, after 
 clock's rules apply: the default action and a strike. Each call's timeout is at most the
 time left to the deadline (less 0.2 s to record a failure); redirects are not followed;
 answers over 64 KiB are refused.
+
+Before each call the URL is checked again (`shared.webhook_urls`: DNS may have changed since
+registration): a host that is, or resolves to, a loopback, private, link-local or otherwise
+non-global address is not called, unless private webhooks are allowed; the refusal is
+recorded as `WebhookFailed` (reason `url_refused`) and handled like a connection error. The
+HTTP client resolves the host again to connect, so a name that changes in between (DNS
+rebinding) may still slip through: restrict the workers' egress at the network layer too
+(a Kubernetes NetworkPolicy, a firewall).
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from shared.handlers import load
 from shared.messages.common import Seat
 from shared.registry import read_registry
 from shared.store.port import EventStore
+from shared.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url, resolve_host
 
 SIGNATURE_HEADER = "X-Cardarena-Signature"
 TIMESTAMP_HEADER = "X-Cardarena-Timestamp"
@@ -123,6 +132,14 @@ def call_webhook(
         raise CallFailed("invalid_answer", f"not JSON: {error}") from None
 
 
+def check_target(url: str, *, allow_private: bool, resolve: Resolver = resolve_host) -> None:
+    """Raises CallFailed (`url_refused`) unless the workers may call `url` now."""
+    try:
+        check_webhook_url(url, allow_private=allow_private, resolve=resolve)
+    except WebhookUrlRefused as refused:
+        raise CallFailed("url_refused", str(refused)) from None
+
+
 def webhook_target(store: EventStore, seat: Seat) -> tuple[str, str] | None:
     """Returns the URL and signing secret of the webhook bot a seat is bound to, from the
     registry; None when it is not a registered webhook bot with both."""
@@ -145,10 +162,15 @@ def play_webhook_turn(
     *,
     client: httpx.Client | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    allow_private: bool = False,
+    resolve: Resolver = resolve_host,
 ) -> str:
     """Calls `seat`'s webhook for its turn begun at `turn_version` until an answer is played
     or the deadline passes; returns `played`, `moved_on` (the turn ended otherwise),
     `deadline` (the deadline passed) or `no_webhook` (the seat has no registered webhook).
+
+    Each call's URL is checked first (`check_target`, resolving with `resolve`); with
+    `allow_private`, loopback and private addresses are called too.
     """
     loaded = load(store, game_id)
     target = webhook_target(store, loaded.created.seats[seat])
@@ -170,6 +192,8 @@ def play_webhook_turn(
                 return "no_webhook"
             url, secret = target
             try:
+                check_target(url, allow_private=allow_private, resolve=resolve)
+                left = (turn.deadline - now_ms()) / 1000  # resolving took some of it
                 timeout = max(MIN_CALL_SECONDS, min(left - RECORD_MARGIN_SECONDS, MAX_CALL_SECONDS))
                 answer = call_webhook(http, url, secret, msgspec.json.encode(turn), timeout)
                 if apply_webhook_answer(store, loaded, seat, turn_version, answer):

@@ -134,8 +134,9 @@ class DefaultActionPlayed(ClockEvent, frozen=True):
 class WebhookFailed(ClockEvent, frozen=True):
     """A call to `seat`'s webhook brought no legal action; the clock keeps running.
 
-    `reason`: `timeout`, `connection_error`, `http_status`, `invalid_answer`,
-    `illegal_action` or `no_webhook`; `detail` says more (a status, a rule, an error).
+    `reason`: `timeout`, `connection_error`, `url_refused` (the URL is, or resolves to, a
+    private address), `http_status`, `invalid_answer`, `illegal_action` or `no_webhook`;
+    `detail` says more (a status, a rule, an error).
     """
 
     seat: int

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
-    """Returns the environment of a worker using this test's keys and queue."""
+    """Returns the environment of a worker using this test's keys and queue (its webhook
+    bots listen on 127.0.0.1)."""
     return {
         **os.environ,
         "CARDARENA_STORE": "redis",
@@ -24,6 +25,7 @@ def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
         "REDIS_URL": redis_url,
         "CARDARENA_NAMESPACE": namespace,
         "CARDARENA_QUEUE": f"{namespace}bots",
+        "CARDARENA_WEBHOOK_ALLOW_PRIVATE": "1",
     }
 
 

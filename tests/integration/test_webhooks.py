@@ -119,8 +119,10 @@ def _store(redis_client: redis.Redis, namespace: str) -> RedisEventStore:
 
 
 def _hook_seat(store: RedisEventStore, bot: WebhookBot, game: str) -> Seat:
-    """Registers the bot as webhook bot `hook@1` of `game`; returns a seat bound to it."""
-    registration = register(store, BotSpec(name="hook", game=game, kind="webhook", url=bot.url))
+    """Registers the bot (on 127.0.0.1: private webhooks allowed, in the worker too) as
+    webhook bot `hook@1` of `game`; returns a seat bound to it."""
+    spec = BotSpec(name="hook", game=game, kind="webhook", url=bot.url)
+    registration = register(store, spec, allow_private_urls=True)
     assert registration.credentials is not None
     bot.secret = registration.credentials.signing_secret
     return Seat(kind="webhook", name="hook", version="1")

@@ -10,7 +10,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
+from services.game.auth import Access
 from shared.handlers import InProcessDispatcher, load, play_bot_turns
+from shared.settings import Settings
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments.model import Entrant, TournamentDefinition
 from shared.tournaments.runner import (
@@ -97,6 +99,37 @@ def test_a_bad_registration_names_its_field_and_registers_nothing(
     assert refused.status_code == 422, refused.text
     assert refused.json()["field"] == field
     assert client.get("/v1/bots").json() == {"bots": []}
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://127.0.0.1:9/x", "127.0.0.1 is a loopback address"),
+        ("http://169.254.169.254/latest/meta-data/", "a link-local address"),
+        ("http://[::ffff:10.0.0.5]/x", "10.0.0.5, a private address"),
+        ("http://localhost:6379/", "localhost resolves to"),
+    ],
+)
+def test_a_webhook_at_a_private_address_is_refused_naming_its_url_and_registers_nothing(
+    client: Client, url: str, said: str
+) -> None:
+    hook = {"name": "hook", "game": "shithead", "kind": "webhook", "url": url}
+    refused = client.post("/v1/bots", json=hook)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["field"] == "url"
+    assert said in refused.json()["detail"]
+    assert client.get("/v1/bots").json() == {"bots": []}
+
+
+def test_with_private_webhooks_allowed_a_webhook_on_loopback_registers(
+    store: InMemoryEventStore,
+) -> None:
+    access = Access.embedded(store, Settings(webhook_allow_private=True))
+    hook = {"name": "hook", "game": "shithead", "kind": "webhook", "url": "http://127.0.0.1:9/x"}
+    with TestClient(create_app(store, InProcessDispatcher(store), access=access)) as client:
+        created = client.post("/v1/bots", json=hook)
+    assert created.status_code == 201, created.text
+    assert created.json()["url"] == hook["url"]
 
 
 def test_unknown_fields_bad_filters_and_unknown_bots_are_client_errors(client: Client) -> None:

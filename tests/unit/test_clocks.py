@@ -425,6 +425,7 @@ def test_the_in_process_dispatcher_times_out_a_client_seat_that_never_moves() ->
     seats = [EXTERNAL, Seat(kind="bot", bot="random")]
     clock = Clock(move_seconds=0.05)
     game_id = create_game(store, "autobus", seats=seats, seed=9, clock=clock).game_id
+    earlier = set(threading.enumerate())  # other tests' apps may leave their timers running
     dispatcher = InProcessDispatcher(store)
     try:
         dispatcher.dispatch(game_id)
@@ -441,7 +442,8 @@ def test_the_in_process_dispatcher_times_out_a_client_seat_that_never_moves() ->
         assert result.places == [2, 1]
     finally:
         dispatcher.close()
-    assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.is_alive()]
+    timers = [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.is_alive()]
+    assert not set(timers) - earlier, "closing the dispatcher leaves none of its timers running"
 
 
 def test_a_tournaments_clock_reaches_its_games_and_leaves_its_bots_untimed() -> None:
