@@ -160,6 +160,46 @@ class Client:
         result: dict[str, Any] = self._call("GET", f"/v1/games/{game_id}")
         return result
 
+    # Challenges ----------------------------------------------------------------------
+
+    def challenge(
+        self, game: str, opponents: list[tuple[str, str]], **fields: Any
+    ) -> dict[str, Any]:
+        """Challenges registered bots ((name, version) each) to `game`; returns the challenge.
+
+        With a bot token the calling bot takes seat 0; `fields` may add `ruleset`, `clock`
+        and `expires_in`.
+        """
+        body = {
+            "game": game,
+            "opponents": [{"bot": name, "version": version} for name, version in opponents],
+            **fields,
+        }
+        result: dict[str, Any] = self._call("POST", "/v1/challenges", json=body)
+        return result
+
+    def get_challenge(self, challenge_id: str) -> dict[str, Any]:
+        """Returns a challenge this bot issued or is seated by (or any, for the host)."""
+        result: dict[str, Any] = self._call("GET", f"/v1/challenges/{challenge_id}")
+        return result
+
+    def challenges(self) -> list[dict[str, Any]]:
+        """Returns the open challenges waiting for this bot's answer, oldest first."""
+        body = self._call("GET", "/v1/bots/me/challenges")
+        found: list[dict[str, Any]] = body["challenges"]
+        return found
+
+    def accept_challenge(self, challenge_id: str) -> dict[str, Any]:
+        """Accepts a challenge; the last acceptance starts its game (`game_id`)."""
+        result: dict[str, Any] = self._call("POST", f"/v1/challenges/{challenge_id}/accept")
+        return result
+
+    def decline_challenge(self, challenge_id: str, reason: str = "") -> dict[str, Any]:
+        """Declines a challenge, closing it."""
+        url = f"/v1/challenges/{challenge_id}/decline"
+        result: dict[str, Any] = self._call("POST", url, json={"reason": reason})
+        return result
+
     # Playing -------------------------------------------------------------------------
 
     def turns(self, wait: int = 30) -> list[Turn]:

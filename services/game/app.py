@@ -10,6 +10,7 @@ from litestar.openapi.spec import Components
 
 from services.game import auth, problems
 from services.game.bots import BotsController
+from services.game.challenges import ChallengesController
 from services.game.leaderboards import LeaderboardsController
 from services.game.routes import GamesController, health
 from services.game.schedules import SchedulesController
@@ -63,6 +64,7 @@ def create_app(
             GamesController,
             TournamentsController,
             BotsController,
+            ChallengesController,
             LeaderboardsController,
             SchedulesController,
             GameStreamController,

@@ -43,6 +43,8 @@ TITLES = {
     "forbidden": "Not allowed for these credentials",
     "rate-limited": "Too many requests",
     "unknown-bot": "Unknown bot",
+    "unknown-challenge": "Unknown challenge",
+    "challenge-closed": "Challenge no longer open",
     "internal-error": "Internal error",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
@@ -172,9 +174,10 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
         " they are needed (`WWW-Authenticate: Bearer`); nothing was done",
         403: "Valid credentials that do not allow this (a bot token for a hosting operation"
         " or another bot's seat); nothing was done",
-        404: "No game (`game_id`), tournament (`tournament_id`) or bot has this id",
-        409: "A stale `expected_version` (`current_version`; nothing was written) or a"
-        " finished tournament",
+        404: "No game (`game_id`), tournament (`tournament_id`), challenge (`challenge_id`)"
+        " or bot has this id",
+        409: "A stale `expected_version` (`current_version`; nothing was written), a"
+        " finished tournament or a closed challenge (`challenge_status`)",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key;"
         " a seat (`field`) whose bot is at its cap of running games",
         429: "The bot token made too many requests; retry after `Retry-After` seconds",

@@ -61,7 +61,7 @@ ViewerSeat = Annotated[
 ]
 
 
-def _play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -> None:
+def play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -> None:
     """Starts the platform's play when it has a part in the game's next move: a bot to play,
     a webhook to call, a clock to watch; or a tournament game is over (to record it)."""
     loaded = load(store, game_id)
@@ -120,7 +120,7 @@ def _create(
         admission.cancel()
         raise
     admission.confirm(outcome.game_id)
-    _play_bots(store, dispatcher, outcome.game_id)
+    play_bots(store, dispatcher, outcome.game_id)
     return Response(
         Game.of(load(store, outcome.game_id)),
         status_code=200 if outcome.replayed else 201,
@@ -186,7 +186,7 @@ def _act(
         expected_version=data.expected_version,
         idempotency_key=key,
     )
-    _play_bots(store, dispatcher, game_id)
+    play_bots(store, dispatcher, game_id)
     return ActionAccepted.of(outcome)
 
 

@@ -65,8 +65,9 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     players: PlayerCount | None = None
     seed: int | str | None = None
     clock: Clock | None = None
-    """Times the client seats: `{"move_seconds", "bank_seconds", "strikes_to_forfeit"}`;
-    none: untimed (a game with a webhook seat still gets a clock)."""
+    """Times the client seats: `{"move_seconds", "bank_seconds", "strikes_to_forfeit"}`,
+    overriding the ruleset's clock; none: the ruleset's, else untimed (a game with a webhook
+    seat still gets a clock)."""
 
     def table(self, bots: Sequence[RegisteredBot] = ()) -> list[Seat] | None:
         """Returns the requested seats as domain seats (bound to `bots` where they name one),
@@ -211,7 +212,8 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """An RFC 9457 problem: `type`, `title`, `status`, `detail` and one extension member.
 
     `field` names the bad input, `rule` the broken game rule, `current_version` the
-    stream's version on a conflict, `game_id` / `tournament_id` what does not exist.
+    stream's version on a conflict, `game_id` / `tournament_id` / `challenge_id` what does
+    not exist.
     """
 
     type: str
@@ -223,3 +225,6 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     current_version: int | msgspec.UnsetType = msgspec.UNSET
     game_id: str | msgspec.UnsetType = msgspec.UNSET
     tournament_id: str | msgspec.UnsetType = msgspec.UNSET
+    challenge_id: str | msgspec.UnsetType = msgspec.UNSET
+    challenge_status: str | msgspec.UnsetType = msgspec.UNSET
+    """A closed challenge's status (`started`, `declined`, `cancelled`, `expired`)."""

@@ -10,9 +10,10 @@ stream ends after the game's last event (its finish).
 `GET /v1/bots/me/events` (a bot token) sends, on connect, one `your_turn` per game waiting
 for the bot, then `game_started`, `your_turn` and `game_finished` as they happen; `id:` is
 a position in the global feed, and `Last-Event-ID` replays the starts and finishes missed
-since that position before the resync. The type `challenge` is reserved for challenges,
-which do not exist yet. `GET /v1/bots/me/turns?wait=S` answers the games waiting for the
-bot at once, or waits up to S seconds for one.
+since that position before the resync. A `challenge` (see `shared.challenges`) is sent when
+one is issued to the bot, and on connect for every open one waiting for its answer.
+`GET /v1/bots/me/turns?wait=S` answers the games waiting for the bot at once, or waits up
+to S seconds for one; `GET /v1/bots/me/challenges` lists the open challenges.
 
 A bot's games are found with `BotGames`, an index of the global feed kept in this process
 (seats bound to the bot in each `GameCreated`, and which games have finished); it reads only
@@ -34,6 +35,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -49,6 +51,8 @@ from services.game.auth import BEARER, Caller, Forbidden, Unauthorized, check_se
 from services.game.problems import responses
 from services.game.routes import GameId, ViewerSeat
 from services.game.schemas import EventItem, Game, SeatView
+from shared import challenges
+from shared.challenges import Challenge, ChallengeIssued
 from shared.games.base import GameNotFound, get_game
 from shared.handlers import InvalidRequest, LoadedGame, UnknownGame, as_seen_by, load
 from shared.messages.common import GameCreated, GameFinished, Result
@@ -86,6 +90,8 @@ class BotGames:
         self._seats: dict[str, dict[str, list[int]]] = {}
         """Per bot (`name@version`): game id -> the seats bound to it."""
         self._finished: set[str] = set()
+        self._challenges: dict[str, list[str]] = {}
+        """Per bot: the challenges issued to it (open or not), oldest first."""
 
     def refresh(self) -> None:
         """Folds in the feed entries appended since the last refresh."""
@@ -98,6 +104,13 @@ class BotGames:
     def _apply(self, entry: FeedEntry) -> None:
         """Records the bound seats of a created game, or that a game finished."""
         recorded = entry.event
+        if recorded.kind == challenges.KIND:
+            if recorded.type == "ChallengeIssued":
+                issued = challenges.CODEC.decode(recorded)
+                assert isinstance(issued, ChallengeIssued)
+                for bot in issued.pending:
+                    self._challenges.setdefault(bot, []).append(issued.challenge_id)
+            return
         if recorded.type == "GameFinished":
             self._finished.add(recorded.game_id)
         if recorded.type != "GameCreated":
@@ -117,6 +130,11 @@ class BotGames:
         """Returns the seats of `game_id` bound to `bot` (none: not its game), as last refreshed."""
         with self._lock:
             return list(self._seats.get(bot, {}).get(game_id, ()))
+
+    def challenges_of(self, bot: str) -> list[str]:
+        """Returns the challenges issued to `bot` (open or not), as last refreshed."""
+        with self._lock:
+            return list(self._challenges.get(bot, ()))
 
     def running(self, bot: str) -> list[str]:
         """Returns the games `bot` is seated in that have not finished, as last refreshed."""
@@ -178,6 +196,12 @@ class Turn(msgspec.Struct, frozen=True, omit_defaults=True):
     legal_actions: list[dict[str, Any]]
     deadline: int | msgspec.UnsetType = msgspec.UNSET
     """In a timed game: when the seat's time runs out, in ms since the epoch."""
+
+
+class ChallengeList(msgspec.Struct, frozen=True):
+    """The open challenges waiting for the calling bot's answer, oldest first."""
+
+    challenges: list[Challenge]
 
 
 class Turns(msgspec.Struct, frozen=True):
@@ -259,6 +283,18 @@ def all_waiting(store: EventStore, index: BotGames, bot: str) -> list[Turn]:
     """Refreshes the index; returns the turns waiting for `bot` in all its running games."""
     index.refresh()
     return waiting_turns(store, index, bot, index.running(bot))
+
+
+def open_challenges(store: EventStore, index: BotGames, bot: str) -> list[Challenge]:
+    """Refreshes the index; returns the open challenges waiting for `bot`'s answer."""
+    index.refresh()
+    now = datetime.now(UTC)
+    found: list[Challenge] = []
+    for challenge_id in index.challenges_of(bot):
+        challenge, _ = challenges.read(store, challenge_id, now)
+        if challenge.status == "open" and bot in challenge.pending:
+            found.append(challenge)
+    return found
 
 
 def _bot_key(caller: Caller) -> str:
@@ -367,6 +403,15 @@ class _BotStream:
     resume_from: str | None
     announced: set[tuple[str, int, int]] = field(default_factory=set)
     """(game, seat, version) of every `your_turn` sent."""
+    challenged: set[str] = field(default_factory=set)
+    """The challenges announced."""
+
+    def _challenge(self, challenge: Challenge, event_id: str) -> list[ServerSentEventMessage]:
+        """Returns `challenge` for a challenge not yet announced."""
+        if challenge.challenge_id in self.challenged:
+            return []
+        self.challenged.add(challenge.challenge_id)
+        return [_message("challenge", challenge, event_id)]
 
     def _turns(self, turns: list[Turn], event_id: str) -> list[ServerSentEventMessage]:
         """Returns `your_turn` for each of `turns` not yet announced."""
@@ -381,6 +426,9 @@ class _BotStream:
         touched: list[str] = []
         for entry in entries:
             recorded = entry.event
+            if recorded.kind == challenges.KIND:
+                messages += self._issued(entry)
+                continue
             seats = index.seats_of(self.bot, recorded.game_id)
             if not seats:
                 continue
@@ -396,6 +444,18 @@ class _BotStream:
                 over = GameOver(recorded.game_id, seats, event.result)
                 messages.append(_message("game_finished", over, entry.position))
         return messages, touched
+
+    def _issued(self, entry: FeedEntry) -> list[ServerSentEventMessage]:
+        """Returns `challenge` when `entry` issues a challenge to this bot."""
+        recorded = entry.event
+        if recorded.type != "ChallengeIssued":
+            return []
+        issued = challenges.CODEC.decode(recorded)
+        assert isinstance(issued, ChallengeIssued)
+        if self.bot not in issued.pending:
+            return []
+        challenge = challenges.fold([issued], recorded.version, datetime.now(UTC))
+        return self._challenge(challenge, entry.position)
 
     async def _backlog(self, index: BotGames, until: str) -> AsyncIterator[Any]:
         """Yields the starts and finishes from `resume_from` up to the feed position `until`."""
@@ -422,6 +482,9 @@ class _BotStream:
             position = await streams.run(store.feed_position)
             async for message in self._backlog(index, position):
                 yield message
+            for challenge in await streams.run(open_challenges, store, index, self.bot):
+                for message in self._challenge(challenge, position):
+                    yield message
             for message in self._turns(
                 await streams.run(all_waiting, store, index, self.bot), position
             ):
@@ -532,8 +595,10 @@ class BotStreamsController(Controller):
             " bot; then `game_started` (`game_id`, `game`, `seats`), `your_turn` and"
             " `game_finished` (`game_id`, `seats`, `result`) as they happen, and keep-alive"
             " comments when quiet. Every `id:` is a position in the global feed;"
-            " `Last-Event-ID` first replays the starts and finishes since that position. The"
-            " event type `challenge` is reserved. The stream closes after a while: reconnect."
+            " `Last-Event-ID` first replays the starts and finishes since that position. A"
+            " `challenge` (the body of `getChallenge`) comes when one is issued to the bot, and"
+            " on connect for each open one waiting for its answer. The stream closes after a"
+            " while: reconnect."
         ),
         security=BEARER,
         responses={**_SSE, **responses(400, 401, 403, 503)},
@@ -587,3 +652,26 @@ class BotStreamsController(Controller):
             if mine:
                 found = await streams.run(waiting_turns, store, index, bot, mine)
         return Turns(found)
+
+    @get(
+        "/challenges",
+        operation_id="listBotChallenges",
+        summary="The open challenges waiting for the calling bot's answer",
+        description=(
+            "Needs a bot token. For clients without server-sent events: each open challenge"
+            " issued to the bot that it has not answered, oldest first (the body of"
+            " `getChallenge`); answer with `acceptChallenge` or `declineChallenge`."
+        ),
+        security=BEARER,
+        responses=responses(401, 403, 503),
+    )
+    async def challenges(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+    ) -> ChallengeList:
+        """Returns the open challenges waiting for the calling bot."""
+        bot, streams = _bot_key(caller), streams_of(request)
+        found = await streams.run(open_challenges, store, streams.index(store), bot)
+        return ChallengeList(found)

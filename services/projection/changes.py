@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from shared import registry
+from shared import challenges, registry
 from shared.games.base import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.store.port import RecordedEvent
@@ -37,6 +37,8 @@ def decode(recorded: RecordedEvent) -> Event:
         return tournaments.CODEC.decode(recorded)
     if recorded.kind == registry.KIND:
         return registry.CODEC.decode(recorded)
+    if recorded.kind == challenges.KIND:
+        return challenges.CODEC.decode(recorded)
     return get_game(recorded.kind).codec.decode(recorded)
 
 
@@ -78,7 +80,7 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
     changes: dict[str, GameChange] = {}
     for recorded in records:
         event = decode(recorded)
-        if recorded.kind in (tournaments.KIND, registry.KIND):
+        if recorded.kind in (tournaments.KIND, registry.KIND, challenges.KIND):
             continue
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
         change.add(recorded, event)

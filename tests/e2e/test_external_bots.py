@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -138,3 +139,40 @@ def test_the_example_bots_play_a_real_game_to_its_end(secured_stack: Stack, exam
     with Client(url) as public:
         game = public.game(game_id)
     assert game["status"] in {"finished", "capped"}
+
+
+def test_a_bot_challenges_another_that_accepts_from_the_example_and_they_play_it_out(
+    secured_stack: Stack,
+) -> None:
+    url = secured_stack.base_url
+    with Client(url, token=ADMIN_KEY) as host:
+        dora, eve = register(host, "dora"), register(host, "eve")
+    env = {**os.environ, "CARDARENA_URL": url, "CARDARENA_TOKEN": eve, "PYTHONPATH": str(ROOT)}
+    command = [
+        sys.executable,
+        "examples/python_bot.py",
+        "--games",
+        "1",
+        "--wait",
+        "2",
+        "--accept-challenges",
+    ]
+    with Client(url, token=dora) as d:
+        challenge = d.challenge("shithead", [("eve", "1")], ruleset=RULES)
+        assert (challenge["status"], challenge["pending"]) == ("open", ["eve@1"])
+        example = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 120
+            while d.get_challenge(challenge["challenge_id"])["status"] != "started":
+                assert time.monotonic() < deadline, "the example bot never accepted"
+                time.sleep(0.1)
+            play_until_over(d, challenge["game_id"], wait=2)
+            out, _ = example.communicate(timeout=600)
+        finally:
+            example.kill()
+    assert example.returncode == 0
+    assert b"1 games finished" in out
+    with Client(url) as public:
+        game = public.game(challenge["game_id"])
+    assert game["status"] in {"finished", "capped"}
+    assert [seat["name"] for seat in game["seats"]] == ["dora", "eve"]

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,11 @@ import redis
 from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
+from shared import challenges
 from shared.games.base import get_game
 from shared.messages.codec import UnknownSchemaVersion, encode, encode_all
 from shared.messages.common import GameCreated, Seat
+from shared.registry import BotSpec, register
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedEntry
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
@@ -381,3 +384,32 @@ def test_a_tournament_stream_is_archived_and_its_games_are_projected(db: str) ->
         row = get_game_row(db, record.game_id)
         assert row is not None
         assert row["status"] == record.status
+
+
+def test_a_challenge_stream_is_archived_and_its_game_is_projected(db: str) -> None:
+    store = InMemoryEventStore()
+    bots = [
+        register(store, BotSpec(name=n, version="1", game="beggar", strategy="turner")).bot
+        for n in ("ann", "ben")
+    ]
+    now = datetime.now(UTC)
+    issued = challenges.issue(
+        store,
+        game="beggar",
+        ruleset=None,
+        opponents=[challenges.Opponent("ben")],
+        bots=bots,
+        challenger=bots[0],
+        now=now,
+    )
+    started = challenges.start(store, issued.challenge_id, now)
+    assert started.status == "started"
+    with Projector(db, member(store)) as projector:
+        drain(projector)
+    stream = challenges.stream_id(issued.challenge_id)
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+    assert archived_events(db, stream) == store.read(stream)
+    assert get_game_row(db, stream) is None
+    row = get_game_row(db, started.game_id)
+    assert row is not None
+    assert [seat["name"] for seat in row["seats"]] == ["ann", "ben"]

@@ -736,6 +736,12 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "streamGame",
         "streamBotEvents",
         "waitBotTurns",
+        "listBotChallenges",
+        "issueChallenge",
+        "getChallenge",
+        "acceptChallenge",
+        "declineChallenge",
+        "cancelChallenge",
         "health",
     }
     assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}

@@ -1,0 +1,263 @@
+"""REST v1 challenges: a bot (or the host) challenges registered bots; accept, decline, cancel."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody, PathParameter
+
+from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized
+from services.game.problems import problem, responses
+from services.game.routes import play_bots
+from services.game.schemas import Problem
+from shared import challenges
+from shared.challenges import (
+    Challenge,
+    ChallengeClosed,
+    ExpirySeconds,
+    NotYours,
+    Opponent,
+    UnknownChallenge,
+)
+from shared.game_slots import Admission, admit
+from shared.handlers import BotTurnDispatcher
+from shared.messages.common import Clock
+from shared.registry import registered_bots
+from shared.store.port import EventStore
+
+ChallengeId = Annotated[str, PathParameter(description="The challenge's id.")]
+
+
+class IssueChallenge(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A challenge: the game, a ruleset (preset name or fields), the registered bots to seat
+    after the challenger, a clock, and how long it stays open."""
+
+    game: str
+    opponents: list[Opponent]
+    ruleset: str | dict[str, Any] | None = None
+    clock: Clock | None = None
+    expires_in: ExpirySeconds = challenges.DEFAULT_EXPIRY_S
+    """Seconds the challenge waits for its answers (10 to 86400)."""
+
+
+class Decline(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Why the bot declines (optional, shown to the challenger)."""
+
+    reason: Annotated[str, msgspec.Meta(max_length=200)] = ""
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _bot(caller: Caller) -> str:
+    """Returns the calling bot's key; raises Unauthorized or Forbidden for anyone else."""
+    if caller.bot is not None:
+        return caller.bot.key
+    if caller.role == "admin":
+        raise Forbidden("only a challenged bot answers: send its bot token, not the admin key")
+    raise Unauthorized("send Authorization: Bearer <bot token>")
+
+
+def _admit(access: Access, store: EventStore, challenge: Challenge) -> Admission:
+    """Reserves the seated bots' slots of running games; raises GameCapReached (422)."""
+    bound = [(f"bots[{i}]", bot) for i, bot in enumerate(challenge.bots)]
+    return admit(access.slots, store, bound, access.max_games_per_bot)
+
+
+def _settle(
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    access: Access,
+    challenge: Challenge,
+    admission: Admission | None = None,
+) -> Challenge:
+    """Starts the challenge's game when every bot has accepted (the seated bots must be
+    below their cap of running games); returns the challenge as it is then."""
+    if not challenge.ready:
+        if admission is not None:
+            admission.cancel()
+        return challenge
+    admission = admission or _admit(access, store, challenge)
+    try:
+        started = challenges.start(store, challenge.challenge_id, _now())
+    except BaseException:
+        admission.cancel()
+        raise
+    admission.confirm(started.game_id)
+    play_bots(store, dispatcher, started.game_id)
+    return started
+
+
+def _read(store: EventStore, challenge_id: str, caller: Caller) -> Challenge:
+    """Returns the challenge if `caller` is the host or a bot it involves."""
+    challenge, _ = challenges.read(store, challenge_id, _now())
+    if caller.host or (caller.key is not None and challenge.involves(caller.key)):
+        return challenge
+    if caller.bot is None:
+        raise Unauthorized("send the admin key or the token of a bot the challenge involves")
+    raise NotYours(f"challenge {challenge_id} does not involve {caller.bot.key}")
+
+
+def _unknown(_: Request[Any, Any, Any], error: UnknownChallenge) -> Response[Problem]:
+    detail = f"no challenge {error.challenge_id!r}"
+    return problem(404, "unknown-challenge", detail, challenge_id=error.challenge_id)
+
+
+def _closed(_: Request[Any, Any, Any], error: ChallengeClosed) -> Response[Problem]:
+    return problem(409, "challenge-closed", error.message, challenge_status=error.challenge.status)
+
+
+def _not_yours(_: Request[Any, Any, Any], error: NotYours) -> Response[Problem]:
+    return problem(403, "forbidden", error.message)
+
+
+class ChallengesController(Controller):
+    """Challenges between registered bots."""
+
+    path = "/v1/challenges"
+    tags = ("challenges",)
+    exception_handlers = {
+        UnknownChallenge: _unknown,
+        ChallengeClosed: _closed,
+        NotYours: _not_yours,
+    }
+
+    @post(
+        operation_id="issueChallenge",
+        summary="Challenge registered bots to a game",
+        description=(
+            "With a bot token, the calling bot challenges the `opponents` (registered bots"
+            " of the same game) and takes seat 0; with the admin key (in open mode, nothing)"
+            " the host matches the opponents alone. External opponents get a `challenge`"
+            " event on `/v1/bots/me/events` and answer with accept or decline; built-in and"
+            " webhook bots accept at once. When every bot has accepted the game starts with"
+            " the seats bound to the bots (`status` `started`, `game_id`). The challenge"
+            " expires after `expires_in` seconds unless answered."
+        ),
+        sync_to_thread=True,
+        status_code=201,
+        security=BEARER,
+        responses=responses(400, 401, 403, 422, 503),
+    )
+    def issue(
+        self,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        data: JSONBody[IssueChallenge],
+    ) -> Response[Challenge]:
+        if caller.bot is None and not caller.host:
+            raise Unauthorized("send a bot token, or the admin key to match bots as the host")
+        challenge = challenges.issue(
+            store,
+            game=data.game,
+            ruleset=data.ruleset,
+            opponents=data.opponents,
+            bots=registered_bots(store),
+            challenger=caller.bot,
+            now=_now(),
+            clock=data.clock,
+            expires_in=data.expires_in,
+        )
+        challenge = _settle(store, dispatcher, access, challenge)
+        headers = {"Location": f"/v1/challenges/{challenge.challenge_id}"}
+        return Response(challenge, status_code=201, headers=headers)
+
+    @get(
+        "/{challenge_id:str}",
+        operation_id="getChallenge",
+        summary="A challenge: its bots, answers and status",
+        description="For the host and the bots the challenge involves.",
+        sync_to_thread=True,
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 503),
+    )
+    def read(
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        challenge_id: ChallengeId,
+    ) -> Challenge:
+        return _read(store, challenge_id, caller)
+
+    @post(
+        "/{challenge_id:str}/accept",
+        operation_id="acceptChallenge",
+        summary="Accept a challenge (the challenged bot's token)",
+        description=(
+            "The last acceptance starts the game (`status` `started`, `game_id`); a game a"
+            " bot cannot join for its cap of running games is 422 and nothing is recorded."
+            " Accepting again returns the challenge; a closed challenge is 409."
+        ),
+        sync_to_thread=True,
+        status_code=200,
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 422, 503),
+    )
+    def accept(
+        self,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        challenge_id: ChallengeId,
+    ) -> Challenge:
+        bot = _bot(caller)
+        current, _ = challenges.read(store, challenge_id, _now())
+        last = current.status == "open" and current.pending == [bot]
+        admission = _admit(access, store, current) if last else None
+        try:
+            answered = challenges.answer(store, challenge_id, bot, accept=True, now=_now())
+        except BaseException:
+            if admission is not None:
+                admission.cancel()
+            raise
+        return _settle(store, dispatcher, access, answered, admission)
+
+    @post(
+        "/{challenge_id:str}/decline",
+        operation_id="declineChallenge",
+        summary="Decline a challenge (the challenged bot's token)",
+        description="Closes the challenge; the challenger sees the `reason`. A closed one is 409.",
+        sync_to_thread=True,
+        status_code=200,
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 503),
+    )
+    def decline(
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        challenge_id: ChallengeId,
+        data: JSONBody[Decline | None] = None,
+    ) -> Challenge:
+        reason = data.reason if data is not None else ""
+        bot = _bot(caller)
+        return challenges.answer(store, challenge_id, bot, accept=False, now=_now(), reason=reason)
+
+    @post(
+        "/{challenge_id:str}/cancel",
+        operation_id="cancelChallenge",
+        summary="Withdraw an open challenge (its challenger, or the host)",
+        description="Cancelling again returns the challenge; a started or declined one is 409.",
+        sync_to_thread=True,
+        status_code=200,
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 503),
+    )
+    def cancel(
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        challenge_id: ChallengeId,
+    ) -> Challenge:
+        if caller.bot is None and not caller.host:
+            raise Unauthorized("send the challenger's bot token or the admin key")
+        by = "" if caller.bot is None else caller.bot.key
+        return challenges.cancel(store, challenge_id, by, _now())
