@@ -15,10 +15,8 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
-from services.game.problems import problem, responses
+from services.game.problems import check_game_filter, problem, responses
 from services.game.schemas import Problem
-from shared.games.base import game_names
-from shared.handlers import InvalidRequest
 from shared.registry import (
     BotKind,
     BotSpec,
@@ -157,8 +155,7 @@ class BotsController(Controller):
         caller: NamedDependency[Caller],
         game: GameFilter = None,
     ) -> Bots:
-        if game is not None and game not in game_names():
-            raise InvalidRequest("game", f"unknown game {game!r}")
+        check_game_filter(game)
         return Bots(
             [
                 Bot.of(bot, host=caller.host)

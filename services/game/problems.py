@@ -15,7 +15,7 @@ from litestar.params import ParameterKwarg
 from litestar.types import ExceptionHandlersMap
 
 from services.game.schemas import Problem
-from shared.games.base import IllegalAction
+from shared.games.base import IllegalAction, game_names
 from shared.handlers import InvalidRequest, UnknownGame
 from shared.store.port import ConcurrencyConflict, IdempotencyKeyReused, StoreUnavailable
 from shared.tournaments.runner import TournamentOver, UnknownTournament
@@ -162,6 +162,13 @@ HANDLERS: ExceptionHandlersMap = {
     Exception: _unexpected,
 }
 """The app's exception handlers; Litestar picks the nearest class in an error's MRO."""
+
+
+def check_game_filter(game: str | None) -> None:
+    """Raises a 400 naming the `game` query parameter unless it is None or a known game."""
+    if game is not None and game not in game_names():
+        message = f"unknown game {game!r}; one of {', '.join(game_names())}"
+        raise ValidationException(message, extra=[{"key": "game", "message": message}])
 
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:

@@ -9,14 +9,12 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
-from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from services.game.auth import BEARER, host_only
-from services.game.problems import responses
+from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
-from shared.games.base import game_names
 from shared.handlers import BotTurnDispatcher, game_id_for
 from shared.registry import registered_bots
 from shared.store.port import EventStore
@@ -132,13 +130,6 @@ GameFilter = Annotated[
 PageLimit = Annotated[int, QueryParameter(ge=1, le=500, description="At most this many (1-500)")]
 
 
-def _check_game(game: str | None) -> None:
-    """Raises a 400 naming the `game` parameter unless it is None or a registered game."""
-    if game is not None and game not in game_names():
-        message = f"unknown game {game!r}; one of {', '.join(game_names())}"
-        raise ValidationException(message, extra=[{"key": "game", "message": message}])
-
-
 def _tournament_id(key: str | None) -> str:
     """Returns a new tournament id; a creation retried with the same key gets the same id."""
     if key is None:
@@ -241,7 +232,7 @@ class TournamentsController(Controller):
         limit: PageLimit = 50,
     ) -> TournamentPage:
         """Returns up to `limit` tournaments, newest first, matching the filters."""
-        _check_game(game)
+        check_game_filter(game)
         return TournamentPage(views.tournaments(status, game, limit))
 
     @post(
