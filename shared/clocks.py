@@ -233,6 +233,8 @@ def forfeits_last(events: Sequence[Event], forfeits: Sequence[int]) -> list[Even
     if not forfeits:
         return list(events)
     return [
-        GameFinished(place_forfeits_last(e.result, forfeits)) if isinstance(e, GameFinished) else e
+        msgspec.structs.replace(e, result=place_forfeits_last(e.result, forfeits))
+        if isinstance(e, GameFinished)
+        else e
         for e in events
     ]

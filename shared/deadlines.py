@@ -26,9 +26,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared import clocks
+from shared import clocks, deals
 from shared.games.base import IllegalAction
-from shared.handlers import InvalidRequest, LoadedGame, load, parse_action
+from shared.handlers import InvalidRequest, LoadedGame, appendable, load, parse_action
 from shared.messages.codec import encode_all
 from shared.messages.common import Event, WebhookFailed
 from shared.store.port import ConcurrencyConflict, EventStore
@@ -92,7 +92,7 @@ def enforce_deadline(
         clock, spec = loaded.clock, loaded.spec
         if clock is None or clock.turn_version != turn_version or spec.is_over(loaded.state):
             return DeadlineCheck("moved_on")
-        events = clocks.expire(spec, loaded.state, clock, now)
+        events = deals.reveal(loaded.created, clocks.expire(spec, loaded.state, clock, now))
         if not events:
             retry = clocks.next_deadline_ms(spec, loaded.state, clock)
             return DeadlineCheck("moved_on") if retry is None else DeadlineCheck("early", retry)
@@ -157,7 +157,7 @@ def answer_events(loaded: LoadedGame, seat: int, answer: Any) -> list[Event]:
         raise WebhookRefused("invalid_answer", error.message[:500]) from None
     except IllegalAction as error:
         raise WebhookRefused("illegal_action", f"{error.rule}: {error.message}"[:500]) from None
-    return clocks.forfeits_last(events, loaded.forfeits)
+    return appendable(loaded, events)
 
 
 def apply_webhook_answer(

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from shared import clocks
+from shared import clocks, deals
 from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
 from shared.messages.codec import encode, encode_all
 from shared.messages.common import Action, Clock, Event, GameCreated, Seat
@@ -206,12 +206,14 @@ def create_game(
     created_at: str = "",
     tournament: tuple[str, str] | None = None,
     clock: Clock | None = None,
+    salt: str | None = None,
 ) -> Outcome:
     """Creates and deals a game; raises InvalidRequest naming the field at fault.
 
     `tournament` is (tournament id, the game's key in its schedule) for a tournament game;
     `clock` times its client seats, overriding the ruleset's clock (a game with a webhook
-    seat always has one, see `shared.clocks.clock_for`).
+    seat always has one, see `shared.clocks.clock_for`). The game commits to its seed with
+    `salt` (None: 32 random bytes; tests fix it), see `shared.deals`.
     """
     try:
         spec = get_game(game)
@@ -230,6 +232,7 @@ def create_game(
     )
     clock = clocks.clock_for(_ruleset_clock(rules) if clock is None else clock, table)
     seed = secrets.randbits(63) if seed is None else seed
+    salt = secrets.token_hex(32) if salt is None else salt
     created = GameCreated(
         game=spec.name,
         ruleset=msgspec.to_builtins(rules),
@@ -239,6 +242,9 @@ def create_game(
         tournament=tournament[0] if tournament else "",
         tournament_key=tournament[1] if tournament else "",
         clock=msgspec.UNSET if clock is None else clock,
+        commitment=deals.commitment(seed, salt),
+        deal_seed=deals.seed_text(seed),
+        salt=salt,
     )
     started = spec.deal(rules, len(table), seed)
     game_id = game_id_for(idempotency_key)
@@ -265,13 +271,24 @@ def load(store: EventStore, game_id: str) -> LoadedGame:
 def as_seen_by(loaded: LoadedGame, event: Event, seat: int | None) -> Event:
     """Returns `event` as `seat` (None: a spectator) may see it: all of it once the game is over.
 
-    While the game runs, hidden cards are redacted and the bots' seed is withheld.
+    While the game runs, hidden cards are redacted, and the bots' seed and the deal's seed
+    and salt are withheld (the deal's commitment stays).
     """
     if loaded.spec.is_over(loaded.state):
         return event
     if isinstance(event, GameCreated):
-        return msgspec.structs.replace(event, bot_seed="")
+        return msgspec.structs.replace(event, bot_seed="", deal_seed="", salt="")
     return loaded.spec.redact(event, seat)
+
+
+def appendable(loaded: LoadedGame, events: Sequence[Event]) -> list[Event]:
+    """Returns a decision's events (a rules engine's) as the platform appends them to
+    `loaded`: a GameFinished places forfeited seats last and reveals the deal's seed and salt.
+
+    Every path that appends an engine's events goes through here (or, for the clock's
+    timeouts, through `clocks.expire` and `deals.reveal`).
+    """
+    return deals.reveal(loaded.created, clocks.forfeits_last(events, loaded.forfeits))
 
 
 def parse_action(spec: GameSpec[Any, Any], payload: Any) -> Action:
@@ -319,7 +336,7 @@ def act(
         raise IllegalAction("bot_seat", f"seat {seat} is played by the built-in bot")
     if seat in loaded.forfeits:
         raise IllegalAction("forfeited", f"seat {seat} forfeited; the platform plays its turns")
-    events = clocks.forfeits_last(spec.decide(loaded.state, seat, parsed), loaded.forfeits)
+    events = appendable(loaded, spec.decide(loaded.state, seat, parsed))
     result = store.append(
         game_id, spec.name, expected_version, encode_all(events), idempotency_key, fingerprint
     )
@@ -370,7 +387,7 @@ def _bot_moves(
                 spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
             )
             events = spec.decide(state, seat, action)
-        events = clocks.forfeits_last(events, loaded.forfeits)
+        events = appendable(loaded, events)
         batches.append((version, encode_all(events), f"bot:{version}"))
         for event in events:
             state = spec.evolve(state, event)
@@ -412,6 +429,7 @@ __all__ = [
     "Outcome",
     "UnknownGame",
     "act",
+    "appendable",
     "create_game",
     "encode",
     "load",

@@ -91,12 +91,34 @@ class GameCreated(Event, frozen=True):
     """The game's key in its tournament's schedule."""
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The game's clock; unset (and then not even encoded) for an untimed game."""
+    forked_from: str | msgspec.UnsetType = msgspec.UNSET
+    """A fork's original game (see `shared.forks`); unset (not encoded) for any other game."""
+    fork_version: int | msgspec.UnsetType = msgspec.UNSET
+    """The original's version a fork starts after; unset (not encoded) for any other game."""
+    commitment: str = ""
+    """The deal's commitment, public from the start: the hex SHA-256 of the seed and a secret
+    salt (see `shared.deals`); empty for a game created without one (before it existed, a
+    fork)."""
+    deal_seed: str = ""
+    """The seed the game was dealt from, as text; secret while the game runs (withheld like
+    `bot_seed`), revealed by its `GameFinished`."""
+    salt: str = ""
+    """The commitment's secret salt (64 hex digits); withheld while the game runs."""
 
 
 class GameFinished(Event, frozen=True):
-    """The game is over; `result` holds the places and the reason."""
+    """The game is over; `result` holds the places and the reason.
+
+    The platform fills in `seed` and `salt` from the game's `GameCreated` (the engines leave
+    them empty): the reveal of the deal's commitment (see `shared.deals`); empty for a game
+    created without one.
+    """
 
     result: Result
+    seed: str = ""
+    """The seed the game was dealt from, as text (see `shared.deals.seed_text`)."""
+    salt: str = ""
+    """The secret salt of the game's commitment."""
 
 
 class ClockEvent(Event, frozen=True):

@@ -36,6 +36,29 @@ FROZEN_V1 = {
     ),
 }
 
+# Written on 2026-11-30 once games committed to their deal (GameCreated's commitment,
+# deal_seed and salt; GameFinished's seed and salt); never edit these either.
+FROZEN_V1_COMMITTED = {
+    "GameCreated": (
+        "8ba474797065ab47616d6543726561746564a467616d65a6626567676172a772756c6573657482a56465"
+        "636b7301a96d61785f6361726473ce000186a0a573656174739284a46b696e64a3626f74a3626f74a674"
+        "75726e6572a46e616d65c0a776657273696f6ea084a46b696e64a3626f74a3626f74a67475726e6572a4"
+        "6e616d65c0a776657273696f6ea0aa637265617465645f6174b4323032362d31312d33305431363a3030"
+        "3a30305aa8626f745f73656564a0aa746f75726e616d656e74a0ae746f75726e616d656e745f6b6579a0"
+        "aa636f6d6d69746d656e74d9406135613437613133623861626131633736333862356437333063386339"
+        "6430303965323663626165353131623337356439303636363934393031313035623535a96465616c5f73"
+        "656564a137a473616c74d940303030303030303030303030303030303030303030303030303030303030"
+        "30303030303030303030303030303030303030303030303030303030303030303030"
+    ),
+    "GameFinished": (
+        "84a474797065ac47616d6546696e6973686564a6726573756c7485a6737461747573a866696e69736865"
+        "64a6706c61636573920102a6726561736f6eb773656174203020686f6c64732065766572792063617264"
+        "a673636f726573c0a664657461696c82a5636172647307a6747269636b7301a473656564a137a473616c"
+        "74d940303030303030303030303030303030303030303030303030303030303030303030303030303030"
+        "30303030303030303030303030303030303030303030303030"
+    ),
+}
+
 
 def recorded(type_: str, data: bytes, version: int, schema: int = 1) -> RecordedEvent:
     """Returns a stored beggar event."""
@@ -58,6 +81,29 @@ def test_frozen_version_1_payloads_decode_and_fold_to_the_same_game() -> None:
     state = get_game("beggar").fold(events)
     assert state.cards == 7
     assert state.result == finished.result
+
+
+def test_events_from_before_deal_commitments_decode_with_none() -> None:
+    codec = get_game("beggar").codec
+    created = codec.decode(recorded("GameCreated", bytes.fromhex(FROZEN_V1["GameCreated"]), 1))
+    finished = codec.decode(recorded("GameFinished", bytes.fromhex(FROZEN_V1["GameFinished"]), 4))
+    assert isinstance(created, GameCreated)
+    assert (created.commitment, created.deal_seed, created.salt) == ("", "", "")
+    assert isinstance(finished, GameFinished)
+    assert (finished.seed, finished.salt) == ("", "")
+
+
+def test_frozen_payloads_with_a_deal_commitment_decode() -> None:
+    codec = get_game("beggar").codec
+    data = {name: bytes.fromhex(hexed) for name, hexed in FROZEN_V1_COMMITTED.items()}
+    created = codec.decode(recorded("GameCreated", data["GameCreated"], 1))
+    finished = codec.decode(recorded("GameFinished", data["GameFinished"], 4))
+    assert isinstance(created, GameCreated)
+    assert created.commitment == "a5a47a13b8aba1c7638b5d730c8c9d009e26cbae511b375d9066694901105b55"
+    assert (created.deal_seed, created.salt) == ("7", "0" * 64)
+    assert isinstance(finished, GameFinished)
+    assert (finished.seed, finished.salt) == ("7", "0" * 64)
+    assert finished.result.places == [1, 2]
 
 
 def test_every_event_survives_an_encode_decode_round_trip() -> None:
