@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from services import tournament_cli
+from services import export_cli, tournament_cli
 from shared.games import beggar
 from shared.games.base import InvalidRuleset, get_game
 from shared.settings import Settings, load_settings
@@ -93,6 +93,7 @@ def serve_game(settings: Settings) -> int:
     from services.game.auth import warn_if_open  # noqa: PLC0415
     from services.wiring import (  # noqa: PLC0415
         build_access,
+        build_archive,
         build_dispatcher,
         build_scheduler,
         build_store,
@@ -105,7 +106,10 @@ def serve_game(settings: Settings) -> int:
     dispatcher = build_dispatcher(settings, store)
     scheduler = build_scheduler(settings, dispatcher)
     access = build_access(settings, store)
-    app = create_app(store, dispatcher, views=views, scheduler=scheduler, access=access)
+    archive = build_archive(settings, store)
+    app = create_app(
+        store, dispatcher, views=views, scheduler=scheduler, access=access, archive=archive
+    )
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "
         f"(store: {settings.store}, bot turns: {settings.dispatch}); "
@@ -122,7 +126,8 @@ def serve_projection(settings: Settings) -> int:
 
     from services.projection.migrate import migrate  # noqa: PLC0415
     from services.projection.projector import Projector  # noqa: PLC0415
-    from shared.store.redis_store import RedisFeedConsumer  # noqa: PLC0415
+    from services.wiring import build_retention  # noqa: PLC0415
+    from shared.store.redis_store import RedisEventStore, RedisFeedConsumer  # noqa: PLC0415
 
     migrate(settings.database_url)
     client = redis.Redis.from_url(settings.redis_url)
@@ -133,7 +138,8 @@ def serve_projection(settings: Settings) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     print("cardarena projection service: following the feed", flush=True)
-    Projector(settings.database_url, consumer).run_forever(stop)
+    retention = build_retention(settings, RedisEventStore(client, settings.namespace))
+    Projector(settings.database_url, consumer, retention=retention).run_forever(stop)
     return 0
 
 
@@ -214,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("migrate", help="apply the SQL migrations")
     tournament_cli.add_parser(commands)
+    export_cli.add_parsers(commands)
     return parser
 
 
@@ -227,6 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tournament": lambda: tournament_cli.tournament_command(args),
         "projection": lambda: projection_command(args, settings),
         "migrate": lambda: migrate_command(settings),
+        "export": lambda: export_cli.export_command(args),
+        "replay": lambda: export_cli.replay_command(args),
+        "verify": lambda: export_cli.verify_command(args),
     }
     if args.command == "serve":
         if args.service == "game":

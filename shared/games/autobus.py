@@ -730,6 +730,24 @@ def redact(event: Event, seat: int | None) -> Event:
     return event
 
 
+def action_of(event: Event) -> tuple[int, Action] | None:
+    """Returns the seat and the action whose decision begins with `event`, None for an event
+    that follows within a decision."""
+    match event:
+        case CardPlayed(seat=seat, source=source, card=card, sequence=index, opened=opened):
+            named = card if source == "hand" else None
+            sequence = None if opened else index
+            return seat, PlayToSequence(source, named, event.slot, sequence)
+        case CardDiscarded(seat=seat, card=card, slot=slot, rank=rank):
+            named_rank = RANKS[rank - 1] if is_joker(card) and 1 <= rank <= KING else None
+            return seat, Discard(card, slot, named_rank)
+        case CardUnderTheBus(seat=seat, card=card):
+            return seat, UnderTheBus(card)
+        case TurnEnded(seat=seat):
+            return seat, EndTurn()
+    return None
+
+
 def to_move(state: AutobusState) -> list[int]:
     """Returns the seat whose turn it is, or nothing once the game is over."""
     return [] if state.result is not None else [state.turn]
@@ -771,5 +789,6 @@ SPEC: GameSpec[AutobusState, AutobusRuleset] = register(
         redact=redact,
         bots={"random": RandomBot()},
         default_action=default_action,
+        action_of=action_of,
     )
 )

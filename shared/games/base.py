@@ -82,6 +82,10 @@ class GameSpec(Generic[S, R]):
     default_action: Callable[[S, int], Action] | None = None
     """Returns what the platform plays for a seat that ran out of time (or forfeited), one of
     its legal actions; None: its first legal action."""
+    action_of: Callable[[Event], tuple[int, Action] | None] | None = None
+    """Returns the seat and the action whose decision's events begin with `event`, None for
+    an event that begins no decision; an offline replay recovers each decision with it (see
+    `shared.export`). None: the replay tries every legal action of the seats to move."""
     codec: EventCodec[Event] = field(init=False)
 
     def __post_init__(self) -> None:

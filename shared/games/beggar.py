@@ -366,6 +366,12 @@ def default_action(state: BeggarState, seat: int) -> Action:
     return PlayTrick()
 
 
+def action_of(event: Event) -> tuple[int, Action] | None:
+    """Returns the seat and the action whose decision begins with `event`: a trick's leader
+    playing it."""
+    return (event.leader, PlayTrick()) if isinstance(event, TrickPlayed) else None
+
+
 def to_move(state: BeggarState) -> list[int]:
     """Returns the leader of the next trick, or nothing once the game is over."""
     return [] if state.result is not None else [state.leader]
@@ -407,5 +413,6 @@ SPEC: GameSpec[BeggarState, BeggarRuleset] = register(
         redact=redact,
         bots={"turner": FirstLegalBot(), "random": RandomBot()},
         default_action=default_action,
+        action_of=action_of,
     )
 )

@@ -908,6 +908,25 @@ def redact(event: Event, seat: int | None) -> Event:
     return event
 
 
+def action_of(event: Event) -> tuple[int, Action] | None:
+    """Returns the seat and the action whose decision begins with `event`, None for an event
+    that follows within a decision."""
+    match event:
+        case CardsSwapped(seat=seat, hand_card=hand_card, face_up_card=face_up_card):
+            return seat, Swap(hand_card, face_up_card)
+        case PlayerReady(seat=seat):
+            return seat, Ready()
+        case CardsPlayed(seat=seat, cards=cards):
+            return seat, PlayCards(list(cards))
+        case FaceDownRevealed(seat=seat, index=index):
+            return seat, PlayFaceDown(index)
+        case DeckCardTurned(seat=seat):
+            return seat, PlayFromDeck()
+        case PilePickedUp(seat=seat, reason="chosen" | "no_play"):
+            return seat, PickUp()
+    return None
+
+
 def to_move(state: ShitheadState) -> list[int]:
     """Returns the seats whose action the game waits for: every unready seat, or the turn."""
     if state.phase == "swap":
@@ -950,5 +969,6 @@ SPEC: GameSpec[ShitheadState, ShitheadRuleset] = register(
         redact=redact,
         bots={"random": RandomBot()},
         default_action=default_action,
+        action_of=action_of,
     )
 )
