@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import redis
 
 from services.game.auth import Access
+from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
 from shared.registry import RegistryIndex
 from shared.settings import Settings
@@ -17,6 +19,9 @@ from shared.store.redis_store import RedisEventStore
 from shared.tournaments.schedule import InProcessScheduler, Scheduler
 from shared.views.memory import InMemoryTournamentViews
 from shared.views.port import TournamentViews
+
+if TYPE_CHECKING:
+    from services.projection.retention import Retention
 
 
 def build_store(settings: Settings) -> EventStore:
@@ -76,3 +81,26 @@ def build_scheduler(settings: Settings, dispatcher: BotTurnDispatcher) -> Schedu
     from services.workers.beat import RedBeatTournamentScheduler, key_prefix  # noqa: PLC0415
 
     return RedBeatTournamentScheduler(settings.redis_url, key_prefix(settings), settings.queue)
+
+
+def build_archive(settings: Settings, store: EventStore) -> EventArchive:
+    """Returns where games whose stream left the store are read: the store itself (memory,
+    which never drops one), else the projection's PostgreSQL archive."""
+    if settings.store == "memory":
+        return StoreArchive(store)
+    from services.projection.archive import PostgresEventArchive  # noqa: PLC0415 - psycopg
+
+    return PostgresEventArchive(settings.database_url)
+
+
+def build_retention(settings: Settings, store: EventStore) -> Retention | None:
+    """Returns the projection's sweep of finished games' streams out of `store` (Redis) once
+    the PostgreSQL archive holds them; None when streams are kept forever
+    (`retention_seconds` 0)."""
+    if settings.retention_seconds == 0:
+        return None
+    from services.projection.archive import PostgresEventArchive  # noqa: PLC0415 - psycopg
+    from services.projection.retention import Retention  # noqa: PLC0415
+
+    archive = PostgresEventArchive(settings.database_url)
+    return Retention(settings.database_url, store, archive, settings.retention_seconds)

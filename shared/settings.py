@@ -41,6 +41,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
     webhook_allow_private: bool = False
     """CARDARENA_WEBHOOK_ALLOW_PRIVATE: let webhook URLs reach loopback and private addresses."""
+    retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 7 * 86_400
+    """CARDARENA_RETENTION_SECONDS: how long after its end a game's stream stays in Redis once
+    archived (0: forever)."""
 
     @property
     def celery_broker(self) -> str:
@@ -64,6 +67,7 @@ _ENV = {
     "rate_window": "CARDARENA_RATE_WINDOW",
     "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
+    "retention_seconds": "CARDARENA_RETENTION_SECONDS",
 }
 
 

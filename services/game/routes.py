@@ -23,6 +23,7 @@ from services.game.schemas import (
     PostAction,
     SeatView,
 )
+from shared.archive import EventArchive, game_log, loaded_from
 from shared.game_slots import admit
 from shared.games.base import GameNotFound, get_game
 from shared.handlers import (
@@ -70,8 +71,13 @@ def play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) ->
         dispatcher.dispatch(game_id)
 
 
-def _load(store: EventStore, game_id: str) -> LoadedGame:
-    """Returns the game; raises UnknownGame, also for a stream that is not a game's."""
+def _load(store: EventStore, game_id: str, archive: EventArchive | None = None) -> LoadedGame:
+    """Returns the game; raises UnknownGame, also for a stream that is not a game's.
+
+    With an `archive`, a game whose stream left the store is folded from the archive.
+    """
+    if archive is not None:
+        return loaded_from(game_id, game_log(store, archive, game_id))
     try:
         return load(store, game_id)
     except GameNotFound:
@@ -135,11 +141,13 @@ def _check_seat(loaded: LoadedGame, seat: int) -> None:
         raise InvalidRequest("seat", f"seat must be 0 to {count - 1}, not {seat}")
 
 
-def _seat_view(store: EventStore, game_id: str, seat: int, caller: Caller) -> SeatView:
+def _seat_view(
+    store: EventStore, archive: EventArchive, game_id: str, seat: int, caller: Caller
+) -> SeatView:
     """Returns what `seat` may know of the game; raises UnknownGame, InvalidRequest,
     Unauthorized or Forbidden.
     """
-    loaded = _load(store, game_id)
+    loaded = _load(store, game_id, archive)
     _check_seat(loaded, seat)
     check_seat(caller, loaded.created.seats, seat)
     return SeatView.of(loaded, seat)
@@ -147,6 +155,7 @@ def _seat_view(store: EventStore, game_id: str, seat: int, caller: Caller) -> Se
 
 def _events(
     store: EventStore,
+    archive: EventArchive,
     game_id: str,
     after: int,
     limit: int | None,
@@ -154,8 +163,9 @@ def _events(
     caller: Caller,
 ) -> EventPage:
     """Returns the events after version `after`, as `seat` may see them while the game runs."""
-    recorded = store.read(game_id, after, limit)
-    loaded = _load(store, game_id)
+    log = game_log(store, archive, game_id)
+    loaded = loaded_from(game_id, log)
+    recorded = [item for item in log if item.version > after][:limit]
     if seat is not None:
         _check_seat(loaded, seat)
         check_seat(caller, loaded.created.seats, seat)
@@ -235,9 +245,14 @@ class GamesController(Controller):
         sync_to_thread=True,
         responses=responses(400, 404, 503),
     )
-    def read(self, store: NamedDependency[EventStore], game_id: GameId) -> Game:
+    def read(
+        self,
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        game_id: GameId,
+    ) -> Game:
         """Returns the game's public state."""
-        return Game.of(_load(store, game_id))
+        return Game.of(_load(store, game_id, archive))
 
     @get(
         "/{game_id:str}/view",
@@ -256,12 +271,13 @@ class GamesController(Controller):
     def seat_view(
         self,
         store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
         caller: NamedDependency[Caller],
         game_id: GameId,
         seat: SeatNumber,
     ) -> SeatView:
         """Returns the view and the legal actions of `seat`."""
-        return _seat_view(store, game_id, seat, caller)
+        return _seat_view(store, archive, game_id, seat, caller)
 
     @get(
         "/{game_id:str}/events",
@@ -280,6 +296,7 @@ class GamesController(Controller):
     def events(
         self,
         store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
         caller: NamedDependency[Caller],
         game_id: GameId,
         after: Annotated[
@@ -291,7 +308,7 @@ class GamesController(Controller):
         seat: ViewerSeat = None,
     ) -> EventPage:
         """Returns the events after version `after` in version order, redacted for `seat`."""
-        return _events(store, game_id, after, limit, seat, caller)
+        return _events(store, archive, game_id, after, limit, seat, caller)
 
     @post(
         "/{game_id:str}/actions",

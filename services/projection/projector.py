@@ -20,6 +20,7 @@ from psycopg.types.json import Jsonb
 
 from services.projection.changes import Created, Finished, game_changes, latest
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
+from services.projection.retention import Retention
 from services.projection.tournament_folds import (
     rebuild_tournament_views,
     update_tournament_views,
@@ -41,8 +42,8 @@ _ARCHIVE = (
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id, version) DO NOTHING"
 )
 _CREATE_GAME = (
-    "INSERT INTO games (game_id, game, ruleset, status, seats, version, created_at)"
-    " VALUES (%s, %s, %s, 'playing', %s, %s, %s) ON CONFLICT (game_id) DO NOTHING"
+    "INSERT INTO games (game_id, game, ruleset, status, seats, version, created_at, forked_from)"
+    " VALUES (%s, %s, %s, 'playing', %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING"
 )
 _BUMP_VERSION = "UPDATE games SET version = GREATEST(version, %s) WHERE game_id = %s"
 _FINISH_GAME = "UPDATE games SET status = %s, result = %s, finished_at = %s WHERE game_id = %s"
@@ -76,7 +77,9 @@ def _created_params(game_id: str, created: Created) -> tuple[Any, ...]:
     event = created.event
     seats = Jsonb(msgspec.to_builtins(event.seats))
     ruleset = Jsonb(event.ruleset)
-    return game_id, event.game, ruleset, seats, created.version, to_datetime(created.at_ms)
+    forked_from = event.forked_from if isinstance(event.forked_from, str) else None
+    at = to_datetime(created.at_ms)
+    return game_id, event.game, ruleset, seats, created.version, at, forked_from
 
 
 def _finished_params(game_id: str, finished: Finished) -> tuple[Any, ...]:
@@ -111,12 +114,23 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
 
 
 class Projector:
-    """Projects the global feed, read through `consumer`, into the database at `conninfo`."""
+    """Projects the global feed, read through `consumer`, into the database at `conninfo`.
 
-    def __init__(self, conninfo: str, consumer: FeedConsumer, name: str = "main") -> None:
+    With a `retention`, `run_forever` also sweeps finished games' streams out of the event
+    store after its batches (at most as often as the retention allows).
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        consumer: FeedConsumer,
+        name: str = "main",
+        retention: Retention | None = None,
+    ) -> None:
         self.conninfo = conninfo
         self.consumer = consumer
         self.name = name
+        self.retention = retention
         self._conn: psycopg.Connection[Any] | None = None
 
     def run_once(self, count: int = 500, block_ms: int = 0) -> int:
@@ -131,6 +145,8 @@ class Projector:
             while not stop.is_set():
                 try:
                     read, _ = self._step(count, block_ms)
+                    if self.retention is not None:
+                        self.retention.maybe_sweep()
                 except (psycopg.OperationalError, StoreUnavailable) as error:
                     log.warning("projection %s: %s; retrying", self.name, error)
                     read = 0

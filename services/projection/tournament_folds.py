@@ -71,7 +71,10 @@ _INSERT_STANDING = (
     " mean_place, win_rate_low, win_rate_high, rating, uncertainty)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
-_SELECT_SEATS = "SELECT game_id, game, seats FROM games WHERE game_id = ANY(%s)"
+_SELECT_SEATS = (
+    "SELECT game_id, game, seats FROM games WHERE game_id = ANY(%s) AND forked_from IS NULL"
+)
+"""The seats of the rated candidates among some games: a fork (a what-if) is never rated."""
 _SELECT_RATINGS = (
     "SELECT game, key, games, mu, sigma, ordinal FROM ratings"
     " WHERE (game, key) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"

@@ -28,6 +28,8 @@ class InMemoryEventStore(EventStore):
         self._appended = threading.Condition(self._lock)
         """Notified after every append, for `wait` and `wait_feed`."""
         self._streams: dict[str, list[RecordedEvent]] = {}
+        self._dropped: dict[str, int] = {}
+        """The version of each dropped stream when it was dropped (later events follow it)."""
         self._feed: list[RecordedEvent] = []
         self._keys: dict[tuple[str, str], tuple[AppendResult, str]] = {}
 
@@ -51,8 +53,9 @@ class InMemoryEventStore(EventStore):
                         raise IdempotencyKeyReused(game_id, idempotency_key)
                     return AppendResult(first.first_version, first.last_version, replayed=True)
             stream = self._streams.setdefault(game_id, [])
-            if len(stream) != expected_version:
-                raise ConcurrencyConflict(game_id, expected_version, len(stream))
+            actual = self._version(game_id)
+            if actual != expected_version:
+                raise ConcurrencyConflict(game_id, expected_version, actual)
             now = int(time.time() * 1000)
             for offset, event in enumerate(events, start=1):
                 recorded = RecordedEvent(
@@ -85,12 +88,24 @@ class InMemoryEventStore(EventStore):
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         with self._lock:
-            events = self._streams.get(game_id, [])[after:]
+            skipped = max(after - self._dropped.get(game_id, 0), 0)
+            events = self._streams.get(game_id, [])[skipped:]
         return events if limit is None else events[:limit]
+
+    def _version(self, game_id: str) -> int:
+        """Returns the version of `game_id`; the caller holds the lock."""
+        return self._dropped.get(game_id, 0) + len(self._streams.get(game_id, ()))
 
     def version(self, game_id: str) -> int:
         with self._lock:
-            return len(self._streams.get(game_id, []))
+            return self._version(game_id)
+
+    def drop(self, game_id: str) -> bool:
+        with self._lock:
+            stream = self._streams.pop(game_id, [])
+            if stream:
+                self._dropped[game_id] = stream[-1].version
+            return bool(stream)
 
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
         start = int(after.split("-", maxsplit=1)[0])
@@ -105,7 +120,7 @@ class InMemoryEventStore(EventStore):
     ) -> list[RecordedEvent]:
         with self._appended:
             self._appended.wait_for(
-                lambda: len(self._streams.get(game_id, ())) > after, max(timeout_ms, 0) / 1000
+                lambda: self._version(game_id) > after, max(timeout_ms, 0) / 1000
             )
         return self.read(game_id, after, limit)
 

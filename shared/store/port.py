@@ -122,6 +122,16 @@ class EventStore(abc.ABC):
         """Returns the version of the last event of `game_id`, 0 if it has none."""
 
     @abc.abstractmethod
+    def drop(self, game_id: str) -> bool:
+        """Deletes the stream of `game_id` (its events stay in the feed); returns whether
+        there was one.
+
+        The stream's version stays, so its id is never reused: an append at version 0
+        conflicts. Only for a finished game that the archive holds whole (see
+        `services.projection.retention`); readers then take its log from the archive.
+        """
+
+    @abc.abstractmethod
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
         """Returns up to `count` feed entries after position `after`, oldest first."""
 

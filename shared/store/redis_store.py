@@ -289,6 +289,12 @@ class RedisEventStore(EventStore):
             value = self._client.get(f"{self._stream(game_id)}:version")
         return int(value) if value is not None else 0
 
+    def drop(self, game_id: str) -> bool:
+        """Deletes the game's stream; its version counter stays (the id is never reused)."""
+        with reachable():
+            deleted = self._client.delete(self._stream(game_id))
+        return deleted > 0
+
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
         if count <= 0:
             return []

@@ -119,7 +119,8 @@ class InMemoryTournamentViews(TournamentViews):
             return
         decoded = get_game(recorded.kind).codec.decode(recorded)
         if isinstance(decoded, GameCreated):
-            self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
+            if not decoded.forked_from:  # a fork (a what-if) is never rated
+                self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
         elif isinstance(decoded, GameFinished) and recorded.game_id in self._seats:
             game, seats = self._seats.pop(recorded.game_id)
             rated = rated_game(game, recorded.game_id, seats, decoded.result, recorded.recorded_at)

@@ -140,6 +140,36 @@ def test_read_returns_the_events_after_a_version_up_to_a_limit(store: EventStore
     assert store.read(GAME, after=5) == []
 
 
+def test_a_dropped_stream_reads_empty_and_the_feed_and_other_games_keep_their_events(
+    store: EventStore,
+) -> None:
+    store.append(GAME, KIND, 0, events("a", "b"))
+    store.append(OTHER_GAME, KIND, 0, events("other"))
+
+    assert store.drop(GAME) is True
+
+    assert store.read(GAME) == []
+    assert store.wait(GAME, 0, 0) == []
+    assert payloads(store, OTHER_GAME) == ["other"]
+    assert feed_payloads(store) == ["a", "b", "other"]
+    assert store.drop(GAME) is False
+    assert store.drop("nobody") is False
+
+
+def test_a_dropped_game_keeps_its_version_so_its_id_is_never_reused(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a", "b"), idempotency_key="create")
+    store.drop(GAME)
+
+    assert store.version(GAME) == 2
+    with pytest.raises(ConcurrencyConflict) as raised:
+        store.append(GAME, KIND, 0, events("again"))
+    assert raised.value.actual == 2
+    assert store.append(GAME, KIND, 2, events("c")) == AppendResult(3, 3)
+    assert [(e.version, e.data) for e in store.read(GAME)] == [(3, b"c")]
+    assert [e.version for e in store.read(GAME, after=2)] == [3]
+    assert store.read(GAME, after=3) == []
+
+
 def test_recorded_events_carry_game_kind_type_schema_and_store_time(store: EventStore) -> None:
     before = int(time.time() * 1000)
     store.append(GAME, KIND, 0, [NewEvent("GameStarted", b"{}")])
@@ -629,6 +659,7 @@ def test_the_ports_polling_waits_serve_a_store_without_its_own(store: EventStore
         recall = store.recall
         read = store.read
         version = store.version
+        drop = store.drop
         read_feed = store.read_feed
 
     plain = Plain()
