@@ -11,11 +11,15 @@ from litestar.openapi.spec import Components
 from services.game import auth, problems
 from services.game.bots import BotsController
 from services.game.challenges import ChallengesController
+from services.game.exports import ExportsController
 from services.game.leaderboards import LeaderboardsController
+from services.game.replays import ReplaysController
 from services.game.routes import GamesController, health
 from services.game.schedules import SchedulesController
 from services.game.streams import BotStreamsController, GameStreamController
 from services.game.tournaments import TournamentsController
+from services.game.viewer import viewer_handlers
+from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher
 from shared.store.port import EventStore
 from shared.tournaments.schedule import InProcessScheduler, Scheduler
@@ -30,6 +34,7 @@ def create_app(
     views: TournamentViews | None = None,
     scheduler: Scheduler | None = None,
     access: auth.Access | None = None,
+    archive: EventArchive | None = None,
     debug: bool = False,
 ) -> Litestar:
     """Returns the game service over `store`, starting bot turns through `dispatcher`.
@@ -38,11 +43,14 @@ def create_app(
     `store`'s feed (the embedded default; the real stack passes the PostgreSQL views).
     Scheduled tournaments go to `scheduler`; by default an in-process one firing through
     `dispatcher`, closed when the app shuts down. Callers are identified and limited by
-    `access`; by default open mode with in-memory rate limits and game slots.
+    `access`; by default open mode with in-memory rate limits and game slots. Games whose
+    stream left the store are read from `archive`; by default the store itself (the embedded
+    default never drops a stream; the real stack passes the PostgreSQL archive).
     """
     access = access if access is not None else auth.Access.embedded(store)
     tournament_views = views if views is not None else InMemoryTournamentViews(store)
     schedules = scheduler if scheduler is not None else InProcessScheduler(dispatcher)
+    events_archive = archive if archive is not None else StoreArchive(store)
 
     def provide_store() -> EventStore:
         return store
@@ -59,6 +67,9 @@ def create_app(
     def provide_access() -> auth.Access:
         return access
 
+    def provide_archive() -> EventArchive:
+        return events_archive
+
     return Litestar(
         route_handlers=[
             GamesController,
@@ -69,7 +80,10 @@ def create_app(
             SchedulesController,
             GameStreamController,
             BotStreamsController,
+            ReplaysController,
+            ExportsController,
             health,
+            *viewer_handlers(),
         ],
         dependencies={
             "store": Provide(provide_store, sync_to_thread=False),
@@ -77,6 +91,7 @@ def create_app(
             "views": Provide(provide_views, sync_to_thread=False),
             "scheduler": Provide(provide_scheduler, sync_to_thread=False),
             "access": Provide(provide_access, sync_to_thread=False),
+            "archive": Provide(provide_archive, sync_to_thread=False),
             "caller": auth.CALLER,
         },
         guards=[auth.authenticate],

@@ -45,6 +45,8 @@ TITLES = {
     "unknown-bot": "Unknown bot",
     "unknown-challenge": "Unknown challenge",
     "challenge-closed": "Challenge no longer open",
+    "invalid-log": "Game log refused",
+    "game-exists": "Another game has this id",
     "internal-error": "Internal error",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""

@@ -228,3 +228,5 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     challenge_id: str | msgspec.UnsetType = msgspec.UNSET
     challenge_status: str | msgspec.UnsetType = msgspec.UNSET
     """A closed challenge's status (`started`, `declined`, `cancelled`, `expired`)."""
+    event_version: int | msgspec.UnsetType = msgspec.UNSET
+    """The version of the first bad event of a refused import."""

@@ -634,7 +634,10 @@ class GameApiBehaviours:
                     assert shown == {**event, "cards": [HIDDEN] * len(event["cards"])}
                 elif event["type"] == "GameCreated":
                     assert event["bot_seed"]
-                    assert shown == {**event, "bot_seed": ""}
+                    assert event["deal_seed"]
+                    assert event["salt"]
+                    assert shown["commitment"] == event["commitment"] != ""
+                    assert shown == {**event, "bot_seed": "", "deal_seed": "", "salt": ""}
                 else:
                     assert shown == event
 
@@ -742,6 +745,11 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "acceptChallenge",
         "declineChallenge",
         "cancelChallenge",
+        "replayGame",
+        "forkGame",
+        "exportGame",
+        "getGameVerification",
+        "importGame",
         "health",
     }
     assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}
