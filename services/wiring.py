@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import redis
 
 from services.game.auth import Access
+from services.health import Readiness, StackReadiness, StoreReadiness
+from services.metrics import GameMetrics, queue_depth, tournaments_running
 from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
 from shared.registry import RegistryIndex
@@ -104,3 +106,22 @@ def build_retention(settings: Settings, store: EventStore) -> Retention | None:
 
     archive = PostgresEventArchive(settings.database_url)
     return Retention(settings.database_url, store, archive, settings.retention_seconds)
+
+
+def build_readiness(settings: Settings, store: EventStore) -> Readiness:
+    """Returns what the game service's `/ready` checks: the in-memory store answers, or Redis
+    and PostgreSQL answer with every migration applied."""
+    if settings.store == "memory":
+        return StoreReadiness(store)
+    return StackReadiness(settings.redis_url, settings.database_url)
+
+
+def build_game_metrics(settings: Settings, views: TournamentViews) -> GameMetrics:
+    """Returns the game service's metrics, with the running tournaments (from `views`) and,
+    when bot turns go to Celery, the depth of its queue."""
+    metrics = GameMetrics()
+    metrics.watch(tournaments_running(lambda: len(views.tournaments("running", limit=1000))))
+    if settings.dispatch == "celery":
+        client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
+        metrics.watch(queue_depth(client, settings.queue))
+    return metrics

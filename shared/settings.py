@@ -44,6 +44,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 7 * 86_400
     """CARDARENA_RETENTION_SECONDS: how long after its end a game's stream stays in Redis once
     archived (0: forever)."""
+    heartbeat_dir: str = ""
+    """CARDARENA_HEARTBEAT_DIR: where the projection, workers and beat touch their heartbeat
+    files for `cardarena probe` (empty: the system's temporary directory)."""
+    heartbeat_max_age: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    """CARDARENA_HEARTBEAT_MAX_AGE: seconds after which a heartbeat is stale (probe fails)."""
+    projection_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9100
+    """CARDARENA_PROJECTION_METRICS_PORT: the projection's Prometheus port (0: off)."""
+    workers_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9101
+    """CARDARENA_WORKERS_METRICS_PORT: the workers' Prometheus port (0: off)."""
+    log_json: bool = True
+    """CARDARENA_LOG_JSON: `cardarena serve` logs JSON lines to stderr (false: readable text)."""
 
     @property
     def celery_broker(self) -> str:
@@ -68,6 +79,11 @@ _ENV = {
     "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
+    "heartbeat_dir": "CARDARENA_HEARTBEAT_DIR",
+    "heartbeat_max_age": "CARDARENA_HEARTBEAT_MAX_AGE",
+    "projection_metrics_port": "CARDARENA_PROJECTION_METRICS_PORT",
+    "workers_metrics_port": "CARDARENA_WORKERS_METRICS_PORT",
+    "log_json": "CARDARENA_LOG_JSON",
 }
 
 

@@ -13,12 +13,16 @@ from services.game.bots import BotsController
 from services.game.challenges import ChallengesController
 from services.game.exports import ExportsController
 from services.game.leaderboards import LeaderboardsController
+from services.game.ops import HANDLERS as OPS_HANDLERS
+from services.game.ops import ObserveMiddleware, metrics, ready
 from services.game.replays import ReplaysController
 from services.game.routes import GamesController, health
 from services.game.schedules import SchedulesController
 from services.game.streams import BotStreamsController, GameStreamController
 from services.game.tournaments import TournamentsController
 from services.game.viewer import viewer_handlers
+from services.health import Readiness, StoreReadiness
+from services.metrics import GameMetrics
 from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher
 from shared.store.port import EventStore
@@ -35,6 +39,8 @@ def create_app(
     scheduler: Scheduler | None = None,
     access: auth.Access | None = None,
     archive: EventArchive | None = None,
+    readiness: Readiness | None = None,
+    game_metrics: GameMetrics | None = None,
     debug: bool = False,
 ) -> Litestar:
     """Returns the game service over `store`, starting bot turns through `dispatcher`.
@@ -45,12 +51,16 @@ def create_app(
     `dispatcher`, closed when the app shuts down. Callers are identified and limited by
     `access`; by default open mode with in-memory rate limits and game slots. Games whose
     stream left the store are read from `archive`; by default the store itself (the embedded
-    default never drops a stream; the real stack passes the PostgreSQL archive).
+    default never drops a stream; the real stack passes the PostgreSQL archive). `/ready`
+    asks `readiness`; by default whether `store` answers (the real stack checks Redis and
+    PostgreSQL). `/metrics` serves `game_metrics`; by default a fresh registry of its own.
     """
     access = access if access is not None else auth.Access.embedded(store)
     tournament_views = views if views is not None else InMemoryTournamentViews(store)
     schedules = scheduler if scheduler is not None else InProcessScheduler(dispatcher)
     events_archive = archive if archive is not None else StoreArchive(store)
+    checks = readiness if readiness is not None else StoreReadiness(store)
+    observed = game_metrics if game_metrics is not None else GameMetrics()
 
     def provide_store() -> EventStore:
         return store
@@ -70,6 +80,12 @@ def create_app(
     def provide_archive() -> EventArchive:
         return events_archive
 
+    def provide_readiness() -> Readiness:
+        return checks
+
+    def provide_metrics() -> GameMetrics:
+        return observed
+
     return Litestar(
         route_handlers=[
             GamesController,
@@ -83,6 +99,8 @@ def create_app(
             ReplaysController,
             ExportsController,
             health,
+            ready,
+            metrics,
             *viewer_handlers(),
         ],
         dependencies={
@@ -92,11 +110,14 @@ def create_app(
             "scheduler": Provide(provide_scheduler, sync_to_thread=False),
             "access": Provide(provide_access, sync_to_thread=False),
             "archive": Provide(provide_archive, sync_to_thread=False),
+            "readiness": Provide(provide_readiness, sync_to_thread=False),
+            "game_metrics": Provide(provide_metrics, sync_to_thread=False),
             "caller": auth.CALLER,
         },
         guards=[auth.authenticate],
         state=State({auth.STATE_KEY: access}),
-        exception_handlers={**problems.HANDLERS, **auth.HANDLERS},
+        exception_handlers={**problems.HANDLERS, **auth.HANDLERS, **OPS_HANDLERS},
+        middleware=[ObserveMiddleware(observed)],
         on_shutdown=[] if scheduler is not None else [schedules.close],
         openapi_config=OpenAPIConfig(
             title="cardarena game service",
@@ -104,5 +125,6 @@ def create_app(
             path="/schema",
             components=Components(security_schemes=auth.SECURITY_SCHEMES),
         ),
+        logging_config=None,  # logging is the process's: see services.logs
         debug=debug,
     )

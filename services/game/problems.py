@@ -39,6 +39,7 @@ TITLES = {
     "stale-version": "Stale expected version",
     "idempotency-key-reused": "Idempotency key reused",
     "store-unavailable": "Event store unavailable",
+    "not-ready": "Service not ready",
     "unauthorized": "Credentials needed",
     "forbidden": "Not allowed for these credentials",
     "rate-limited": "Too many requests",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
+import structlog
 from litestar import Controller, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
@@ -23,6 +24,7 @@ from services.game.schemas import (
     PostAction,
     SeatView,
 )
+from services.metrics import GameMetrics
 from shared.archive import EventArchive, game_log, loaded_from
 from shared.game_slots import admit
 from shared.games.base import GameNotFound, get_game
@@ -41,6 +43,8 @@ from shared.handlers import (
 from shared.messages.common import Seat
 from shared.registry import registered_bots
 from shared.store.port import EventStore
+
+log = structlog.get_logger(__name__)
 
 IdempotencyKey = Annotated[
     str | None,
@@ -101,6 +105,7 @@ def _create(
     access: Access,
     data: CreateGame,
     key: str | None,
+    metrics: GameMetrics,
 ) -> Response[Game]:
     """Creates a game and starts the bots' play if due: 201, or 200 for a retried creation.
 
@@ -126,6 +131,11 @@ def _create(
         admission.cancel()
         raise
     admission.confirm(outcome.game_id)
+    if outcome.replayed:
+        metrics.replays.labels("createGame").inc()
+    else:
+        metrics.games_created.labels(data.game).inc()
+        log.info("game created", game_id=outcome.game_id, game=data.game)
     play_bots(store, dispatcher, outcome.game_id)
     return Response(
         Game.of(load(store, outcome.game_id)),
@@ -183,6 +193,7 @@ def _act(
     data: PostAction,
     key: str | None,
     caller: Caller,
+    metrics: GameMetrics,
 ) -> ActionAccepted:
     """Applies an action and starts the bots' play if one of them is to move next."""
     loaded = _load(store, game_id)
@@ -196,6 +207,11 @@ def _act(
         expected_version=data.expected_version,
         idempotency_key=key,
     )
+    if outcome.replayed:
+        metrics.replays.labels("postAction").inc()
+    else:
+        metrics.moves.labels(loaded.created.game).inc()
+    log.info("action accepted", seat=data.seat, version=outcome.version, replayed=outcome.replayed)
     play_bots(store, dispatcher, game_id)
     return ActionAccepted.of(outcome)
 
@@ -232,11 +248,12 @@ class GamesController(Controller):
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
         access: NamedDependency[Access],
+        game_metrics: NamedDependency[GameMetrics],
         data: JSONBody[CreateGame],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Game]:
         """Creates and deals a game; starts the platform's play when a bot moves first."""
-        return _create(store, dispatcher, access, data, idempotency_key)
+        return _create(store, dispatcher, access, data, idempotency_key, game_metrics)
 
     @get(
         "/{game_id:str}",
@@ -328,12 +345,13 @@ class GamesController(Controller):
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
         caller: NamedDependency[Caller],
+        game_metrics: NamedDependency[GameMetrics],
         game_id: GameId,
         data: JSONBody[PostAction],
         idempotency_key: IdempotencyKey = None,
     ) -> ActionAccepted:
         """Applies a seat's action at `expected_version`; a retry with the same key replays."""
-        return _act(store, dispatcher, game_id, data, idempotency_key, caller)
+        return _act(store, dispatcher, game_id, data, idempotency_key, caller, game_metrics)
 
 
 @get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)

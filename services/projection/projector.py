@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,11 +138,21 @@ class Projector:
         return self._step(count, block_ms)[1]
 
     def run_forever(
-        self, stop: threading.Event, count: int = 500, block_ms: int = 1000, pause_s: float = 0.1
+        self,
+        stop: threading.Event,
+        count: int = 500,
+        block_ms: int = 1000,
+        pause_s: float = 0.1,
+        beat: Callable[[], None] | None = None,
     ) -> None:
-        """Projects batches until `stop` is set; pauses when idle and after an outage."""
+        """Projects batches until `stop` is set; pauses when idle and after an outage.
+
+        Calls `beat` at every turn of the loop (a heartbeat: the loop is alive), outage or not.
+        """
         try:
             while not stop.is_set():
+                if beat is not None:
+                    beat()
                 try:
                     read, _ = self._step(count, block_ms)
                     if self.retention is not None:

@@ -18,6 +18,7 @@ import contextlib
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -27,6 +28,7 @@ from celery.schedules import BaseSchedule, schedstate
 from redbeat.decoder import RedBeatJSONDecoder, RedBeatJSONEncoder
 from redbeat.schedulers import RedBeatScheduler, RedBeatSchedulerEntry, ensure_conf, get_redis
 
+from services.health import heartbeat_path, touch
 from shared.settings import Settings
 from shared.store.port import StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
@@ -37,6 +39,8 @@ TASK = "cardarena.run_scheduled_tournament"
 DEFAULT_MAX_INTERVAL = 5
 """Seconds beat sleeps at most between looks at Redis: how late a new schedule may fire."""
 _TIMING_TYPE = "cardarena_timing"
+HEARTBEAT_CONF = "cardarena_heartbeat"
+"""The Celery setting naming beat's heartbeat file, touched at every tick."""
 
 
 def key_prefix(settings: Settings) -> str:
@@ -187,6 +191,13 @@ class TournamentBeatScheduler(RedBeatScheduler):  # type: ignore[misc]
 
     Entry = TournamentEntry
 
+    def tick(self, *args: Any, **kwargs: Any) -> Any:
+        """Touches beat's heartbeat file (`cardarena probe beat`), then runs redbeat's tick."""
+        heartbeat = self.app.conf.get(HEARTBEAT_CONF)
+        if heartbeat:
+            touch(Path(heartbeat))
+        return super().tick(*args, **kwargs)
+
     def apply_async(
         self, entry: Any, producer: Any = None, advance: bool = True, **kwargs: Any
     ) -> Any:
@@ -290,4 +301,5 @@ def run_beat(settings: Settings, max_interval: int = DEFAULT_MAX_INTERVAL) -> No
     from services.workers.celery_app import app  # noqa: PLC0415 - the workers' app, on demand
 
     app.conf.update(beat_config(settings.redis_url, key_prefix(settings), max_interval))
+    app.conf[HEARTBEAT_CONF] = str(heartbeat_path(settings.heartbeat_dir, "beat"))
     app.Beat(max_interval=max_interval, loglevel="INFO").run()

@@ -10,11 +10,12 @@ import msgspec
 
 from services.wiring import build_store
 from services.workers.celery_app import app
+from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
 from shared.deadlines import enforce_deadline, now_ms, watch_of
 from shared.handlers import BotTurnDispatcher, load, play_bot_turns
 from shared.settings import load_settings
-from shared.store.port import EventStore, StoreUnavailable
+from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
 from shared.tournaments.runner import after_game, ensure_tournament, start_pending_games
 from shared.tournaments.schedule import run_definition, run_id
@@ -47,11 +48,31 @@ def bot_turns(game_id: str) -> int:
 
     Returns how many moves it appended.
     """
+    started_ms = now_ms()
     store = worker_store()
+    handed = _last_event(store, game_id)
     moves = play_bot_turns(store, game_id)
+    if moves and handed is not None:
+        _count_bot_turns(handed, moves, started_ms)
     after_game(store, game_id, _dispatch)
     _watch(store, game_id)
     return moves
+
+
+def _last_event(store: EventStore, game_id: str) -> RecordedEvent | None:
+    """Returns the last event of the game's stream, None when it has none."""
+    last = store.read(game_id, after=max(0, store.version(game_id) - 1), limit=1)
+    return last[0] if last else None
+
+
+def _count_bot_turns(handed: RecordedEvent, moves: int, started_ms: int) -> None:
+    """Counts `moves` bot moves and the wait from `handed` (the event that gave the bots the
+    turn) to the task starting to play them."""
+    metrics = worker_metrics()
+    metrics.bot_turns.labels(handed.kind).inc(moves)
+    if handed.recorded_at:
+        wait_s = max(0, started_ms - handed.recorded_at) / 1000
+        metrics.turn_latency.labels(handed.kind).observe(wait_s)
 
 
 @app.task(

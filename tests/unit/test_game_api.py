@@ -751,6 +751,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "getGameVerification",
         "importGame",
         "health",
+        "ready",
     }
     assert set(operations["postAction"]["responses"]) >= {"200", "400", "404", "409", "422", "503"}
     assert set(operations["createGame"]["responses"]) >= {"200", "201", "400", "422", "503"}

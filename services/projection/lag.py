@@ -1,0 +1,42 @@
+"""How far the projection is behind the feed: entries not yet projected, and their age."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import redis
+
+from shared.views.fold import position_key
+
+_CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s"
+
+
+def projection_lag(
+    client: redis.Redis,
+    feed_key: str,
+    group: str,
+    conninfo: str,
+    name: str = "main",
+    timeout_s: int = 2,
+) -> tuple[int, float]:
+    """Returns (entries, seconds) behind: the consumer group's undelivered and unacked entries
+    on the feed, and the age of the oldest feed entry past checkpoint `name` (0: caught up).
+    """
+    entries = 0
+    for info in client.xinfo_groups(feed_key):
+        if _text(info.get("name")) == group:
+            entries = int(info.get("lag") or 0) + int(info.get("pending") or 0)
+    with psycopg.connect(conninfo, autocommit=True, connect_timeout=timeout_s) as conn:
+        row = conn.execute(_CHECKPOINT, (name,)).fetchone()
+    checkpoint = str(row[0]) if row else "0-0"
+    following = client.xrange(feed_key, min=f"({checkpoint}", count=1)
+    if not following:
+        return entries, 0.0
+    oldest_ms = position_key(_text(following[0][0]))[0]
+    return entries, max(0.0, time.time() - oldest_ms / 1000)
+
+
+def _text(value: object) -> str:
+    """Returns a Redis reply value as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,0 +1,123 @@
+"""What `cardarena serve workers` adds to the Celery worker for operations: a heartbeat file
+for `cardarena probe workers`, Prometheus metrics on a port, and task ids bound to logs.
+
+Celery's prefork children count into files under PROMETHEUS_MULTIPROC_DIR (prometheus_client's
+multiprocess mode), which the main process serves; `prepare_metrics_dir` must therefore run
+before prometheus_client is first imported in the process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import inspect
+import os
+import shutil
+import tempfile
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from celery import Task, signals
+
+from services.health import Heartbeat, heartbeat_path
+from services.logs import ids_of
+from shared.settings import Settings
+
+if TYPE_CHECKING:
+    from services.metrics import WorkerMetrics
+
+_MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+_beats: list[Heartbeat] = []
+
+
+def prepare_metrics_dir() -> str:
+    """Points prometheus_client's multiprocess mode at a fresh directory, removed when this
+    process (not a forked child) exits; returns it."""
+    directory = tempfile.mkdtemp(prefix="cardarena-worker-metrics-")
+    os.environ[_MULTIPROC_ENV] = directory
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    atexit.register(remove)
+    return directory
+
+
+@functools.cache
+def worker_metrics() -> WorkerMetrics:
+    """Returns this process's worker metrics (in the multiprocess files when prepared)."""
+    from services.metrics import WorkerMetrics  # noqa: PLC0415 - after prepare_metrics_dir
+
+    return WorkerMetrics()
+
+
+def install(settings: Settings) -> None:
+    """Connects the heartbeat, the metrics server and the log ids to the worker's signals."""
+    path = heartbeat_path(settings.heartbeat_dir, "workers")
+
+    @signals.worker_ready.connect(weak=False)
+    def _start_heartbeat(sender: Any = None, **_: Any) -> None:
+        def connected() -> bool:
+            connection = getattr(sender, "connection", None)
+            return bool(connection is not None and connection.connected)
+
+        _beats.append(Heartbeat(path, connected, interval=5.0).start())
+
+    @signals.worker_shutdown.connect(weak=False)
+    def _stop_heartbeat(**_: Any) -> None:
+        for beat in _beats:
+            beat.stop()
+
+    @signals.worker_process_shutdown.connect(weak=False)
+    def _mark_dead(pid: int | None = None, **_: Any) -> None:
+        if os.environ.get(_MULTIPROC_ENV):
+            from prometheus_client import multiprocess  # noqa: PLC0415
+
+            multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
+
+    signals.task_prerun.connect(bind_task_ids, weak=False)
+    signals.task_postrun.connect(unbind_task_ids, weak=False)
+    _serve_metrics(settings)
+
+
+def _serve_metrics(settings: Settings) -> None:
+    """Serves the workers' metrics (every child's, and the queue depth) on their port."""
+    if settings.workers_metrics_port == 0:
+        return
+    import redis  # noqa: PLC0415
+    from prometheus_client import CollectorRegistry  # noqa: PLC0415
+
+    from services.metrics import queue_depth, serve_metrics  # noqa: PLC0415
+
+    registry = CollectorRegistry()
+    if os.environ.get(_MULTIPROC_ENV):
+        from prometheus_client import multiprocess  # noqa: PLC0415
+
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
+    registry.register(queue_depth(client, settings.queue))
+    serve_metrics(settings.workers_metrics_port, registry, "the workers")
+
+
+def bind_task_ids(
+    task: Task[Any, Any] | None = None,
+    args: tuple[Any, ...] | None = None,
+    kwargs: dict[str, Any] | None = None,
+    **_: Any,
+) -> None:
+    """Binds the task's `game_id` / `tournament_id` / `schedule_id` arguments to the logs."""
+    structlog.contextvars.clear_contextvars()
+    if task is None:
+        return
+    try:
+        bound = inspect.signature(task.run).bind_partial(*(args or ()), **(kwargs or {}))
+    except TypeError:
+        return
+    structlog.contextvars.bind_contextvars(task=task.name, **ids_of(bound.arguments))
+
+
+def unbind_task_ids(**_: Any) -> None:
+    """Forgets the ids bound for the task that ended."""
+    structlog.contextvars.clear_contextvars()
