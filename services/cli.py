@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from services import export_cli, tournament_cli
+from services import export_cli, probe, tournament_cli
 from shared.games import beggar
 from shared.games.base import InvalidRuleset, get_game
 from shared.settings import Settings, load_settings
@@ -95,6 +95,8 @@ def serve_game(settings: Settings) -> int:
         build_access,
         build_archive,
         build_dispatcher,
+        build_game_metrics,
+        build_readiness,
         build_scheduler,
         build_store,
         build_views,
@@ -108,7 +110,14 @@ def serve_game(settings: Settings) -> int:
     access = build_access(settings, store)
     archive = build_archive(settings, store)
     app = create_app(
-        store, dispatcher, views=views, scheduler=scheduler, access=access, archive=archive
+        store,
+        dispatcher,
+        views=views,
+        scheduler=scheduler,
+        access=access,
+        archive=archive,
+        readiness=build_readiness(settings, store),
+        game_metrics=build_game_metrics(settings, views),
     )
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "
@@ -116,7 +125,7 @@ def serve_game(settings: Settings) -> int:
         f"API docs at /schema",
         flush=True,
     )
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", log_config=None)
     return 0
 
 
@@ -125,6 +134,7 @@ def serve_projection(settings: Settings) -> int:
     import redis  # noqa: PLC0415
 
     from services.projection.migrate import migrate  # noqa: PLC0415
+    from services.projection.probes import install  # noqa: PLC0415
     from services.projection.projector import Projector  # noqa: PLC0415
     from services.wiring import build_retention  # noqa: PLC0415
     from shared.store.redis_store import RedisEventStore, RedisFeedConsumer  # noqa: PLC0415
@@ -139,7 +149,8 @@ def serve_projection(settings: Settings) -> int:
         signal.signal(signum, lambda *_: stop.set())
     print("cardarena projection service: following the feed", flush=True)
     retention = build_retention(settings, RedisEventStore(client, settings.namespace))
-    Projector(settings.database_url, consumer, retention=retention).run_forever(stop)
+    beat = install(settings, client)
+    Projector(settings.database_url, consumer, retention=retention).run_forever(stop, beat=beat)
     return 0
 
 
@@ -153,7 +164,12 @@ def serve_beat(settings: Settings, max_interval: int) -> int:
 
 def serve_workers(settings: Settings, concurrency: int) -> int:
     """Runs a Celery worker on the bot-turn queue."""
+    from services.workers import probes  # noqa: PLC0415
+
+    probes.prepare_metrics_dir()  # before prometheus_client is imported: see probes
     from services.workers.celery_app import app  # noqa: PLC0415
+
+    probes.install(settings)
 
     app.worker_main(
         ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "-Q", settings.queue]
@@ -178,6 +194,13 @@ def migrate_command(settings: Settings) -> int:
 
     print(json.dumps({"applied": migrate(settings.database_url)}))
     return 0
+
+
+def dev_command(args: argparse.Namespace) -> int:
+    """Runs the game service, projection, a worker and beat locally until interrupted."""
+    from services.dev import run_dev  # noqa: PLC0415
+
+    return run_dev(args.host, args.port, args.workers_concurrency)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,8 +242,15 @@ def build_parser() -> argparse.ArgumentParser:
     projection_sub.add_parser("rebuild", help="drop the views and rebuild them from the archive")
 
     commands.add_parser("migrate", help="apply the SQL migrations")
+    dev = commands.add_parser(
+        "dev", help="run the whole stack as local processes until Ctrl-C (migrations first)"
+    )
+    dev.add_argument("--host", help="where the game service listens (default: CARDARENA_HOST)")
+    dev.add_argument("--port", type=int, help="the game service's port (default: CARDARENA_PORT)")
+    dev.add_argument("--workers-concurrency", type=int, default=2, help="worker processes")
     tournament_cli.add_parser(commands)
     export_cli.add_parsers(commands)
+    probe.add_parser(commands)
     return parser
 
 
@@ -234,11 +264,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tournament": lambda: tournament_cli.tournament_command(args),
         "projection": lambda: projection_command(args, settings),
         "migrate": lambda: migrate_command(settings),
+        "dev": lambda: dev_command(args),
         "export": lambda: export_cli.export_command(args),
         "replay": lambda: export_cli.replay_command(args),
         "verify": lambda: export_cli.verify_command(args),
+        "probe": lambda: probe.probe_command(args, settings),
     }
     if args.command == "serve":
+        from services.logs import configure_logging  # noqa: PLC0415
+
+        configure_logging(json=settings.log_json)
         if args.service == "game":
             return serve_game(settings)
         if args.service == "beat":

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 import redis
 
+from services.dev import Launcher, stack_commands, stack_environment
 from shared.store.redis_store import RedisEventStore
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 
@@ -57,33 +58,24 @@ def running_stack(
 ) -> Iterator[Stack]:
     """Runs the game service, a worker and the projection service while the block runs."""
     port = free_port()
+    heartbeats = tempfile.mkdtemp(prefix="cardarena-heartbeats-")
     env = {
-        **os.environ,
-        "CARDARENA_STORE": "redis",
-        "CARDARENA_DISPATCH": "celery",
-        "REDIS_URL": redis_url,
-        "DATABASE_URL": database_url,
+        **stack_environment(os.environ, redis_url, database_url, "127.0.0.1", port),
         "CARDARENA_NAMESPACE": namespace,
         "CARDARENA_QUEUE": f"{namespace}bots",
-        "CARDARENA_PORT": str(port),
+        # Stacks of other tests may run beside this one: no shared heartbeats or ports.
+        "CARDARENA_HEARTBEAT_DIR": heartbeats,
+        "CARDARENA_PROJECTION_METRICS_PORT": "0",
+        "CARDARENA_WORKERS_METRICS_PORT": "0",
         **(extra_env or {}),
     }
-    cli = [sys.executable, "-m", "services.cli"]
-    commands = [
-        [*cli, "serve", "game"],
-        [*cli, "serve", "workers", "--concurrency", "2"],
-        [*cli, "serve", "projection"],
-    ]
-    processes = [subprocess.Popen(command, cwd=ROOT, env=env) for command in commands]
     base_url = f"http://127.0.0.1:{port}"
     try:
-        wait_until_healthy(base_url, "the game service")
-        yield Stack(base_url, database_url, RedisEventStore(redis_client, namespace=namespace))
+        with Launcher(env, cwd=ROOT, grace=30) as launcher:
+            for name, command in stack_commands(concurrency=2):
+                if name != "beat":
+                    launcher.start(name, command)
+            wait_until_healthy(base_url, "the game service")
+            yield Stack(base_url, database_url, RedisEventStore(redis_client, namespace=namespace))
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        shutil.rmtree(heartbeats, ignore_errors=True)

@@ -1,0 +1,71 @@
+"""The launcher behind `cardarena dev`: what it runs, and how it stops what it started."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from services.cli import build_parser
+from services.dev import Launcher, display_host, stack_commands
+
+pytestmark = pytest.mark.unit
+
+STUBBORN = """
+import signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+print("grandchild", grandchild.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def alive(pid: int) -> bool:
+    """Returns whether `pid` is a live process (not a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_every_process_of_the_dev_stack_is_a_cardarena_command() -> None:
+    commands = dict(stack_commands(concurrency=3))
+    assert set(commands) == {"game", "projection", "workers", "beat"}
+    for command in commands.values():
+        assert command[:3] == [sys.executable, "-m", "services.cli"]
+        build_parser().parse_args(command[3:])
+    assert commands["workers"][-2:] == ["--concurrency", "3"]
+
+
+def test_dev_takes_a_host_a_port_and_a_worker_concurrency() -> None:
+    args = build_parser().parse_args(["dev", "--port", "9000", "--host", "0.0.0.0"])
+    assert (args.host, args.port, args.workers_concurrency) == ("0.0.0.0", 9000, 2)
+    assert display_host("0.0.0.0") == "127.0.0.1"
+    assert display_host("10.1.2.3") == "10.1.2.3"
+
+
+def test_a_child_that_ignores_sigterm_is_killed_with_its_group_after_the_grace() -> None:
+    out = io.StringIO()
+    launcher = Launcher(os.environ, out, grace=1)
+    child = launcher.start("stubborn", [sys.executable, "-c", STUBBORN])
+    deadline = time.monotonic() + 30
+    while not child.saw("grandchild") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grandchild = int(next(line for line in child.lines if "grandchild" in line).split()[1])
+
+    started = time.monotonic()
+    launcher.stop()
+
+    assert time.monotonic() - started < 10
+    assert child.process.returncode == -signal.SIGKILL
+    deadline = time.monotonic() + 10
+    while alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(grandchild)
+    assert f"stubborn   | grandchild {grandchild}" in out.getvalue()
