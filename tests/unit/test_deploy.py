@@ -1,0 +1,285 @@
+"""The deployment files: k8s/ manifests and overlays, and docker-compose.yml."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate  # type: ignore[import-untyped]
+import pytest
+import yaml
+from kubernetes_validate.utils import latest_version  # type: ignore[import-untyped]
+
+from services.cli import build_parser
+from tests.deploy_render import (
+    Doc,
+    RenderError,
+    containers,
+    load_documents,
+    pod_templates,
+    render,
+)
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "k8s"
+OVERLAYS = {path.name: path for path in sorted((K8S / "overlays").iterdir())}
+COMPOSE = ROOT / "docker-compose.yml"
+KUBERNETES_VERSION = latest_version()
+"""The newest Kubernetes version whose schemas kubernetes-validate ships."""
+IMAGES = {
+    "development": "cardarena:latest",
+    "production": "ghcr.io/cardarena/cardarena:0.1.0",
+}
+LONG_RUNNING = ("game", "projection", "workers", "beat")
+
+
+def yaml_files() -> list[Path]:
+    """Returns every YAML file of k8s/ and docker-compose.yml."""
+    return [*sorted(K8S.rglob("*.yaml")), *sorted(K8S.rglob("*.yml")), COMPOSE]
+
+
+def manifests() -> list[tuple[str, Doc]]:
+    """Returns every Kubernetes document of k8s/ (kustomizations are not resources)."""
+    return [
+        (f"{path.relative_to(ROOT)}:{doc['kind']}/{doc['metadata']['name']}", doc)
+        for path in sorted(K8S.rglob("*.yaml"))
+        if path.name != "kustomization.yaml"
+        for doc in load_documents(path)
+    ]
+
+
+def rendered(name: str) -> list[Doc]:
+    """Returns the documents the overlay `name` renders."""
+    return render(OVERLAYS[name])
+
+
+def of_kind(docs: Sequence[Doc], kind: str) -> dict[str, Doc]:
+    """Returns the documents of `kind` by name."""
+    return {doc["metadata"]["name"]: doc for doc in docs if doc["kind"] == kind}
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    """Returns whether a label selector's pairs are all among `labels`."""
+    return bool(selector) and selector.items() <= labels.items()
+
+
+def template_labels(docs: Sequence[Doc]) -> list[dict[str, str]]:
+    """Returns the labels of every pod template among `docs`."""
+    return [t["metadata"].get("labels", {}) for doc in docs for t in pod_templates(doc)]
+
+
+def cardarena_commands(docs: Sequence[Doc]) -> Iterator[tuple[str, list[str]]]:
+    """Yields (where, command) of every container command and exec probe of `docs`."""
+    for doc in docs:
+        for container in containers(doc):
+            where = f"{doc['kind']}/{doc['metadata']['name']}/{container['name']}"
+            if "command" in container:
+                yield where, container["command"]
+            for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+                if "exec" in container.get(probe, {}):
+                    yield f"{where} {probe}", container[probe]["exec"]["command"]
+
+
+def assert_cardarena_command(where: str, command: Sequence[str]) -> None:
+    """Fails unless `command` is a `cardarena` command line the CLI's parser accepts."""
+    assert command[0] == "cardarena", f"{where}: {command}"
+    try:
+        build_parser().parse_args(list(command[1:]))
+    except SystemExit:
+        pytest.fail(f"{where}: `{shlex.join(command)}` is not a cardarena command")
+
+
+@pytest.mark.parametrize("path", yaml_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_deployment_yaml_file_parses(path: Path) -> None:
+    assert load_documents(path), f"{path} holds no document"
+
+
+@pytest.mark.parametrize(("where", "doc"), manifests(), ids=[w for w, _ in manifests()])
+def test_every_kubernetes_manifest_validates_against_the_kubernetes_schemas(
+    where: str, doc: Doc
+) -> None:
+    kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_every_rendered_document_of_an_overlay_validates(overlay: str) -> None:
+    for doc in rendered(overlay):
+        kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_an_overlay_renders_the_whole_platform_in_its_namespace(overlay: str) -> None:
+    docs = rendered(overlay)
+    assert set(of_kind(docs, "Deployment")) == {
+        "cardarena-game",
+        "cardarena-projection",
+        "cardarena-workers",
+        "cardarena-beat",
+    }
+    assert set(of_kind(docs, "Job")) == {"cardarena-migrate"}
+    assert of_kind(docs, "Deployment")["cardarena-beat"]["spec"]["replicas"] == 1
+    namespace = {"development": "cardarena-dev", "production": "cardarena"}[overlay]
+    for doc in docs:
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"]["namespace"] == namespace, doc["metadata"]
+    for doc in [*of_kind(docs, "Deployment").values(), *of_kind(docs, "Job").values()]:
+        assert doc["metadata"]["labels"]["app.kubernetes.io/part-of"] == "cardarena"
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_every_env_source_of_an_overlay_exists(overlay: str) -> None:
+    docs = rendered(overlay)
+    config_maps = set(of_kind(docs, "ConfigMap"))
+    template = load_documents(K8S / "base" / "secret.template.yaml")
+    secrets = set(of_kind(docs, "Secret")) | set(of_kind(template, "Secret"))
+    for doc in docs:
+        for container in containers(doc):
+            for source in container.get("envFrom", []):
+                if "configMapRef" in source:
+                    assert source["configMapRef"]["name"] in config_maps, doc["metadata"]
+                if "secretRef" in source:
+                    assert source["secretRef"]["name"] in secrets, doc["metadata"]
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_services_pdbs_and_policies_select_pods_the_overlay_runs(overlay: str) -> None:
+    docs = rendered(overlay)
+    labels = template_labels(docs)
+    for service in of_kind(docs, "Service").values():
+        selector = service["spec"]["selector"]
+        assert any(selects(selector, pod) for pod in labels), service["metadata"]["name"]
+    for kind in ("PodDisruptionBudget", "NetworkPolicy"):
+        for doc in of_kind(docs, kind).values():
+            key = "selector" if kind == "PodDisruptionBudget" else "podSelector"
+            selector = doc["spec"][key]["matchLabels"]
+            assert any(selects(selector, pod) for pod in labels), doc["metadata"]["name"]
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_every_autoscaler_targets_a_deployment_of_the_overlay(overlay: str) -> None:
+    docs = rendered(overlay)
+    deployments = of_kind(docs, "Deployment")
+    autoscalers = of_kind(docs, "HorizontalPodAutoscaler")
+    assert set(autoscalers) == {"cardarena-game", "cardarena-workers"}
+    for hpa in autoscalers.values():
+        target = hpa["spec"]["scaleTargetRef"]
+        assert target["kind"] == "Deployment"
+        assert target["name"] in deployments
+        assert hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_an_overlay_rewrites_every_cardarena_image(overlay: str) -> None:
+    for doc in rendered(overlay):
+        for container in containers(doc):
+            image = container["image"]
+            if "cardarena" in image:
+                assert image == IMAGES[overlay], (doc["metadata"]["name"], image)
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_every_command_an_overlay_runs_is_a_cardarena_command(overlay: str) -> None:
+    commands = list(cardarena_commands(rendered(overlay)))
+    ours = [(where, command) for where, command in commands if command[0] == "cardarena"]
+    assert len(ours) >= 5
+    for where, command in ours:
+        assert_cardarena_command(where, command)
+
+
+def test_the_development_overlay_runs_redis_with_aof_and_postgresql() -> None:
+    docs = rendered("development")
+    stateful = of_kind(docs, "StatefulSet")
+    assert set(stateful) == {"redis", "postgres"}
+    (redis,) = stateful["redis"]["spec"]["template"]["spec"]["containers"]
+    args = " ".join(redis.get("args", []))
+    assert "--appendonly yes" in args
+    assert "--appendfsync everysec" in args
+    assert {"redis", "postgres"} <= set(of_kind(docs, "Service"))
+    secret = of_kind(docs, "Secret")["cardarena-secrets"]
+    assert secret["stringData"]["CARDARENA_ADMIN_KEY"]
+    assert of_kind(docs, "Deployment")["cardarena-game"]["spec"]["replicas"] == 1
+
+
+def test_the_production_overlay_runs_no_database_and_commits_no_secret() -> None:
+    docs = rendered("production")
+    assert of_kind(docs, "StatefulSet") == {}
+    assert of_kind(docs, "Secret") == {}
+    config = of_kind(docs, "ConfigMap")["cardarena"]["data"]
+    assert config["REDIS_URL"] == ""
+    assert config["DATABASE_URL"] == ""
+    assert config["CARDARENA_STORE"] == "redis"
+    policy = of_kind(docs, "NetworkPolicy")["cardarena-workers-egress"]
+    egress = policy["spec"]["egress"]
+    assert len(egress) == 4
+    assert egress[-1]["to"] == [{"ipBlock": {"cidr": "10.20.0.0/24"}}]
+
+
+def compose() -> dict[str, Any]:
+    """Returns docker-compose.yml."""
+    document: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    return document
+
+
+def test_compose_runs_only_commands_the_cli_knows() -> None:
+    services = compose()["services"]
+    for name in ("migrate", *LONG_RUNNING):
+        assert_cardarena_command(name, services[name]["command"])
+    for name in LONG_RUNNING:
+        test = services[name]["healthcheck"]["test"]
+        assert test[0] == "CMD", name
+        assert_cardarena_command(f"{name} healthcheck", test[1:])
+
+
+def test_compose_dependencies_exist_and_wait_for_health_or_completion() -> None:
+    services = compose()["services"]
+    for name, service in services.items():
+        for target, condition in service.get("depends_on", {}).items():
+            assert target in services, f"{name} depends on unknown {target}"
+            wanted = "service_completed_successfully" if target == "migrate" else "service_healthy"
+            assert condition["condition"] == wanted, (name, target)
+            if wanted == "service_healthy":
+                assert "healthcheck" in services[target], target
+
+
+def test_compose_serves_the_api_on_8000_and_restarts_long_running_services() -> None:
+    services = compose()["services"]
+    assert "8000:8000" in services["game"]["ports"]
+    for name in LONG_RUNNING:
+        assert services[name]["restart"] == "unless-stopped", name
+        assert "healthcheck" in services[name], name
+        assert services[name]["depends_on"]["migrate"]["condition"] == (
+            "service_completed_successfully"
+        )
+    assert services["migrate"]["restart"] == "no"
+    assert {"path": ".env", "required": False} in services["game"]["env_file"]
+
+
+def test_compose_runs_redis_with_aof_on_a_volume_and_postgresql_on_a_volume() -> None:
+    services = compose()["services"]
+    conf = (ROOT / "deploy" / "redis.conf").read_text().splitlines()
+    assert "appendonly yes" in conf
+    assert "appendfsync everysec" in conf
+    assert any(v.endswith(":/data") for v in services["redis"]["volumes"])
+    assert any("/var/lib/postgresql/data" in v for v in services["postgres"]["volumes"])
+    assert set(compose()["volumes"]) == {"redis-data", "postgres-data"}
+
+
+def test_the_renderer_refuses_a_patch_whose_target_is_missing(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {A: '1', B: '2'}\n"
+    )
+    kustomization = tmp_path / "kustomization.yaml"
+    kustomization.write_text(
+        "resources: [cm.yaml]\npatches:\n"
+        "  - target: {kind: ConfigMap, name: settings}\n"
+        "    patch: '[{op: replace, path: /data/A, value: x}]'\n"
+    )
+    (config,) = render(tmp_path)
+    assert config["data"] == {"A": "x", "B": "2"}
+    kustomization.write_text(kustomization.read_text().replace("name: settings}", "name: nope}"))
+    with pytest.raises(RenderError, match="matches no resource"):
+        render(tmp_path)
