@@ -14,7 +14,14 @@ from typing import Any
 from services import export_cli, probe, tournament_cli
 from shared.games import beggar
 from shared.games.base import InvalidRuleset, get_game
-from shared.settings import Settings, load_settings
+from shared.settings import (
+    BeatSettings,
+    GameSettings,
+    ProjectionSettings,
+    Settings,
+    WorkerSettings,
+    load_settings,
+)
 
 USAGE_ERROR = 2
 
@@ -85,7 +92,7 @@ def simulate_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_game(settings: Settings) -> int:
+def serve_game(settings: GameSettings) -> int:
     """Serves the game service's API with uvicorn until interrupted."""
     import uvicorn  # noqa: PLC0415
 
@@ -129,7 +136,7 @@ def serve_game(settings: Settings) -> int:
     return 0
 
 
-def serve_projection(settings: Settings) -> int:
+def serve_projection(settings: ProjectionSettings) -> int:
     """Runs the projection service on the feed until SIGINT or SIGTERM."""
     import redis  # noqa: PLC0415
 
@@ -154,7 +161,7 @@ def serve_projection(settings: Settings) -> int:
     return 0
 
 
-def serve_beat(settings: Settings, max_interval: int) -> int:
+def serve_beat(settings: BeatSettings, max_interval: int) -> int:
     """Runs celery beat over the scheduled tournaments in Redis (celery-redbeat, locked)."""
     from services.workers.beat import run_beat  # noqa: PLC0415
 
@@ -162,7 +169,7 @@ def serve_beat(settings: Settings, max_interval: int) -> int:
     return 0
 
 
-def serve_workers(settings: Settings, concurrency: int) -> int:
+def serve_workers(settings: WorkerSettings, concurrency: int) -> int:
     """Runs a Celery worker on the bot-turn queue."""
     from services.workers import probes  # noqa: PLC0415
 
@@ -275,12 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         configure_logging(json=settings.log_json)
         if args.service == "game":
-            return serve_game(settings)
+            return serve_game(load_settings(None, GameSettings))
         if args.service == "beat":
-            return serve_beat(settings, args.max_interval)
+            return serve_beat(load_settings(None, BeatSettings), args.max_interval)
         if args.service == "projection":
-            return serve_projection(settings)
-        return serve_workers(settings, args.concurrency)
+            return serve_projection(load_settings(None, ProjectionSettings))
+        return serve_workers(load_settings(None, WorkerSettings), args.concurrency)
     code: int = handlers[args.command]()
     return code
 

@@ -13,7 +13,7 @@ from services.metrics import GameMetrics, queue_depth, tournaments_running
 from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
 from shared.registry import RegistryIndex
-from shared.settings import Settings
+from shared.settings import CommonSettings, GameSettings, ProjectionSettings
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from services.projection.retention import Retention
 
 
-def build_store(settings: Settings) -> EventStore:
+def build_store(settings: CommonSettings) -> EventStore:
     """Returns the event store of `settings`: in memory, or Redis Streams."""
     if settings.store == "memory":
         return InMemoryEventStore()
@@ -34,7 +34,7 @@ def build_store(settings: Settings) -> EventStore:
     return RedisEventStore(client, namespace=settings.namespace)
 
 
-def build_access(settings: Settings, store: EventStore) -> Access:
+def build_access(settings: GameSettings, store: EventStore) -> Access:
     """Returns the game service's access: the admin key, and rate limits and game slots in
     this process (memory store) or in Redis, shared by every server process.
     """
@@ -53,7 +53,7 @@ def build_access(settings: Settings, store: EventStore) -> Access:
     )
 
 
-def build_dispatcher(settings: Settings, store: EventStore) -> BotTurnDispatcher:
+def build_dispatcher(settings: CommonSettings, store: EventStore) -> BotTurnDispatcher:
     """Returns how bot turns run: in this process, or as tasks on the Celery workers."""
     if settings.dispatch == "inprocess":
         from services.workers.webhooks import play_webhook_turn  # noqa: PLC0415 - httpx
@@ -67,7 +67,7 @@ def build_dispatcher(settings: Settings, store: EventStore) -> BotTurnDispatcher
     return CeleryDispatcher(settings.queue)
 
 
-def build_views(settings: Settings, store: EventStore) -> TournamentViews:
+def build_views(settings: CommonSettings, store: EventStore) -> TournamentViews:
     """Returns the tournament views: folded from the in-memory store, else PostgreSQL's."""
     if settings.store == "memory":
         return InMemoryTournamentViews(store)
@@ -76,7 +76,7 @@ def build_views(settings: Settings, store: EventStore) -> TournamentViews:
     return PostgresTournamentViews(settings.database_url)
 
 
-def build_scheduler(settings: Settings, dispatcher: BotTurnDispatcher) -> Scheduler:
+def build_scheduler(settings: CommonSettings, dispatcher: BotTurnDispatcher) -> Scheduler:
     """Returns where schedules live: in this process, or in Redis for `cardarena serve beat`."""
     if settings.dispatch == "inprocess":
         return InProcessScheduler(dispatcher)
@@ -85,7 +85,7 @@ def build_scheduler(settings: Settings, dispatcher: BotTurnDispatcher) -> Schedu
     return RedBeatTournamentScheduler(settings.redis_url, key_prefix(settings), settings.queue)
 
 
-def build_archive(settings: Settings, store: EventStore) -> EventArchive:
+def build_archive(settings: CommonSettings, store: EventStore) -> EventArchive:
     """Returns where games whose stream left the store are read: the store itself (memory,
     which never drops one), else the projection's PostgreSQL archive."""
     if settings.store == "memory":
@@ -95,7 +95,7 @@ def build_archive(settings: Settings, store: EventStore) -> EventArchive:
     return PostgresEventArchive(settings.database_url)
 
 
-def build_retention(settings: Settings, store: EventStore) -> Retention | None:
+def build_retention(settings: ProjectionSettings, store: EventStore) -> Retention | None:
     """Returns the projection's sweep of finished games' streams out of `store` (Redis) once
     the PostgreSQL archive holds them; None when streams are kept forever
     (`retention_seconds` 0)."""
@@ -108,7 +108,7 @@ def build_retention(settings: Settings, store: EventStore) -> Retention | None:
     return Retention(settings.database_url, store, archive, settings.retention_seconds)
 
 
-def build_readiness(settings: Settings, store: EventStore) -> Readiness:
+def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:
     """Returns what the game service's `/ready` checks: the in-memory store answers, or Redis
     and PostgreSQL answer with every migration applied."""
     if settings.store == "memory":
@@ -116,7 +116,7 @@ def build_readiness(settings: Settings, store: EventStore) -> Readiness:
     return StackReadiness(settings.redis_url, settings.database_url)
 
 
-def build_game_metrics(settings: Settings, views: TournamentViews) -> GameMetrics:
+def build_game_metrics(settings: CommonSettings, views: TournamentViews) -> GameMetrics:
     """Returns the game service's metrics, with the running tournaments (from `views`) and,
     when bot turns go to Celery, the depth of its queue."""
     metrics = GameMetrics()

@@ -1,15 +1,26 @@
-"""Typed settings, read from the environment once per process."""
+"""Typed settings, read from the environment once per process: one type per service.
+
+`GameSettings`, `ProjectionSettings`, `WorkerSettings` and `BeatSettings` each hold what
+that service reads (`CommonSettings` what they all read); `Settings` holds them all, for
+the embedded default and the CLI, where one process plays every part. Each field names its
+environment variable; `.env.example` lists them all (a test keeps the two in step). They are
+frozen dataclasses (msgspec converts and validates them) rather than Structs because
+`Settings` inherits from every service's type.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Annotated, Literal, TypeVar, overload
 
 import msgspec
 
 
-class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    """Every setting of cardarena; each field names its environment variable."""
+@dataclass(frozen=True, kw_only=True)
+class CommonSettings:
+    """The settings every process reads; each field names its environment variable."""
 
     store: Literal["memory", "redis"] = "memory"
     """CARDARENA_STORE: `memory` (embedded, one process) or `redis` (the real stack)."""
@@ -25,8 +36,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """CARDARENA_NAMESPACE: prefix of every Redis key (streams, feed, idempotency records)."""
     queue: str = "cardarena"
     """CARDARENA_QUEUE: the Celery queue of bot turns."""
-    projection_group: str = "projection"
-    """CARDARENA_PROJECTION_GROUP: the consumer group of the projection service on the feed."""
+    webhook_allow_private: bool = False
+    """CARDARENA_WEBHOOK_ALLOW_PRIVATE: let webhook URLs reach loopback and private addresses."""
+    heartbeat_dir: str = ""
+    """CARDARENA_HEARTBEAT_DIR: where the projection, workers and beat touch their heartbeat
+    files for `cardarena probe` (empty: the system's temporary directory)."""
+    heartbeat_max_age: Annotated[float, msgspec.Meta(gt=0)] = 30.0
+    """CARDARENA_HEARTBEAT_MAX_AGE: seconds after which a heartbeat is stale (probe fails)."""
+    log_json: bool = True
+    """CARDARENA_LOG_JSON: `cardarena serve` logs JSON lines to stderr (false: readable text)."""
+
+    @property
+    def celery_broker(self) -> str:
+        """Returns the broker URL Celery uses."""
+        return self.broker_url or self.redis_url
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameSettings(CommonSettings):
+    """The settings of the game service (`cardarena serve game`)."""
+
     host: str = "127.0.0.1"
     """CARDARENA_HOST: the address the game service listens on."""
     port: int = 8000
@@ -39,27 +68,41 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """CARDARENA_RATE_WINDOW: the length of a rate-limit window, in seconds."""
     max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
     """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
-    webhook_allow_private: bool = False
-    """CARDARENA_WEBHOOK_ALLOW_PRIVATE: let webhook URLs reach loopback and private addresses."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProjectionSettings(CommonSettings):
+    """The settings of the projection service (`cardarena serve projection`)."""
+
+    projection_group: str = "projection"
+    """CARDARENA_PROJECTION_GROUP: the consumer group of the projection service on the feed."""
     retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 7 * 86_400
     """CARDARENA_RETENTION_SECONDS: how long after its end a game's stream stays in Redis once
     archived (0: forever)."""
-    heartbeat_dir: str = ""
-    """CARDARENA_HEARTBEAT_DIR: where the projection, workers and beat touch their heartbeat
-    files for `cardarena probe` (empty: the system's temporary directory)."""
-    heartbeat_max_age: Annotated[float, msgspec.Meta(gt=0)] = 30.0
-    """CARDARENA_HEARTBEAT_MAX_AGE: seconds after which a heartbeat is stale (probe fails)."""
     projection_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9100
     """CARDARENA_PROJECTION_METRICS_PORT: the projection's Prometheus port (0: off)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerSettings(CommonSettings):
+    """The settings of the Celery workers (`cardarena serve workers`)."""
+
     workers_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9101
     """CARDARENA_WORKERS_METRICS_PORT: the workers' Prometheus port (0: off)."""
-    log_json: bool = True
-    """CARDARENA_LOG_JSON: `cardarena serve` logs JSON lines to stderr (false: readable text)."""
 
-    @property
-    def celery_broker(self) -> str:
-        """Returns the broker URL Celery uses."""
-        return self.broker_url or self.redis_url
+
+@dataclass(frozen=True, kw_only=True)
+class BeatSettings(CommonSettings):
+    """The settings of celery beat (`cardarena serve beat`): the common ones."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings(GameSettings, ProjectionSettings, WorkerSettings, BeatSettings):
+    """Every setting: what the embedded default and the CLI read when one process plays
+    every part (each field is declared once, by the service that reads it)."""
+
+
+S = TypeVar("S", bound=CommonSettings)
 
 
 _ENV = {
@@ -87,8 +130,20 @@ _ENV = {
 }
 
 
-def load_settings(environ: dict[str, str] | None = None) -> Settings:
-    """Returns the settings from `environ` (default: the process environment)."""
+@overload
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings: ...
+
+
+@overload
+def load_settings(environ: Mapping[str, str] | None, kind: type[S]) -> S: ...
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, kind: type[CommonSettings] = Settings
+) -> CommonSettings:
+    """Returns the settings of `kind` (default: all of them) from `environ` (default: the
+    process environment); raises msgspec.ValidationError naming a bad field."""
     env = os.environ if environ is None else environ
-    given = {field: env[name] for field, name in _ENV.items() if name in env}
-    return msgspec.convert(given, Settings, strict=False)
+    names = {f.name for f in fields(kind)}
+    given = {field: env[name] for field, name in _ENV.items() if name in env and field in names}
+    return msgspec.convert(given, kind, strict=False)

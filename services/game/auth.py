@@ -31,7 +31,7 @@ from shared.game_slots import GameSlots, InMemoryGameSlots
 from shared.messages.common import Seat
 from shared.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.registry import RegisteredBot, RegistryIndex, token_id_of
-from shared.settings import Settings
+from shared.settings import GameSettings, Settings
 from shared.store.port import EventStore
 
 STATE_KEY = "access"
@@ -107,7 +107,7 @@ class Access:
     webhook_allow_private: bool = False
 
     @classmethod
-    def embedded(cls, store: EventStore, settings: Settings | None = None) -> Access:
+    def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
         """Returns access over `store` with the in-memory limiter and slots (one process)."""
         settings = settings or Settings()
         return cls(
@@ -213,7 +213,7 @@ def check_seat(caller: Caller, seats: list[Seat], index: int, *, act: bool = Fal
     raise Unauthorized(f"seat {index} is played by {owner}: send its bot token")
 
 
-def warn_if_open(settings: Settings, log: logging.Logger = _log) -> bool:
+def warn_if_open(settings: GameSettings, log: logging.Logger = _log) -> bool:
     """Logs a warning when the real stack (Redis store) runs with no admin key; returns
     whether it did.
     """

@@ -13,10 +13,12 @@ from prometheus_client import CollectorRegistry
 from services.health import heartbeat_path, touch
 from services.metrics import projection_lag, serve_metrics
 from services.projection.lag import projection_lag as read_lag
-from shared.settings import Settings
+from shared.settings import ProjectionSettings
 
 
-def install(settings: Settings, client: redis.Redis, name: str = "main") -> Callable[[], None]:
+def install(
+    settings: ProjectionSettings, client: redis.Redis, name: str = "main"
+) -> Callable[[], None]:
     """Serves the projection's metrics on its port; returns the heartbeat to call every loop."""
     registry = CollectorRegistry()
     lag = functools.partial(

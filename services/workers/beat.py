@@ -29,7 +29,7 @@ from redbeat.decoder import RedBeatJSONDecoder, RedBeatJSONEncoder
 from redbeat.schedulers import RedBeatScheduler, RedBeatSchedulerEntry, ensure_conf, get_redis
 
 from services.health import heartbeat_path, touch
-from shared.settings import Settings
+from shared.settings import BeatSettings, CommonSettings
 from shared.store.port import StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
 from shared.tournaments.schedule import Schedule, ScheduledTournament, Scheduler, UnknownSchedule
@@ -43,7 +43,7 @@ HEARTBEAT_CONF = "cardarena_heartbeat"
 """The Celery setting naming beat's heartbeat file, touched at every tick."""
 
 
-def key_prefix(settings: Settings) -> str:
+def key_prefix(settings: CommonSettings) -> str:
     """Returns the prefix of the schedules' Redis keys: within the settings' namespace."""
     return f"{settings.namespace}schedules:"
 
@@ -296,7 +296,7 @@ def _unavailable() -> Iterator[None]:
         raise StoreUnavailable(f"the schedules' Redis is unavailable: {error}") from error
 
 
-def run_beat(settings: Settings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:
+def run_beat(settings: BeatSettings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:
     """Runs celery beat over the schedules of `settings` until stopped; one beat fires at a time."""
     from services.workers.celery_app import app  # noqa: PLC0415 - the workers' app, on demand
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from celery import Celery
 
-from shared.settings import Settings, load_settings
+from shared.settings import CommonSettings, load_settings
 
 
-def create_celery(settings: Settings) -> Celery:
+def create_celery(settings: CommonSettings) -> Celery:
     """Returns the Celery app for `settings`: late acks, one task prefetched at a time."""
     app = Celery("cardarena", broker=settings.celery_broker, include=["services.workers.tasks"])
     app.conf.update(

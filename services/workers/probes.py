@@ -21,7 +21,7 @@ from celery import Task, signals
 
 from services.health import Heartbeat, heartbeat_path
 from services.logs import ids_of
-from shared.settings import Settings
+from shared.settings import WorkerSettings
 
 if TYPE_CHECKING:
     from services.metrics import WorkerMetrics
@@ -53,7 +53,7 @@ def worker_metrics() -> WorkerMetrics:
     return WorkerMetrics()
 
 
-def install(settings: Settings) -> None:
+def install(settings: WorkerSettings) -> None:
     """Connects the heartbeat, the metrics server and the log ids to the worker's signals."""
     path = heartbeat_path(settings.heartbeat_dir, "workers")
 
@@ -82,7 +82,7 @@ def install(settings: Settings) -> None:
     _serve_metrics(settings)
 
 
-def _serve_metrics(settings: Settings) -> None:
+def _serve_metrics(settings: WorkerSettings) -> None:
     """Serves the workers' metrics (every child's, and the queue depth) on their port."""
     if settings.workers_metrics_port == 0:
         return

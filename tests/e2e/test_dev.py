@@ -106,7 +106,7 @@ def dev(redis_url: str, namespace: str, fresh_database_url: str, tmp_path: Path)
     try:
         wait_for(
             lambda: "ready; Ctrl-C" in started.output() or process.poll() is not None,
-            90,
+            300,  # four processes start under whatever load the machine has: only a hang fails
             "cardarena dev to be ready",
         )
         assert process.poll() is None, started.output()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from shared import settings
@@ -27,18 +29,20 @@ def example() -> list[tuple[str, str, str]]:
 
 
 def docstrings() -> dict[str, str]:
-    """Returns the docstring of each field of `Settings`, on one line."""
+    """Returns the docstring of each settings field (whichever service's type declares it),
+    on one line; a field declared twice fails."""
     tree = ast.parse(Path(settings.__file__).read_text())
-    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Settings"]
-    found = {}
-    for node, after in zip(cls.body, cls.body[1:], strict=False):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-        ):
-            found[node.target.id] = " ".join(str(after.value.value).split())
+    found: dict[str, str] = {}
+    for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+        for node, after in zip(cls.body, cls.body[1:], strict=False):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+            ):
+                assert node.target.id not in found, f"{node.target.id} is declared twice"
+                found[node.target.id] = " ".join(str(after.value.value).split())
     return found
 
 
@@ -56,3 +60,31 @@ def test_env_example_describes_each_setting_with_its_docstring() -> None:
     fields = {name: field for field, name in settings._ENV.items()}
     for name, _, comment in example():
         assert f"{name}: {comment}" == docs[fields[name]], name
+
+
+SERVICES = [
+    settings.GameSettings,
+    settings.ProjectionSettings,
+    settings.WorkerSettings,
+    settings.BeatSettings,
+]
+
+
+def test_every_setting_belongs_to_a_service_and_settings_holds_them_all() -> None:
+    every = {f.name for f in dataclasses.fields(settings.Settings)}
+    assert every == set(settings._ENV)
+    common = {f.name for f in dataclasses.fields(settings.CommonSettings)}
+    own = [{f.name for f in dataclasses.fields(kind)} - common for kind in SERVICES]
+    assert set().union(common, *own) == every
+    assert sum(map(len, own)) == len(set().union(*own)), "a setting belongs to one service"
+
+
+def test_a_service_reads_only_its_own_settings_and_checks_them() -> None:
+    env = {"CARDARENA_PORT": "9000", "CARDARENA_PROJECTION_METRICS_PORT": "not a port"}
+    game = settings.load_settings(env, settings.GameSettings)
+    assert (type(game), game.port) == (settings.GameSettings, 9000)
+    assert not hasattr(game, "projection_metrics_port")
+    with pytest.raises(msgspec.ValidationError, match="projection_metrics_port"):
+        settings.load_settings(env, settings.ProjectionSettings)
+    with pytest.raises(msgspec.ValidationError, match="rate_limit"):
+        settings.load_settings({"CARDARENA_RATE_LIMIT": "-1"}, settings.GameSettings)
