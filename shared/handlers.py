@@ -11,7 +11,8 @@ import hashlib
 import secrets
 import threading
 import uuid
-from collections import deque
+import weakref
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +22,15 @@ import msgspec
 from shared import clocks, deals
 from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
 from shared.messages.codec import encode, encode_all
-from shared.messages.common import Action, Clock, Event, GameCreated, Seat
-from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, NewEvent, StoreError
+from shared.messages.common import Action, Clock, ClockEvent, Event, GameCreated, Seat
+from shared.store.port import (
+    AppendResult,
+    ConcurrencyConflict,
+    EventStore,
+    NewEvent,
+    RecordedEvent,
+    StoreError,
+)
 
 
 class UnknownGame(LookupError):
@@ -254,11 +262,59 @@ def create_game(
     return Outcome(game_id, result.first_version, result.last_version, result.replayed)
 
 
-def load(store: EventStore, game_id: str) -> LoadedGame:
-    """Returns the game folded from its stream; raises UnknownGame."""
-    recorded = store.read(game_id)
-    if not recorded:
-        raise UnknownGame(game_id)
+class GameCache:
+    """The games one process folded lately (least recently used first out), so that the next
+    load of a game folds only what its stream gained since. Thread-safe.
+
+    Streams are append-only and every event is folded by pure functions, so a cached game
+    plus the events after its version is the game; `load` checks that the stream still
+    holds the cached version's event (a dropped or lost stream is folded afresh).
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._games: OrderedDict[str, LoadedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> LoadedGame | None:
+        """Returns the game as last folded here, None if it is not cached."""
+        with self._lock:
+            known = self._games.get(game_id)
+            if known is not None:
+                self._games.move_to_end(game_id)
+            return known
+
+    def put(self, loaded: LoadedGame) -> None:
+        """Keeps `loaded` unless a later version of the game is cached already."""
+        with self._lock:
+            known = self._games.get(loaded.game_id)
+            if known is None or known.version <= loaded.version:
+                self._games[loaded.game_id] = loaded
+                self._games.move_to_end(loaded.game_id)
+            while len(self._games) > self._size:
+                self._games.popitem(last=False)
+
+    def forget(self, game_id: str) -> None:
+        """Drops the game from the cache."""
+        with self._lock:
+            self._games.pop(game_id, None)
+
+
+_caches: weakref.WeakKeyDictionary[EventStore, GameCache] = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def cache_of(store: EventStore) -> GameCache:
+    """Returns the game cache of `store` in this process (one per store object)."""
+    with _caches_lock:
+        cache = _caches.get(store)
+        if cache is None:
+            cache = _caches[store] = GameCache()
+        return cache
+
+
+def _fold(game_id: str, recorded: list[RecordedEvent]) -> LoadedGame:
+    """Returns the game folded from its whole stream `recorded` (not empty)."""
     spec = get_game(recorded[0].kind)
     events = spec.codec.decode_all(recorded)
     created = events[0]
@@ -266,6 +322,44 @@ def load(store: EventStore, game_id: str) -> LoadedGame:
         raise TypeError(f"game {game_id} does not start with GameCreated")
     state, clock = clocks.fold_with_clock(spec, created, events, recorded)
     return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock)
+
+
+def _fold_more(known: LoadedGame, recorded: list[RecordedEvent]) -> LoadedGame:
+    """Returns `known` with the events of `recorded` (the versions after it) folded in, as
+    `clocks.fold_with_clock` folds them."""
+    spec, state, clock = known.spec, known.state, known.clock
+    for event, item in zip(spec.codec.decode_all(recorded), recorded, strict=True):
+        if clock is not None:
+            clock = clocks.after_event(spec, clock, state, event, item.version, item.recorded_at)
+        elif isinstance(event, ClockEvent):
+            continue
+        if not isinstance(event, GameCreated):
+            state = spec.evolve(state, event)
+    return LoadedGame(known.game_id, spec, known.created, state, recorded[-1].version, clock)
+
+
+def load(store: EventStore, game_id: str) -> LoadedGame:
+    """Returns the game folded from its stream; raises UnknownGame.
+
+    A game this process loaded before is taken from `cache_of(store)` and folded on with
+    only the events its stream gained since (the stream is read from the cached version's
+    event, to see that it still holds it).
+    """
+    cache = cache_of(store)
+    known = cache.get(game_id)
+    if known is not None:
+        recorded = store.read(game_id, known.version - 1)
+        if recorded and recorded[0].version == known.version:
+            loaded = _fold_more(known, recorded[1:]) if len(recorded) > 1 else known
+            cache.put(loaded)
+            return loaded
+        cache.forget(game_id)
+    recorded = store.read(game_id)
+    if not recorded:
+        raise UnknownGame(game_id)
+    loaded = _fold(game_id, recorded)
+    cache.put(loaded)
+    return loaded
 
 
 def as_seen_by(loaded: LoadedGame, event: Event, seat: int | None) -> Event:
