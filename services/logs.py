@@ -70,3 +70,23 @@ def configure_logging(json: bool, stream: TextIO | None = None, level: int = log
 def ids_of(values: Mapping[str, Any]) -> dict[str, str]:
     """Returns the ids among `values` (see `ID_KEYS`) that are strings."""
     return {key: values[key] for key in ID_KEYS if isinstance(values.get(key), str)}
+
+
+def _route_to_stdlib_until_configured() -> None:
+    """Sends structlog's lines to the standard library's loggers until `configure_logging`
+    runs: structlog's own default prints to stdout, which would mix log lines into a CLI
+    command's output (and, unconfigured, stdlib shows only warnings, on stderr)."""
+    if structlog.is_configured():
+        return
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.KeyValueRenderer(key_order=["event"]),
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+_route_to_stdlib_until_configured()
