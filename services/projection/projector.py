@@ -1,9 +1,11 @@
 """The projection service: copies the global feed into the Postgres archive and views.
 
 Each batch is archived, folded into the views and checkpointed in one transaction, and
-acknowledged only after it commits. Entries redelivered after a crash between commit and
-ack are at or below the checkpoint and are skipped, so nothing is projected twice. The
-checkpoint belongs to one consumer: run one projector per `name` at a time.
+acknowledged only after it commits. An entry is new when the archive did not hold its
+(game, version) yet: entries redelivered after a crash between commit and ack are skipped,
+so nothing is projected twice, and entries claimed late from a dead consumer (older than
+the checkpoint) are still projected, so nothing is lost. The checkpoint (the newest
+position projected) belongs to one consumer: run one projector per `name` at a time.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _STORE_CHECKPOINT = (
 _ARCHIVE = (
     "INSERT INTO events (game_id, version, kind, type, data, schema, recorded_at, feed_position)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (game_id, version) DO NOTHING"
+    " RETURNING game_id, version"
 )
 _CREATE_GAME = (
     "INSERT INTO games (game_id, game, ruleset, status, seats, version, created_at, forked_from)"
@@ -95,21 +98,47 @@ def _archive_params(entry: FeedEntry) -> tuple[Any, ...]:
     return e.game_id, e.version, e.kind, e.type, e.data, e.schema, at, entry.position
 
 
+def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
+    """Archives `entries`; returns those the archive did not hold yet, in their order."""
+    cur.executemany(_ARCHIVE, [_archive_params(entry) for entry in entries], returning=True)
+    inserted: set[tuple[str, int]] = set()
+    while True:
+        inserted.update((str(row[0]), int(row[1])) for row in cur.fetchall())
+        if not cur.nextset():
+            break
+    return [e for e in entries if (e.event.game_id, e.event.version) in inserted]
+
+
+def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
+    """Rewrites the `games` rows of `game_ids` from their archived events."""
+    cur.execute("DELETE FROM games WHERE game_id = ANY(%s)", (list(game_ids),))
+    rows = cur.execute(
+        SELECT_ARCHIVED + " WHERE game_id = ANY(%s) ORDER BY game_id, version", (list(game_ids),)
+    ).fetchall()
+    update_views(cur, [recorded_from_row(row) for row in rows])
+
+
 def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
-    """Archives and projects the entries past checkpoint `name`, then moves it; returns how many.
+    """Archives and projects the entries the archive did not hold yet, then moves checkpoint
+    `name` to the newest position projected; returns how many were new.
 
     Runs inside the caller's transaction; raises (writing nothing once rolled back) on an
     event that cannot be decoded.
     """
     row = cur.execute(_READ_CHECKPOINT, (name,)).fetchone()
-    done = position_key(row[0]) if row else (0, 0)
-    fresh = [entry for entry in entries if position_key(entry.position) > done]
+    done = row[0] if row else "0-0"
+    fresh = _archive(cur, entries)
     if not fresh:
         return 0
-    cur.executemany(_ARCHIVE, [_archive_params(entry) for entry in fresh])
-    update_views(cur, [entry.event for entry in fresh])
-    update_tournament_views(cur, fresh)
-    cur.execute(_STORE_CHECKPOINT, (name, latest(entry.position for entry in fresh)))
+    if any(position_key(entry.position) <= position_key(done) for entry in fresh):
+        # Entries claimed from a dead consumer came after newer ones (whose games may have
+        # had no row yet, and ratings fold in feed order): refold from the archive instead.
+        _refold_games(cur, sorted({entry.event.game_id for entry in fresh}))
+        rebuild_tournament_views(cur.connection)
+    else:
+        update_views(cur, [entry.event for entry in fresh])
+        update_tournament_views(cur, fresh)
+    cur.execute(_STORE_CHECKPOINT, (name, latest([done, *(entry.position for entry in fresh)])))
     return len(fresh)
 
 
