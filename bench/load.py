@@ -1,0 +1,606 @@
+"""Load: concurrent external bots playing Shithead over HTTP against the whole stack.
+
+Two phases in one run, with the same client count and the same number of server processes:
+
+1. Bare: `--processes` uvicorn processes of a minimal Litestar app (`bare_app`), each
+   request one XADD to a stream; the clients post `--moves` requests in all.
+2. Game: `--processes` `cardarena serve game` processes (Redis store, Celery dispatch) on
+   ports of their own, a Celery worker and the projection service into a temporary
+   PostgreSQL database. `--clients` external bots, registered with tokens, play two-seat
+   Shithead games in pairs (both seats external: every move is a POST through the game
+   service; the worker idles). Each client reads its seat's view, posts a random legal
+   action at the view's version with an Idempotency-Key, and polls while the other seat is
+   due. `--moves` POSTs in all. The clients are spread over the processes.
+
+Meanwhile the projection lag (the function behind `cardarena_projection_lag_seconds`) is
+sampled every 100 ms. Afterwards, once the projection has caught up, every acknowledged
+move must be in the PostgreSQL archive. Prints moves/s, p50/p99 latency of a move, the
+projection lag p99, errors (non-2xx other than 409; 409s apart) and the ratio of move
+throughput to the bare endpoint's. Targets: ratio >= 0.5, lag p99 < 1 s, zero errors. Exit
+code 0 whatever the verdicts (the machine is noisy).
+
+    REDIS_URL=... DATABASE_URL=... uv run python -m bench.load [--moves 2000] [--clients 16]
+        [--processes 2] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import secrets
+import socket
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import redis
+from litestar import Litestar, get, post
+from psycopg import sql
+from rich.console import Console
+from rich.table import Table
+
+from services.dev import Launcher, cardarena, service_ready, stack_environment
+from services.projection.lag import projection_lag
+from services.projection.migrate import migrate
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_RATIO = 0.5
+"""Move throughput over the bare endpoint's, at least."""
+TARGET_LAG_SECONDS = 1.0
+"""Projection lag p99, below."""
+RULES = {"max_moves": 400}
+"""Classic Shithead with a move cap, so that games of random players end."""
+POLL_SECONDS = 0.005
+"""How long a client waits before reading its view again while the other seat is due."""
+LAG_SAMPLE_SECONDS = 0.1
+READY_SECONDS = 60.0
+
+
+# The bare endpoint ---------------------------------------------------------------------
+
+
+def bare_app() -> Litestar:
+    """Returns the reference app: POST /xadd appends one entry to a stream (a uvicorn factory).
+
+    Served like the game service: sync handlers in a thread over a sync Redis client.
+    """
+    client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    stream = f"{os.environ.get('CARDARENA_NAMESPACE', 'bench:')}bare"
+
+    @post("/xadd", status_code=200, sync_to_thread=True)
+    def append(data: dict[str, Any]) -> dict[str, str]:
+        """Appends the body's `n` to the stream; returns the entry id."""
+        entry = client.xadd(stream, {"n": str(data.get("n", 0))})
+        return {"id": entry.decode() if isinstance(entry, bytes) else str(entry)}
+
+    @get("/health", sync_to_thread=False)
+    def health() -> dict[str, str]:
+        """Returns `ok` while the app answers."""
+        return {"status": "ok"}
+
+    return Litestar([append, health])
+
+
+# Tallies -------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What the clients saw: move latencies, answers by kind, acknowledged versions."""
+
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    requests: int = 0
+    conflicts: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    samples: list[str] = field(default_factory=list)
+    acked: set[tuple[str, int]] = field(default_factory=set)
+
+    def error(self, what: str, detail: str) -> None:
+        """Counts an error of kind `what`, keeping the first few details."""
+        self.errors[what] += 1
+        if len(self.samples) < 5:
+            self.samples.append(f"{what}: {detail[:200]}")
+
+    def answer(self, response: httpx.Response) -> bool:
+        """Counts `response`; returns whether it is a 2xx."""
+        self.requests += 1
+        if response.status_code == 409:
+            self.conflicts += 1
+        elif not response.is_success:
+            self.error(str(response.status_code), response.text)
+        return response.is_success
+
+
+class Budget:
+    """A shared count of POSTs still to send."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+
+    def take(self) -> bool:
+        """Returns whether a POST may still be sent, counting it."""
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Returns the `q` quantile (0..1) of `values`, nearest rank; 0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+# Processes ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """Returns a TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_ready(urls: list[str], launchers: list[Launcher]) -> None:
+    """Waits until every URL answers /health; raises naming a child that died or the URL."""
+    deadline = time.monotonic() + READY_SECONDS
+    pending = list(urls)
+    while pending:
+        for launcher in launchers:
+            if (dead := launcher.exited()) is not None:
+                tail = "\n".join(list(dead.lines)[-20:])
+                raise RuntimeError(f"{dead.name} exited ({dead.process.returncode}):\n{tail}")
+        pending = [url for url in pending if not service_ready(url)]
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"not ready within {READY_SECONDS:.0f}s: {pending}")
+        time.sleep(0.25)
+
+
+@contextlib.contextmanager
+def servers(
+    env: Mapping[str, str], commands: list[tuple[str, list[str], int]]
+) -> Iterator[list[Launcher]]:
+    """Runs each (name, command, port) with CARDARENA_PORT=port while the block runs."""
+    with open(os.devnull, "w") as quiet, contextlib.ExitStack() as stack:
+        launchers = []
+        for name, command, port in commands:
+            launcher = stack.enter_context(
+                Launcher({**env, "CARDARENA_PORT": str(port)}, out=quiet, cwd=ROOT)
+            )
+            launcher.start(name, command)
+            launchers.append(launcher)
+        yield launchers
+
+
+@contextlib.contextmanager
+def temporary_database(server_url: str) -> Iterator[str]:
+    """Yields the URL of a new database on `server_url`'s server; drops it afterwards."""
+    name = f"bench_load_{uuid.uuid4().hex[:8]}"
+    admin = psycopg.conninfo.make_conninfo(server_url, dbname="postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield psycopg.conninfo.make_conninfo(server_url, dbname=name)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def clean_redis(redis_url: str, namespace: str, queue: str) -> None:
+    """Deletes every key of `namespace` and Celery's binding of `queue`."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = [*client.scan_iter(match=f"{namespace}*", count=1000), f"_kombu.binding.{queue}"]
+        for start in range(0, len(keys), 500):
+            client.delete(*keys[start : start + 500])
+    finally:
+        client.close()
+
+
+# Phase 1: the bare endpoint ------------------------------------------------------------
+
+
+async def bare_client(url: str, budget: Budget, tally: Tally) -> None:
+    """Posts to the bare endpoint until the budget is spent."""
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        await http.get("/health")
+        n = 0
+        while budget.take():
+            n += 1
+            start = time.perf_counter()
+            try:
+                response = await http.post("/xadd", json={"n": n})
+            except httpx.TransportError as error:
+                tally.error("transport", repr(error))
+                continue
+            if tally.answer(response):
+                tally.moves += 1
+                tally.latencies.append(time.perf_counter() - start)
+
+
+async def run_bare(urls: list[str], clients: int, requests: int) -> tuple[float, Tally]:
+    """Returns the seconds and tally of `requests` POSTs by `clients` clients over `urls`."""
+    tally, budget = Tally(), Budget(requests)
+    start = time.perf_counter()
+    await asyncio.gather(*(bare_client(urls[i % len(urls)], budget, tally) for i in range(clients)))
+    return time.perf_counter() - start, tally
+
+
+# Phase 2: the game ---------------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    """One external bot: its client (with its token) and its random choices."""
+
+    name: str
+    http: httpx.AsyncClient
+    rng: random.Random
+
+
+async def register(host: httpx.AsyncClient, name: str) -> str:
+    """Registers the external Shithead bot `name`; returns its token."""
+    body = {"name": name, "game": "shithead", "kind": "external", "version": "1"}
+    response = await host.post("/v1/bots", json=body)
+    response.raise_for_status()
+    return str(response.json()["token"])
+
+
+async def play_seat(
+    player: Player, game_id: str, seat: int, budget: Budget, tally: Tally, over: asyncio.Event
+) -> None:
+    """Plays `seat` of `game_id` until the game ends or the budget is spent."""
+    http = player.http
+    while not over.is_set():
+        try:
+            response = await http.get(f"/v1/games/{game_id}/view", params={"seat": seat})
+        except httpx.TransportError as error:
+            tally.error("transport", repr(error))
+            await asyncio.sleep(0.05)
+            continue
+        if not tally.answer(response):
+            await asyncio.sleep(0.05)
+            continue
+        view = response.json()
+        if view["status"] != "playing":
+            over.set()
+            return
+        if seat not in view["to_move"] or not view["legal_actions"]:
+            await asyncio.sleep(POLL_SECONDS)
+            continue
+        if not budget.take():
+            over.set()
+            return
+        await post_move(player, game_id, seat, view, tally)
+
+
+async def post_move(
+    player: Player, game_id: str, seat: int, view: dict[str, Any], tally: Tally
+) -> None:
+    """Posts a random legal action of `view`, timing it and noting the versions it wrote."""
+    body = {
+        "seat": seat,
+        "action": player.rng.choice(view["legal_actions"]),
+        "expected_version": view["version"],
+    }
+    headers = {"Idempotency-Key": uuid.uuid4().hex}
+    start = time.perf_counter()
+    try:
+        response = await player.http.post(
+            f"/v1/games/{game_id}/actions", json=body, headers=headers
+        )
+    except httpx.TransportError as error:
+        tally.error("transport", repr(error))
+        return
+    elapsed = time.perf_counter() - start
+    if tally.answer(response):
+        accepted = response.json()
+        tally.moves += 1
+        tally.latencies.append(elapsed)
+        first, last = accepted["first_version"], accepted["version"]
+        tally.acked.update((game_id, v) for v in range(first, last + 1))
+
+
+async def table(
+    host: httpx.AsyncClient,
+    pair: tuple[Player, Player],
+    budget: Budget,
+    tally: Tally,
+    games: list[str],
+) -> None:
+    """Creates games for `pair` and has both play them, one after another, until the budget
+    is spent."""
+    while budget.left > 0:
+        seats = [{"kind": "external", "bot": p.name, "version": "1"} for p in pair]
+        body = {"game": "shithead", "seats": seats, "ruleset": RULES, "seed": secrets.token_hex(4)}
+        response = await host.post(
+            "/v1/games", json=body, headers={"Idempotency-Key": uuid.uuid4().hex}
+        )
+        if not tally.answer(response):
+            await asyncio.sleep(0.1)
+            continue
+        game_id = str(response.json()["game_id"])
+        games.append(game_id)
+        over = asyncio.Event()
+        await asyncio.gather(
+            *(play_seat(p, game_id, seat, budget, tally, over) for seat, p in enumerate(pair))
+        )
+
+
+async def run_game(
+    urls: list[str], admin_key: str, clients: int, moves: int
+) -> tuple[float, Tally, list[str]]:
+    """Returns the seconds, tally and game ids of `moves` move POSTs by `clients` bots."""
+    tally, budget = Tally(), Budget(moves)
+    games: list[str] = []
+    auth = {"Authorization": f"Bearer {admin_key}"}
+    async with contextlib.AsyncExitStack() as stack:
+        hosts = [
+            await stack.enter_async_context(httpx.AsyncClient(base_url=u, headers=auth, timeout=30))
+            for u in urls
+        ]
+        run = uuid.uuid4().hex[:6]
+        players = []
+        for i in range(clients):
+            name = f"load-{run}-{i}"
+            token = await register(hosts[0], name)
+            http = httpx.AsyncClient(
+                base_url=urls[i % len(urls)],
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=30,
+            )
+            players.append(Player(name, await stack.enter_async_context(http), random.Random(i)))
+        pairs = [(players[i], players[i + 1]) for i in range(0, clients - 1, 2)]
+        start = time.perf_counter()
+        await asyncio.gather(
+            *(
+                table(hosts[i % len(hosts)], pair, budget, tally, games)
+                for i, pair in enumerate(pairs)
+            )
+        )
+        seconds = time.perf_counter() - start
+    return seconds, tally, games
+
+
+class LagSampler:
+    """Samples the projection's lag in seconds every 100 ms in a thread, until stopped."""
+
+    def __init__(self, redis_url: str, namespace: str, group: str, database_url: str) -> None:
+        self.client = redis.Redis.from_url(redis_url)
+        self.feed = f"{namespace}feed"
+        self.group = group
+        self.database_url = database_url
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def lag(self) -> tuple[int, float] | None:
+        """Returns (entries, seconds) behind, None while the feed or its group is missing."""
+        try:
+            return projection_lag(self.client, self.feed, self.group, self.database_url)
+        except (redis.ResponseError, psycopg.Error):
+            return None
+
+    def _run(self) -> None:
+        while not self._stop.wait(LAG_SAMPLE_SECONDS):
+            if (lag := self.lag()) is not None:
+                self.samples.append(lag[1])
+
+    def __enter__(self) -> LagSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def wait_caught_up(self, seconds: float = 120.0) -> float | None:
+        """Waits until nothing is left to project; returns how long it took, None on timeout."""
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            lag = self.lag()
+            if lag is not None and lag[0] == 0 and lag[1] == 0.0:
+                return time.monotonic() - start
+            time.sleep(0.1)
+        return None
+
+
+def missing_from_archive(database_url: str, acked: set[tuple[str, int]]) -> int:
+    """Returns how many acknowledged (game, version) pairs the archive lacks."""
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute("SELECT game_id, version FROM events").fetchall()
+    return len(acked - {(str(g), int(v)) for g, v in rows})
+
+
+# The run -------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    """The measured figures of one run."""
+
+    bare_seconds: float
+    bare: Tally
+    game_seconds: float
+    game: Tally
+    games: int
+    lag_samples: list[float]
+    caught_up: float | None
+    missing: int
+
+    @property
+    def bare_rate(self) -> float:
+        """Returns the bare endpoint's requests per second."""
+        return self.bare.moves / self.bare_seconds
+
+    @property
+    def move_rate(self) -> float:
+        """Returns accepted moves per second."""
+        return self.game.moves / self.game_seconds
+
+    @property
+    def errors(self) -> int:
+        """Returns the errors of both phases."""
+        return sum(self.bare.errors.values()) + sum(self.game.errors.values())
+
+
+def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figures:
+    """Runs both phases against fresh processes; returns the figures."""
+    namespace = f"bench-load:{uuid.uuid4().hex[:8]}:"
+    queue = f"{namespace}bots"
+    admin_key = os.environ.get("CARDARENA_ADMIN_KEY") or secrets.token_hex(16)
+    heartbeats = tempfile.mkdtemp(prefix="cardarena-load-")
+    env = {
+        **stack_environment(os.environ, redis_url, database_url, "127.0.0.1", 0),
+        "CARDARENA_NAMESPACE": namespace,
+        "CARDARENA_QUEUE": queue,
+        "CARDARENA_ADMIN_KEY": admin_key,
+        "CARDARENA_RATE_LIMIT": "0",
+        "CARDARENA_MAX_GAMES_PER_BOT": "0",
+        "CARDARENA_HEARTBEAT_DIR": heartbeats,
+        "CARDARENA_PROJECTION_METRICS_PORT": "0",
+        "CARDARENA_WORKERS_METRICS_PORT": "0",
+        "CARDARENA_LOG_JSON": "false",
+    }
+    try:
+        ports = [free_port() for _ in range(args.processes)]
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        bare = [sys.executable, "-m", "uvicorn", "bench.load:bare_app", "--factory"]
+        bare += ["--host", "127.0.0.1", "--log-level", "warning"]
+        commands = [(f"bare-{i}", [*bare, "--port", str(p)], p) for i, p in enumerate(ports)]
+        with servers(env, commands) as launchers:
+            wait_ready(urls, launchers)
+            bare_seconds, bare_tally = asyncio.run(run_bare(urls, args.clients, args.moves))
+        migrate(database_url)
+        ports = [free_port() for _ in range(args.processes)]
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        commands = [(f"game-{i}", cardarena("serve", "game"), p) for i, p in enumerate(ports)]
+        commands += [
+            ("projection", cardarena("serve", "projection"), 0),
+            ("workers", cardarena("serve", "workers", "--concurrency", "1"), 0),
+        ]
+        sampler = LagSampler(redis_url, namespace, "projection", database_url)
+        with servers(env, commands) as launchers:
+            wait_ready(urls, launchers)
+            with sampler:
+                game_seconds, game_tally, games = asyncio.run(
+                    run_game(urls, admin_key, args.clients, args.moves)
+                )
+            caught_up = sampler.wait_caught_up()
+            missing = missing_from_archive(database_url, game_tally.acked)
+    finally:
+        clean_redis(redis_url, namespace, queue)
+        with contextlib.suppress(OSError):
+            for name in os.listdir(heartbeats):
+                os.remove(os.path.join(heartbeats, name))
+            os.rmdir(heartbeats)
+    return Figures(
+        bare_seconds,
+        bare_tally,
+        game_seconds,
+        game_tally,
+        len(games),
+        sampler.samples,
+        caught_up,
+        missing,
+    )
+
+
+def report(figures: Figures, args: argparse.Namespace) -> None:
+    """Prints the figures as a table and one verdict line per target."""
+    f, game = figures, figures.game
+    ms = 1000.0
+    table = Table(
+        title=f"Load: {args.clients} clients, {args.processes} server processes, "
+        f"{args.moves} POSTs per phase"
+    )
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    ratio = f.move_rate / f.bare_rate if f.bare_rate else 0.0
+    lag_p99 = percentile(f.lag_samples, 0.99)
+    rows = [
+        ("bare XADD endpoint", f"{f.bare_rate:.1f} requests/s"),
+        ("bare p50 / p99 latency", _pair(f.bare.latencies, ms)),
+        ("moves accepted", f"{game.moves} in {f.games} games, {f.game_seconds:.1f} s"),
+        ("moves per second", f"{f.move_rate:.1f}"),
+        ("move p50 / p99 latency", _pair(game.latencies, ms)),
+        ("requests per move (views, polls)", f"{game.requests / max(1, game.moves):.1f}"),
+        ("ratio moves/s : bare requests/s", f"{ratio:.2f}"),
+        (
+            "projection lag p50 / p99",
+            f"{percentile(f.lag_samples, 0.5) * ms:.0f} / "
+            f"{lag_p99 * ms:.0f} ms ({len(f.lag_samples)} samples)",
+        ),
+        (
+            "projection caught up after the run",
+            "no" if f.caught_up is None else f"{f.caught_up:.1f} s",
+        ),
+        ("acknowledged moves missing from archive", str(f.missing)),
+        ("409 conflicts", str(game.conflicts + f.bare.conflicts)),
+        ("errors (non-2xx but 409, transport)", str(f.errors)),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    console = Console()
+    console.print(table)
+    for sample in [*f.bare.samples, *game.samples]:
+        print(f"  error: {sample}")
+    verdicts = [
+        (f"throughput ratio {ratio:.2f}", f"target >= {TARGET_RATIO}", ratio >= TARGET_RATIO),
+        (
+            f"projection lag p99 {lag_p99:.3f} s",
+            f"target < {TARGET_LAG_SECONDS:.0f} s",
+            lag_p99 < TARGET_LAG_SECONDS and f.caught_up is not None,
+        ),
+        (f"errors {f.errors}", "target 0", f.errors == 0),
+        (f"missing acknowledged moves {f.missing}", "target 0", f.missing == 0),
+    ]
+    for what, target, passed in verdicts:
+        print(f"{what}, {target}: {'PASS' if passed else 'MISS'}")
+
+
+def _pair(latencies: list[float], scale: float) -> str:
+    """Returns the p50 / p99 of `latencies` in milliseconds."""
+    p50, p99 = percentile(latencies, 0.5) * scale, percentile(latencies, 0.99) * scale
+    return f"{p50:.1f} / {p99:.1f} ms"
+
+
+def main() -> None:
+    """Parses the options, runs both phases on a temporary database and prints the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--moves", type=int, default=2000, help="POSTs per phase")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients (even)")
+    parser.add_argument("--processes", type=int, default=2, help="server processes per phase")
+    parser.add_argument("--quick", action="store_true", help="a small run (a smoke test)")
+    args = parser.parse_args()
+    if args.quick:
+        args.moves, args.clients, args.processes = 200, 4, 2
+    if args.clients < 2 or args.processes < 1 or args.moves < 1:
+        parser.error("needs --clients >= 2, --processes >= 1, --moves >= 1")
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+    with temporary_database(server) as database_url:
+        figures = measure(args, redis_url, database_url)
+    report(figures, args)
+
+
+if __name__ == "__main__":
+    main()
