@@ -30,6 +30,10 @@ from shared.tournaments.schedule import InProcessScheduler, Scheduler
 from shared.views.memory import InMemoryTournamentViews
 from shared.views.port import TournamentViews
 
+MAX_BODY_SIZE = 1024 * 1024
+"""The largest request body the service reads (1 MiB; imports: `exports.IMPORT_MAX_BODY_SIZE`);
+a larger one is refused with 413 before it is read whole."""
+
 
 def create_app(
     store: EventStore,
@@ -125,6 +129,7 @@ def create_app(
             path="/schema",
             components=Components(security_schemes=auth.SECURITY_SCHEMES),
         ),
+        request_max_body_size=MAX_BODY_SIZE,
         logging_config=None,  # logging is the process's: see services.logs
         debug=debug,
     )

@@ -57,6 +57,10 @@ def _problem(description: str) -> ResponseSpec:
     )
 
 
+IMPORT_MAX_BODY_SIZE = 16 * 1024 * 1024
+"""The largest import the service reads (16 MiB): a long game's export outgrows the app's 1 MiB."""
+
+
 @dataclass
 class _ImportOperation(Operation):
     """The import's OpenAPI operation: its body is an export's raw JSON lines."""
@@ -154,6 +158,7 @@ class ExportsController(Controller):
         guards=[host_only],
         security=BEARER,
         status_code=201,
+        request_max_body_size=IMPORT_MAX_BODY_SIZE,
         operation_class=_ImportOperation,
         response_headers=[
             ResponseHeader(name="Location", description="The game's URL", documentation_only=True)

@@ -145,6 +145,12 @@ def _http(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
     return problem(error.status_code, "", error.detail, headers=error.headers)
 
 
+def _too_deep(_: Request[Any, Any, Any], error: RecursionError) -> Response[Problem]:
+    # msgspec raises RecursionError, not a DecodeError, for JSON nested past its depth limit
+    # (e.g. 100,000 nested arrays): that is the client's malformed body, not a server fault.
+    return problem(400, "bad-request", "the request body nests too deeply", field="body")
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Problem]:
     _log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=error)
     detail = repr(error) if request.app.debug else "an unexpected error occurred"
@@ -162,6 +168,7 @@ HANDLERS: ExceptionHandlersMap = {
     IdempotencyKeyReused: _key_reused,
     StoreUnavailable: _unavailable,
     HTTPException: _http,
+    RecursionError: _too_deep,
     Exception: _unexpected,
 }
 """The app's exception handlers; Litestar picks the nearest class in an error's MRO."""
