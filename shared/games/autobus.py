@@ -725,6 +725,10 @@ def redact(event: Event, seat: int | None) -> Event:
         )
     if isinstance(event, CardsDrawn) and event.seat != seat:
         return msgspec.structs.replace(event, cards=[HIDDEN] * len(event.cards))
+    if isinstance(event, CardUnderTheBus) and event.seat != seat:
+        # It goes face down under its owner's main pile: nobody else sees it (rules page,
+        # "Hidden information"); the platform checked that it fits no slot.
+        return msgspec.structs.replace(event, card=HIDDEN)
     if isinstance(event, StockReshuffled):
         return msgspec.structs.replace(event, cards=[HIDDEN] * len(event.cards))
     return event

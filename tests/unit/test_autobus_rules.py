@@ -334,3 +334,10 @@ def test_redacted_events_hide_hands_face_down_cards_the_draw_order_and_the_shuff
     reshuffle = ab.StockReshuffled(["AC", "2C"], 1)
     assert ab.redact(reshuffle, 0) == ab.StockReshuffled([HIDDEN] * 2, 1)
     assert ab.redact(ab.CardsDrawn(1, ["AC"], "refill"), 0) == ab.CardsDrawn(1, [HIDDEN], "refill")
+
+
+def test_a_card_under_the_bus_is_seen_by_its_owner_only() -> None:
+    under = ab.CardUnderTheBus(1, "7H")
+    assert ab.redact(under, 1) == under
+    assert ab.redact(under, 0) == ab.CardUnderTheBus(1, HIDDEN)
+    assert ab.redact(under, None) == ab.CardUnderTheBus(1, HIDDEN)
