@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared import export
+from shared.archive import decoded_log
 from shared.deals import Verification, verify
-from shared.games.base import GameNotFound, GameSpec, get_game
+from shared.games.base import GameSpec
 from shared.handlers import UnknownGame
 from shared.messages.codec import encode_all
 from shared.messages.common import Event
@@ -68,13 +69,8 @@ def _decoded(
     game_id: str, recorded: Sequence[RecordedEvent]
 ) -> tuple[GameSpec[Any, Any], list[Event]]:
     """Returns the spec and decoded events of a game's recorded log; raises UnknownGame."""
-    if not recorded:
-        raise UnknownGame(game_id)
-    try:
-        spec = get_game(recorded[0].kind)
-    except GameNotFound:
-        raise UnknownGame(game_id) from None
-    return spec, spec.codec.decode_all(recorded)
+    spec, _, events = decoded_log(game_id, list(recorded))
+    return spec, events
 
 
 def game_events(read: LogReader, game_id: str) -> list[Event]:

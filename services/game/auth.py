@@ -189,6 +189,16 @@ CALLER = Provide(provide_caller, sync_to_thread=True)
 """The dependency `caller` (a handler takes `caller: NamedDependency[Caller]`)."""
 
 
+def calling_bot(caller: Caller, what: str = "this is a bot's resource") -> str:
+    """Returns the calling bot's `name@version`; raises Forbidden for the admin (`what` says
+    why) and Unauthorized for anyone without a bot token."""
+    if caller.bot is not None:
+        return caller.bot.key
+    if caller.role == "admin":
+        raise Forbidden(f"{what}: send its bot token, not the admin key")
+    raise Unauthorized("send Authorization: Bearer <bot token>")
+
+
 def check_seat(caller: Caller, seats: list[Seat], index: int, *, act: bool = False) -> None:
     """Raises Unauthorized or Forbidden unless `caller` may read seat `index` of `seats`
     (its view, its redacted events) or, with `act`, post its actions.

@@ -10,7 +10,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, PathParameter
 
-from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized
+from services.game.auth import BEARER, Access, Caller, Unauthorized, calling_bot
 from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import Problem
@@ -52,15 +52,6 @@ class Decline(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _bot(caller: Caller) -> str:
-    """Returns the calling bot's key; raises Unauthorized or Forbidden for anyone else."""
-    if caller.bot is not None:
-        return caller.bot.key
-    if caller.role == "admin":
-        raise Forbidden("only a challenged bot answers: send its bot token, not the admin key")
-    raise Unauthorized("send Authorization: Bearer <bot token>")
 
 
 def _admit(access: Access, store: EventStore, challenge: Challenge) -> Admission:
@@ -208,7 +199,7 @@ class ChallengesController(Controller):
         caller: NamedDependency[Caller],
         challenge_id: ChallengeId,
     ) -> Challenge:
-        bot = _bot(caller)
+        bot = calling_bot(caller, "only a challenged bot answers")
         current, _ = challenges.read(store, challenge_id, _now())
         last = current.status == "open" and current.pending == [bot]
         admission = _admit(access, store, current) if last else None
@@ -238,7 +229,7 @@ class ChallengesController(Controller):
         data: JSONBody[Decline | None] = None,
     ) -> Challenge:
         reason = data.reason if data is not None else ""
-        bot = _bot(caller)
+        bot = calling_bot(caller, "only a challenged bot answers")
         return challenges.answer(store, challenge_id, bot, accept=False, now=_now(), reason=reason)
 
     @post(

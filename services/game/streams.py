@@ -47,7 +47,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.game.auth import BEARER, Caller, Forbidden, Unauthorized, check_seat
+from services.game.auth import BEARER, Caller, calling_bot, check_seat
 from services.game.problems import responses
 from services.game.routes import GameId, ViewerSeat
 from services.game.schemas import EventItem, Game, SeatView
@@ -295,15 +295,6 @@ def open_challenges(store: EventStore, index: BotGames, bot: str) -> list[Challe
         if challenge.status == "open" and bot in challenge.pending:
             found.append(challenge)
     return found
-
-
-def _bot_key(caller: Caller) -> str:
-    """Returns the calling bot's `name@version`; raises Unauthorized or Forbidden otherwise."""
-    if caller.bot is not None:
-        return caller.bot.key
-    if caller.role == "admin":
-        raise Forbidden("this is a bot's resource: send its bot token, not the admin key")
-    raise Unauthorized("send Authorization: Bearer <bot token>")
 
 
 def _load_game(store: EventStore, game_id: str) -> LoadedGame:
@@ -611,7 +602,7 @@ class BotStreamsController(Controller):
         last_event_id: LastPosition = None,
     ) -> ServerSentEvent:
         """Returns the calling bot's event stream."""
-        stream = _BotStream(streams_of(request), store, _bot_key(caller), last_event_id)
+        stream = _BotStream(streams_of(request), store, calling_bot(caller), last_event_id)
         return ServerSentEvent(stream.events())
 
     @get(
@@ -635,7 +626,7 @@ class BotStreamsController(Controller):
         wait: Wait = 0,
     ) -> Turns:
         """Returns the turns waiting for the calling bot, waiting up to `wait` s for one."""
-        bot, streams = _bot_key(caller), streams_of(request)
+        bot, streams = calling_bot(caller), streams_of(request)
         index = streams.index(store)
         deadline = time.monotonic() + wait
         position = await streams.run(store.feed_position)
@@ -672,6 +663,6 @@ class BotStreamsController(Controller):
         caller: NamedDependency[Caller],
     ) -> ChallengeList:
         """Returns the open challenges waiting for the calling bot."""
-        bot, streams = _bot_key(caller), streams_of(request)
+        bot, streams = calling_bot(caller), streams_of(request)
         found = await streams.run(open_challenges, store, streams.index(store), bot)
         return ChallengeList(found)

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import tempfile
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +26,8 @@ from redis.retry import Retry
 
 from services.projection.projector import rebuild
 from shared.store.redis_store import RedisEventStore
+from tests.e2e import support
+from tests.e2e.support import free_port
 
 T = TypeVar("T")
 
@@ -35,23 +36,9 @@ WAIT_S = 90.0
 on a real hang."""
 
 
-def free_port() -> int:
-    """Returns a TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def wait_for(check: Callable[[], T | None], what: str, seconds: float = WAIT_S) -> T:
     """Returns the first truthy result of `check`, failing after `seconds` (a hang)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out after {seconds:g}s waiting for {what}")
+    return support.wait_for(check, seconds, what)
 
 
 class PrivateRedis:
