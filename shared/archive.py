@@ -15,7 +15,7 @@ from typing import Any
 
 from shared import clocks
 from shared.games.base import GameNotFound, GameSpec, get_game
-from shared.handlers import LoadedGame, UnknownGame
+from shared.handlers import LoadedGame, UnknownGame, load
 from shared.messages.common import Event, GameCreated
 from shared.store.port import EventStore, RecordedEvent
 
@@ -106,5 +106,12 @@ def loaded_from(game_id: str, recorded: list[RecordedEvent]) -> LoadedGame:
 
 
 def load_logged(store: EventStore, archive: EventArchive, game_id: str) -> LoadedGame:
-    """Returns the game folded from `game_log`; raises UnknownGame."""
-    return loaded_from(game_id, game_log(store, archive, game_id))
+    """Returns the game: loaded from the store while it holds the game's stream (through
+    this process's game cache, see `shared.handlers.load`), else folded from the archive's
+    copy; raises UnknownGame, also for a stream that is not a game's."""
+    try:
+        return load(store, game_id)
+    except GameNotFound:
+        raise UnknownGame(game_id) from None
+    except UnknownGame:
+        return loaded_from(game_id, archive.read(game_id))

@@ -76,6 +76,9 @@ class Outcome:
     first_version: int
     version: int
     replayed: bool
+    loaded: LoadedGame | None = None
+    """The game after the append when this process could fold it on without reading the
+    stream again (an action of an untimed game), else None: `load` it."""
 
 
 class BotTurnDispatcher(abc.ABC):
@@ -362,6 +365,34 @@ def load(store: EventStore, game_id: str) -> LoadedGame:
     return loaded
 
 
+def caught_up(store: EventStore, known: LoadedGame, recorded: list[RecordedEvent]) -> LoadedGame:
+    """Returns the game `known` with `recorded` folded in, when they are the events its
+    stream gained right after it (as a wait on the stream returns them); else loads it.
+    """
+    if not recorded or recorded[0].version != known.version + 1:
+        return load(store, known.game_id)
+    loaded = _fold_more(known, recorded)
+    cache_of(store).put(loaded)
+    return loaded
+
+
+def _folded_on(
+    store: EventStore, loaded: LoadedGame, events: Sequence[Event], result: AppendResult
+) -> LoadedGame | None:
+    """Returns `loaded` with the `events` it just appended folded in (and caches it), when
+    that is what a fold of its stream gives: an untimed game (a clock folds by the store's
+    timestamps) whose append was not a replay. Else None."""
+    if loaded.clock is not None or result.replayed or result.first_version != loaded.version + 1:
+        return None
+    spec, state = loaded.spec, loaded.state
+    for event in events:
+        if not isinstance(event, ClockEvent | GameCreated):
+            state = spec.evolve(state, event)
+    after = LoadedGame(loaded.game_id, spec, loaded.created, state, result.last_version)
+    cache_of(store).put(after)
+    return after
+
+
 def as_seen_by(loaded: LoadedGame, event: Event, seat: int | None) -> Event:
     """Returns `event` as `seat` (None: a spectator) may see it: all of it once the game is over.
 
@@ -402,27 +433,45 @@ def act(
     action: Any,
     expected_version: int,
     idempotency_key: str | None = None,
+    loaded: LoadedGame | None = None,
 ) -> Outcome:
-    """Applies a client's action for `seat` at `expected_version`.
+    """Applies a client's action for `seat` at `expected_version` (to `loaded`, the game as
+    just loaded, when the caller has it).
 
     Raises UnknownGame, InvalidRequest, IllegalAction, ConcurrencyConflict (stale version)
     or IdempotencyKeyReused; on any error nothing is appended. A retry with the same key
-    returns the first outcome.
+    returns the first outcome: the append itself answers a retry that still passes the
+    checks, and a retry that fails them (its version is stale by then) is looked up.
     """
-    loaded = load(store, game_id)
+    loaded = loaded if loaded is not None else load(store, game_id)
     spec = loaded.spec
     fingerprint = _fingerprint(seat, action, expected_version) if idempotency_key else ""
-    if idempotency_key is not None:
-        known = store.recall(game_id, idempotency_key, fingerprint)
-        if known is not None:
-            return Outcome(game_id, known.first_version, known.last_version, True)
+    try:
+        events = _decided(loaded, seat, action, expected_version)
+    except (InvalidRequest, IllegalAction, ConcurrencyConflict):
+        if idempotency_key is not None:
+            known = store.recall(game_id, idempotency_key, fingerprint)
+            if known is not None:
+                return Outcome(game_id, known.first_version, known.last_version, True)
+        raise
+    result = store.append(
+        game_id, spec.name, expected_version, encode_all(events), idempotency_key, fingerprint
+    )
+    after = _folded_on(store, loaded, events, result)
+    return Outcome(game_id, result.first_version, result.last_version, result.replayed, after)
+
+
+def _decided(loaded: LoadedGame, seat: int, action: Any, expected_version: int) -> list[Event]:
+    """Returns the events `seat`'s `action` appends to `loaded` at `expected_version`;
+    raises InvalidRequest, IllegalAction or ConcurrencyConflict."""
+    spec = loaded.spec
     if not spec.has_decisions:
         raise IllegalAction(
             "no_decisions", f"{spec.title} has no decisions; its seats are played by the platform"
         )
     parsed = parse_action(spec, action)
     if expected_version != loaded.version:
-        raise ConcurrencyConflict(game_id, expected_version, loaded.version)
+        raise ConcurrencyConflict(loaded.game_id, expected_version, loaded.version)
     seats = loaded.created.seats
     if not 0 <= seat < len(seats):
         raise InvalidRequest("seat", f"seat must be 0 to {len(seats) - 1}, not {seat}")
@@ -430,11 +479,7 @@ def act(
         raise IllegalAction("bot_seat", f"seat {seat} is played by the built-in bot")
     if seat in loaded.forfeits:
         raise IllegalAction("forfeited", f"seat {seat} forfeited; the platform plays its turns")
-    events = appendable(loaded, spec.decide(loaded.state, seat, parsed))
-    result = store.append(
-        game_id, spec.name, expected_version, encode_all(events), idempotency_key, fingerprint
-    )
-    return Outcome(game_id, result.first_version, result.last_version, result.replayed)
+    return appendable(loaded, spec.decide(loaded.state, seat, parsed))
 
 
 def next_bot_seat(loaded: LoadedGame) -> int | None:

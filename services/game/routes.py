@@ -25,7 +25,7 @@ from services.game.schemas import (
     SeatView,
 )
 from services.metrics import GameMetrics
-from shared.archive import EventArchive, game_log, loaded_from
+from shared.archive import EventArchive, game_log, load_logged, loaded_from
 from shared.game_slots import admit
 from shared.games.base import GameNotFound, get_game
 from shared.handlers import (
@@ -66,10 +66,17 @@ ViewerSeat = Annotated[
 ]
 
 
-def play_bots(store: EventStore, dispatcher: BotTurnDispatcher, game_id: str) -> None:
+def play_bots(
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    game_id: str,
+    loaded: LoadedGame | None = None,
+) -> None:
     """Starts the platform's play when it has a part in the game's next move: a bot to play,
-    a webhook to call, a clock to watch; or a tournament game is over (to record it)."""
-    loaded = load(store, game_id)
+    a webhook to call, a clock to watch; or a tournament game is over (to record it).
+
+    `loaded` is the game as it stands, when the caller has it (else it is loaded)."""
+    loaded = loaded if loaded is not None else load(store, game_id)
     over_in_tournament = bool(loaded.created.tournament) and loaded.spec.is_over(loaded.state)
     if platform_due(loaded) or over_in_tournament:
         dispatcher.dispatch(game_id)
@@ -81,7 +88,7 @@ def _load(store: EventStore, game_id: str, archive: EventArchive | None = None) 
     With an `archive`, a game whose stream left the store is folded from the archive.
     """
     if archive is not None:
-        return loaded_from(game_id, game_log(store, archive, game_id))
+        return load_logged(store, archive, game_id)
     try:
         return load(store, game_id)
     except GameNotFound:
@@ -206,13 +213,14 @@ def _act(
         action=data.action,
         expected_version=data.expected_version,
         idempotency_key=key,
+        loaded=loaded,
     )
     if outcome.replayed:
         metrics.replays.labels("postAction").inc()
     else:
         metrics.moves.labels(loaded.created.game).inc()
     log.info("action accepted", seat=data.seat, version=outcome.version, replayed=outcome.replayed)
-    play_bots(store, dispatcher, game_id)
+    play_bots(store, dispatcher, game_id, outcome.loaded)
     return ActionAccepted.of(outcome)
 
 

@@ -52,11 +52,19 @@ from services.game.problems import responses
 from services.game.routes import GameId, ViewerSeat
 from services.game.schemas import EventItem, Game, SeatView
 from shared import challenges
+from shared.archive import EventArchive, game_log, load_logged
 from shared.challenges import Challenge, ChallengeIssued
 from shared.games.base import GameNotFound, get_game
-from shared.handlers import InvalidRequest, LoadedGame, UnknownGame, as_seen_by, load
+from shared.handlers import (
+    InvalidRequest,
+    LoadedGame,
+    UnknownGame,
+    as_seen_by,
+    caught_up,
+    load,
+)
 from shared.messages.common import GameCreated, GameFinished, Result
-from shared.store.port import EventStore, FeedEntry
+from shared.store.port import EventStore, FeedEntry, RecordedEvent
 
 STATE_KEY = "streams"
 """Where the app's `Streams` lives in `app.state` (created on first use when absent)."""
@@ -297,19 +305,17 @@ def open_challenges(store: EventStore, index: BotGames, bot: str) -> list[Challe
     return found
 
 
-def _load_game(store: EventStore, game_id: str) -> LoadedGame:
-    """Returns the game; raises UnknownGame, also for a stream that is not a game's."""
-    try:
-        return load(store, game_id)
-    except GameNotFound:
-        raise UnknownGame(game_id) from None
-
-
 def _opened(
-    store: EventStore, game_id: str, seat: int | None, caller: Caller, after: int | None
+    store: EventStore,
+    archive: EventArchive,
+    game_id: str,
+    seat: int | None,
+    caller: Caller,
+    after: int | None,
 ) -> LoadedGame:
-    """Returns the game to stream after checking the seat, the caller and `Last-Event-ID`."""
-    loaded = _load_game(store, game_id)
+    """Returns the game to stream (from the archive once its stream left the store) after
+    checking the seat, the caller and `Last-Event-ID`."""
+    loaded = load_logged(store, archive, game_id)
     if seat is not None:
         count = len(loaded.created.seats)
         if not 0 <= seat < count:
@@ -328,6 +334,7 @@ class _GameStream:
 
     streams: Streams
     store: EventStore
+    archive: EventArchive
     loaded: LoadedGame
     seat: int | None
     resume_after: int | None
@@ -351,6 +358,12 @@ class _GameStream:
         body: Any = Game.of(loaded) if self.seat is None else SeatView.of(loaded, self.seat)
         return _message("snapshot", body, loaded.version)
 
+    def _logged_after(self, version: int) -> list[RecordedEvent]:
+        """Returns the game's events after `version` up to the version it was loaded at,
+        from the store's stream or, once that left the store, from the archive."""
+        log = game_log(self.store, self.archive, self.loaded.game_id)
+        return [r for r in log if version < r.version <= self.loaded.version]
+
     async def events(self) -> AsyncIterator[ServerSentEventMessage]:
         """Yields the snapshot (unless resuming), the events after it, and the seat's turns."""
         config, self.streams.open = self.streams.config, self.streams.open + 1
@@ -369,12 +382,17 @@ class _GameStream:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
-                wait = _ms(min(remaining, config.keepalive_s))
-                batch = await self.streams.run(self.store.wait, self.loaded.game_id, version, wait)
-                if not batch:
-                    yield _keepalive()
-                    continue
-                self.loaded = await self.streams.run(load, self.store, self.loaded.game_id)
+                if version < self.loaded.version:  # resumed: what it missed, as it stands
+                    batch = await self.streams.run(self._logged_after, version)
+                else:
+                    wait = _ms(min(remaining, config.keepalive_s))
+                    batch = await self.streams.run(
+                        self.store.wait, self.loaded.game_id, version, wait
+                    )
+                    if not batch:
+                        yield _keepalive()
+                        continue
+                    self.loaded = await self.streams.run(caught_up, self.store, self.loaded, batch)
                 spec = self.loaded.spec
                 for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
                     seen = as_seen_by(self.loaded, event, self.seat)
@@ -558,6 +576,7 @@ class GameStreamController(Controller):
         self,
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
         caller: NamedDependency[Caller],
         game_id: GameId,
         seat: ViewerSeat = None,
@@ -565,8 +584,8 @@ class GameStreamController(Controller):
     ) -> ServerSentEvent:
         """Returns the game's event stream as `seat` (none: a spectator) may see it."""
         streams = streams_of(request)
-        loaded = await streams.run(_opened, store, game_id, seat, caller, last_event_id)
-        stream = _GameStream(streams, store, loaded, seat, last_event_id)
+        loaded = await streams.run(_opened, store, archive, game_id, seat, caller, last_event_id)
+        stream = _GameStream(streams, store, archive, loaded, seat, last_event_id)
         return ServerSentEvent(stream.events())
 
 

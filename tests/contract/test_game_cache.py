@@ -8,7 +8,16 @@ import random
 import pytest
 import redis
 
-from shared.handlers import LoadedGame, UnknownGame, _fold, act, cache_of, create_game, load
+from shared.handlers import (
+    LoadedGame,
+    UnknownGame,
+    _fold,
+    act,
+    cache_of,
+    caught_up,
+    create_game,
+    load,
+)
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
@@ -56,6 +65,79 @@ def test_a_cached_game_folded_on_equals_the_game_folded_afresh_at_every_move(
         action = rng.choice(loaded.spec.legal_actions(loaded.state, seat))
         act(store, game_id, seat=seat, action=action, expected_version=loaded.version)
     assert cache_of(store).get(game_id) is not None
+
+
+@pytest.mark.parametrize("game", ["shithead", "autobus"])
+def test_an_untimed_game_folded_on_by_its_own_action_equals_the_game_folded_afresh(
+    store: EventStore, game: str
+) -> None:
+    seats = [Seat(kind="external"), Seat(kind="external")]
+    game_id = create_game(store, game, seats=seats, seed=7).game_id
+    rng = random.Random(7)
+    loaded = load(store, game_id)
+    folded_on = 0
+    for _ in range(80):
+        if loaded.spec.is_over(loaded.state):
+            break
+        seat = loaded.spec.to_move(loaded.state)[0]
+        action = rng.choice(loaded.spec.legal_actions(loaded.state, seat))
+        outcome = act(
+            store, game_id, seat=seat, action=action, expected_version=loaded.version, loaded=loaded
+        )
+        assert outcome.loaded is not None  # untimed, not a replay: folded on here
+        same(outcome.loaded, fresh(store, game_id))
+        assert cache_of(store).get(game_id) == outcome.loaded
+        loaded, folded_on = outcome.loaded, folded_on + 1
+    assert folded_on > 10
+
+
+def test_a_timed_game_or_a_replay_is_not_folded_on_but_loaded(store: EventStore) -> None:
+    seats = [Seat(kind="external"), Seat(kind="external")]
+    clock = Clock(move_seconds=600, bank_seconds=60)
+    game_id = create_game(store, "autobus", seats=seats, seed=3, clock=clock).game_id
+    loaded = load(store, game_id)
+    seat = loaded.spec.to_move(loaded.state)[0]
+    action = loaded.spec.legal_actions(loaded.state, seat)[0]
+    first = act(
+        store,
+        game_id,
+        seat=seat,
+        action=action,
+        expected_version=loaded.version,
+        idempotency_key="k",
+        loaded=loaded,
+    )
+    assert first.loaded is None  # the clock folds by the store's timestamps
+    retry = act(
+        store,
+        game_id,
+        seat=seat,
+        action=action,
+        expected_version=loaded.version,
+        idempotency_key="k",
+        loaded=load(store, game_id),
+    )
+    assert retry.replayed and retry.loaded is None
+    assert (retry.first_version, retry.version) == (first.first_version, first.version)
+
+
+def test_a_waiting_stream_catches_up_with_what_it_read_or_loads_when_it_missed_some(
+    store: EventStore,
+) -> None:
+    seats = [Seat(kind="external"), Seat(kind="external")]
+    game_id = create_game(store, "shithead", seats=seats, seed=5).game_id
+    known = load(store, game_id)
+    rng = random.Random(5)
+    current = known
+    for _ in range(3):
+        seat = current.spec.to_move(current.state)[0]
+        action = rng.choice(current.spec.legal_actions(current.state, seat))
+        act(store, game_id, seat=seat, action=action, expected_version=current.version)
+        current = load(store, game_id)
+    gained = store.read(game_id, known.version)
+    same(caught_up(store, known, gained), fresh(store, game_id))
+    same(caught_up(store, known, gained[1:]), fresh(store, game_id))  # a gap: loaded afresh
+    same(caught_up(store, known, []), fresh(store, game_id))
 
 
 def test_a_game_appended_by_another_process_is_seen_by_the_cache(store: EventStore) -> None:

@@ -345,6 +345,36 @@ def test_a_game_whose_stream_left_the_store_reads_and_replays_from_the_archive(
     assert [item["version"] for item in after["/events"]["events"]] == [4, 5, 6, 7, 8]
 
 
+def sse_events(text: str) -> list[tuple[str, str, str]]:
+    """Returns (event, id, data) of every message of a server-sent event body."""
+    found = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "data" in fields:
+            found.append((fields.get("event", "message"), fields.get("id", ""), fields["data"]))
+    return found
+
+
+def test_the_stream_of_a_game_whose_stream_left_the_store_comes_from_the_archive(
+    store: InMemoryEventStore,
+) -> None:
+    archive = InMemoryEventArchive()
+    with app_client(store, archive) as client:
+        game_id = finished_game(client, "autobus", seed=8)["game_id"]
+        url = f"/v1/games/{game_id}/stream"
+        before = [client.get(url).text, client.get(url, headers={"Last-Event-ID": "3"}).text]
+        archive.add(store.read(game_id))
+        assert store.drop(game_id)
+
+        after = [client.get(url).text, client.get(url, headers={"Last-Event-ID": "3"}).text]
+        version = client.get(f"/v1/games/{game_id}").json()["version"]
+
+    assert after == before
+    snapshot, resumed = (sse_events(text) for text in after)
+    assert [event for event, _, _ in snapshot] == ["snapshot"]
+    assert [int(i) for _, i, _ in resumed] == list(range(4, version + 1))
+
+
 def test_a_fork_starts_from_the_originals_state_at_the_version_and_plays_to_its_end(
     store: InMemoryEventStore, client: Client
 ) -> None:
