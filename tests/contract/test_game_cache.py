@@ -117,7 +117,8 @@ def test_a_timed_game_or_a_replay_is_not_folded_on_but_loaded(store: EventStore)
         idempotency_key="k",
         loaded=load(store, game_id),
     )
-    assert retry.replayed and retry.loaded is None
+    assert retry.replayed
+    assert retry.loaded is None
     assert (retry.first_version, retry.version) == (first.first_version, first.version)
 
 
