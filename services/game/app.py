@@ -122,6 +122,7 @@ def create_app(
         state=State({auth.STATE_KEY: access}),
         exception_handlers={**problems.HANDLERS, **auth.HANDLERS, **OPS_HANDLERS},
         middleware=[ObserveMiddleware(observed)],
+        plugins=[problems.ProblemDocumentation()],
         on_shutdown=[] if scheduler is not None else [schedules.close],
         openapi_config=OpenAPIConfig(
             title="cardarena game service",

@@ -11,11 +11,11 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, RequestBody, Schema
 from litestar.params import RawBody
 
 from services.game.auth import BEARER, host_only
-from services.game.problems import MEDIA_TYPE, problem, responses
+from services.game.problems import MEDIA_TYPE, ProblemOperation, problem, responses
 from services.game.routes import GameId
 from services.game.schemas import Problem
 from shared import exchange
@@ -62,10 +62,11 @@ IMPORT_MAX_BODY_SIZE = 16 * 1024 * 1024
 
 
 @dataclass
-class _ImportOperation(Operation):
+class _ImportOperation(ProblemOperation):
     """The import's OpenAPI operation: its body is an export's raw JSON lines."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         text = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
         self.request_body = RequestBody(
             content={EXPORT_MEDIA_TYPE: text},

@@ -5,13 +5,18 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import ClientException, HTTPException, ValidationException
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import ParameterKwarg
+from litestar.plugins import ReceiveRoutePlugin
+from litestar.routes import BaseRoute, HTTPRoute
 from litestar.types import ExceptionHandlersMap
 
 from services.game.schemas import Problem
@@ -181,9 +186,22 @@ def check_game_filter(game: str | None) -> None:
         raise ValidationException(message, extra=[{"key": "game", "message": message}])
 
 
+def _problem_spec(description: str) -> ResponseSpec:
+    """Returns the OpenAPI documentation of a problem response."""
+    return ResponseSpec(
+        data_container=Problem,
+        description=description,
+        media_type=MEDIA_TYPE,
+        generate_examples=False,
+    )
+
+
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
     """Returns the OpenAPI documentation of the problem responses with these statuses, and
     401, 429 (every request is authenticated, see services.game.auth) and 500.
+
+    413 (a body over the operation's limit) and the Retry-After header of 429 and 503 are
+    added to every operation by `ProblemDocumentation`, not listed here.
     """
     described = {
         400: "Malformed JSON, a wrong type, a missing or unknown field or parameter (`field`)",
@@ -202,11 +220,66 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
         500: "An unexpected error; nothing about it is disclosed",
     }
     return {
-        status: ResponseSpec(
-            data_container=Problem,
-            description=described[status],
-            media_type=MEDIA_TYPE,
-            generate_examples=False,
-        )
-        for status in sorted({*statuses, 401, 429, 500})
+        status: _problem_spec(described[status]) for status in sorted({*statuses, 401, 429, 500})
     }
+
+
+BODY_PARAMETERS = frozenset({"data", "body"})
+"""The handler parameters through which Litestar reads a request body (parsed, raw)."""
+
+RETRY_AFTER = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
+    description="Seconds to wait before sending the request again",
+    required=True,
+)
+"""The header every 429 and 503 problem carries (see `auth`, `_unavailable`, `ops`)."""
+
+
+@dataclass
+class ProblemOperation(Operation):
+    """An OpenAPI operation whose 429 and 503 problems document their Retry-After header."""
+
+    def __post_init__(self) -> None:
+        for status, response in (self.responses or {}).items():
+            if status in {"429", "503"} and isinstance(response, OpenAPIResponse):
+                response.headers = {**(response.headers or {}), "Retry-After": RETRY_AFTER}
+
+
+def reads_body(handler: HTTPRouteHandler) -> bool:
+    """Returns whether Litestar reads the request body for `handler`: it or one of its
+    dependencies takes `data` or the raw `body`."""
+    signatures = [
+        handler.parsed_fn_signature,
+        *(provider.parsed_fn_signature for provider in handler.resolve_dependencies().values()),
+    ]
+    return any(BODY_PARAMETERS & signature.parameters.keys() for signature in signatures)
+
+
+def _too_large(limit: int) -> ResponseSpec:
+    return _problem_spec(
+        f"The request body is over {limit / 2**20:g} MiB, the most this operation reads;"
+        " it was refused before it was read whole and nothing was done"
+    )
+
+
+class ProblemDocumentation(ReceiveRoutePlugin):
+    """Documents on every operation of the app the problems answered around its handler:
+    those of the app guard (401, 429, and 503 when a bot token is looked up in a store that
+    is down) and 500 where the operation does not document its own, 413 wherever a body is
+    read (over the operation's `request_max_body_size`), and the Retry-After header of each
+    429 and 503 (through `ProblemOperation`)."""
+
+    def receive_route(self, route: BaseRoute) -> None:
+        """Adds the documentation to the handlers of `route` (again when a route is rebuilt
+        with more handlers: each step is idempotent)."""
+        if not isinstance(route, HTTPRoute):
+            return
+        for handler in route.route_handlers:
+            if handler.operation_class is Operation:
+                handler.operation_class = ProblemOperation
+            # A new dict each time: module-level handlers are shared by every app built here.
+            documented = {**responses(503), **(handler.responses or {})}
+            limit = handler.resolve_request_max_body_size()
+            if limit is not None and reads_body(handler):
+                documented[413] = _too_large(limit)
+            handler.responses = dict(sorted(documented.items()))
