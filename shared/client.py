@@ -212,6 +212,17 @@ class Client:
         body = self._call("GET", f"/v1/games/{game_id}/view", params={"seat": seat})
         return msgspec.convert(body, SeatView)
 
+    def wait_turn(self, game_id: str, seat: int, wait: int = 30) -> SeatView:
+        """Returns `seat`'s view once the game waits for the seat or is over, waiting up to
+        `wait` s (then its view as it stands, with no legal actions)."""
+        body = self._call(
+            "GET",
+            f"/v1/games/{game_id}/turn",
+            params={"seat": seat, "wait": wait},
+            timeout=wait + 30,
+        )
+        return msgspec.convert(body, SeatView)
+
     def act(
         self,
         game_id: str,

@@ -181,11 +181,12 @@ def host_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandle
 
 
 def provide_caller(request: Request[Any, Any, Any]) -> Caller:
-    """Returns the request's caller: the dependency `caller`."""
+    """Returns the request's caller: the dependency `caller` (the app guard identified it
+    already, so this reads it from the request's state: no I/O, no worker thread)."""
     return caller_of(request)
 
 
-CALLER = Provide(provide_caller, sync_to_thread=True)
+CALLER = Provide(provide_caller, sync_to_thread=False)
 """The dependency `caller` (a handler takes `caller: NamedDependency[Caller]`)."""
 
 

@@ -49,7 +49,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from services.game.auth import BEARER, Caller, calling_bot, check_seat
 from services.game.problems import responses
-from services.game.routes import GameId, ViewerSeat
+from services.game.routes import GameId, SeatNumber, ViewerSeat
 from services.game.schemas import EventItem, Game, SeatView
 from shared import challenges
 from shared.archive import EventArchive, game_log, load_logged
@@ -392,7 +392,12 @@ class _GameStream:
                     if not batch:
                         yield _keepalive()
                         continue
-                    self.loaded = await self.streams.run(caught_up, self.store, self.loaded, batch)
+                    if batch[0].version == self.loaded.version + 1:  # a fold, no I/O
+                        self.loaded = caught_up(self.store, self.loaded, batch)
+                    else:
+                        self.loaded = await self.streams.run(
+                            caught_up, self.store, self.loaded, batch
+                        )
                 spec = self.loaded.spec
                 for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
                     seen = as_seen_by(self.loaded, event, self.seat)
@@ -549,7 +554,7 @@ _SSE = {
 
 
 class GameStreamController(Controller):
-    """A game's server-sent events."""
+    """A game's server-sent events, and the long poll of a seat's turn."""
 
     path = "/v1/games"
     tags = ("games",)
@@ -587,6 +592,61 @@ class GameStreamController(Controller):
         loaded = await streams.run(_opened, store, archive, game_id, seat, caller, last_event_id)
         stream = _GameStream(streams, store, archive, loaded, seat, last_event_id)
         return ServerSentEvent(stream.events())
+
+    @get(
+        "/{game_id:str}/turn",
+        operation_id="waitSeatTurn",
+        summary="Wait for a seat's turn (long poll)",
+        description=(
+            "The seat's view (the body of `getSeatView`) as soon as the game waits for the"
+            " seat or is over; when it does neither, waits up to `wait` seconds (0-60) for"
+            " that, then answers the view as it stands (its `legal_actions` empty). A bot"
+            " plays a game with this and `postAction` alone: one request per turn, no polling"
+            " and no event-stream parser. Needs the same credentials as the seat's view."
+        ),
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
+    )
+    async def turn(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        caller: NamedDependency[Caller],
+        game_id: GameId,
+        seat: SeatNumber,
+        wait: Wait = 0,
+    ) -> SeatView:
+        """Returns `seat`'s view once the game waits for it or is over, waiting up to `wait` s."""
+        streams = streams_of(request)
+        chunk = streams.config.keepalive_s
+        return await streams.run(seat_turn, store, archive, game_id, seat, caller, wait, chunk)
+
+
+def _due(loaded: LoadedGame, seat: int) -> bool:
+    """Returns whether the game is over or waits for `seat`."""
+    return loaded.spec.is_over(loaded.state) or seat in loaded.spec.to_move(loaded.state)
+
+
+def seat_turn(
+    store: EventStore,
+    archive: EventArchive,
+    game_id: str,
+    seat: int,
+    caller: Caller,
+    wait_s: float,
+    chunk_s: float,
+) -> SeatView:
+    """Returns `seat`'s view as soon as the game waits for the seat or is over, or after
+    `wait_s` seconds (its view as it stands then). Blocks: run it in a worker thread (one
+    for the whole wait; each wait on the store lasts at most `chunk_s`)."""
+    loaded = _opened(store, archive, game_id, seat, caller, None)
+    deadline = time.monotonic() + wait_s
+    while not _due(loaded, seat) and (remaining := deadline - time.monotonic()) > 0:
+        batch = store.wait(game_id, loaded.version, _ms(min(remaining, chunk_s)))
+        if batch:
+            loaded = caught_up(store, loaded, batch)
+    return SeatView.of(loaded, seat)
 
 
 class BotStreamsController(Controller):

@@ -176,3 +176,45 @@ def test_a_bot_challenges_another_that_accepts_from_the_example_and_they_play_it
         game = public.game(challenge["game_id"])
     assert game["status"] in {"finished", "capped"}
     assert [seat["name"] for seat in game["seats"]] == ["dora", "eve"]
+
+
+def play_by_long_poll(client: Client, game_id: str, seat: int) -> int:
+    """Plays `seat` with the long poll of its turn alone; returns how many turns it waited."""
+    waited = 0
+    while True:
+        view = client.wait_turn(game_id, seat, wait=10)
+        waited += 1
+        if view.status != "playing":
+            return waited
+        if view.legal_actions:
+            client.act(game_id, seat, first_legal, view=view)
+
+
+def test_two_token_bots_play_a_game_out_with_the_long_poll_of_their_turns(
+    secured_stack: Stack,
+) -> None:
+    url = secured_stack.base_url
+    with Client(url, token=ADMIN_KEY) as host:
+        dora, eric = register(host, "dora"), register(host, "eric")
+        seats = [
+            {"kind": "external", "bot": "dora", "version": "1"},
+            {"kind": "external", "bot": "eric", "version": "1"},
+        ]
+        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=21)
+    waited: dict[int, int] = {}
+    with Client(url, token=dora) as d, Client(url, token=eric) as e:
+        threads = [
+            threading.Thread(
+                target=lambda c=c, s=s: waited.__setitem__(s, play_by_long_poll(c, game_id, s))
+            )
+            for s, c in enumerate((d, e))
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=600)
+        game = d.game(game_id)
+    assert game["status"] in {"finished", "capped"}
+    assert sorted(game["result"]["places"]) == [1, 2]
+    # About one answer per turn (no busy polling): far fewer than the game's events.
+    assert waited[0] + waited[1] <= game["version"] + 4

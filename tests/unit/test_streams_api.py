@@ -430,3 +430,108 @@ def test_a_client_that_disconnects_ends_its_stream() -> None:
     finally:
         server.should_exit = True
         serving.join(timeout=30)
+
+
+def _single_mover(world: World, game_id: str) -> int:
+    """Plays on until exactly one seat is to move; returns it."""
+    while True:
+        loaded = load(world.store, game_id)
+        to_move = loaded.spec.to_move(loaded.state)
+        if len(to_move) == 1:
+            return int(to_move[0])
+        world.play(game_id, moves=1)
+
+
+def test_a_seats_turn_answers_at_once_when_the_game_waits_for_the_seat(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    mover = _single_mover(world, game_id)
+    token = bearer(world.tokens["alice" if mover == 0 else "bob"])
+    view = world.client.get(f"/v1/games/{game_id}/view", params={"seat": mover}, headers=token)
+
+    started = time.monotonic()
+    turn = world.client.get(
+        f"/v1/games/{game_id}/turn", params={"seat": mover, "wait": 30}, headers=token
+    )
+
+    assert turn.status_code == 200, turn.text
+    assert turn.json() == view.json()
+    assert turn.json()["legal_actions"] != []
+    assert time.monotonic() - started < 25  # it did not wait out its 30 s
+
+
+def test_a_seats_turn_waits_for_the_other_seats_move_and_answers_the_new_view(
+    world: World,
+) -> None:
+    game_id = world.game(ALICE, BOB)
+    mover = _single_mover(world, game_id)
+    waiter = 1 - mover
+    token = bearer(world.tokens["alice" if waiter == 0 else "bob"])
+    before = load(world.store, game_id).version
+
+    def move_until_the_waiter_is_due() -> None:
+        time.sleep(0.3)
+        while waiter not in (loaded := load(world.store, game_id)).spec.to_move(loaded.state):
+            world.play(game_id, moves=1)
+
+    mover_thread = threading.Thread(target=move_until_the_waiter_is_due)
+    mover_thread.start()
+    turn = world.client.get(
+        f"/v1/games/{game_id}/turn", params={"seat": waiter, "wait": 30}, headers=token
+    )
+    mover_thread.join()
+
+    assert turn.status_code == 200, turn.text
+    body = turn.json()
+    assert body["version"] > before
+    assert waiter in body["to_move"]
+    assert body["legal_actions"] != []
+    view = world.client.get(f"/v1/games/{game_id}/view", params={"seat": waiter}, headers=token)
+    assert body == view.json()
+
+
+def test_a_seats_turn_answers_the_view_as_it_stands_when_the_wait_runs_out(
+    world: World,
+) -> None:
+    game_id = world.game(ALICE, BOB)
+    mover = _single_mover(world, game_id)
+    waiter = 1 - mover
+    token = bearer(world.tokens["alice" if waiter == 0 else "bob"])
+    version = load(world.store, game_id).version
+
+    turn = world.client.get(
+        f"/v1/games/{game_id}/turn", params={"seat": waiter, "wait": 1}, headers=token
+    )
+
+    assert turn.status_code == 200, turn.text
+    assert (turn.json()["version"], turn.json()["legal_actions"]) == (version, [])
+
+
+def test_a_finished_games_turn_answers_at_once_with_its_end(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    world.play(game_id)
+    turn = world.client.get(
+        f"/v1/games/{game_id}/turn",
+        params={"seat": 0, "wait": 30},
+        headers=bearer(world.tokens["alice"]),
+    )
+    assert turn.status_code == 200, turn.text
+    assert turn.json()["status"] != "playing"
+    assert turn.json()["legal_actions"] == []
+
+
+def test_a_seats_turn_follows_the_seats_access_rules(world: World) -> None:
+    game_id = world.game(ALICE, BOB)
+    url = f"/v1/games/{game_id}/turn"
+    alice = bearer(world.tokens["alice"])
+    version = world.store.version(game_id)
+
+    assert world.client.get(url, params={"seat": 1}, headers=alice).status_code == 403
+    assert world.client.get(url, params={"seat": 1}).status_code == 401
+    assert world.client.get(url, params={"seat": 5}, headers=alice).json()["field"] == "seat"
+    too_long = world.client.get(url, params={"seat": 0, "wait": 61}, headers=alice)
+    assert (too_long.status_code, too_long.json()["field"]) == (400, "wait")
+    no_seat = world.client.get(url, headers=alice)
+    assert (no_seat.status_code, no_seat.json()["field"]) == (400, "seat")
+    missing = world.client.get("/v1/games/nope/turn", params={"seat": 0}, headers=ADMIN)
+    assert (missing.status_code, missing.json()["game_id"]) == (404, "nope")
+    assert world.store.version(game_id) == version
