@@ -1,26 +1,33 @@
 """Load: concurrent external bots playing Shithead over HTTP against the whole stack.
 
-Two phases in one run, with the same client count and the same number of server processes:
+Two phases, with the same client count and the same number of server processes, both
+running throughout and taking turns (`--rounds`, default 3, so that a busy machine's drift
+hits both alike):
 
 1. Bare: `--processes` uvicorn processes of a minimal Litestar app (`bare_app`), each
-   request one XADD to a stream; the clients post `--moves` requests in all.
+   request one XADD to a stream.
 2. Game: `--processes` `cardarena serve game` processes (Redis store, Celery dispatch) on
    ports of their own, a Celery worker and the projection service into a temporary
    PostgreSQL database. `--clients` external bots, registered with tokens, play two-seat
    Shithead games in pairs (both seats external: every move is a POST through the game
-   service; the worker idles). Each client reads its seat's view, posts a random legal
-   action at the view's version with an Idempotency-Key, and polls while the other seat is
-   due. `--moves` POSTs in all. The clients are spread over the processes.
+   service; the worker idles). With `--mode turn` (the default) each client asks for its
+   seat's turn with the long poll `GET /v1/games/{id}/turn?seat=&wait=`, which answers the
+   seat's view once the game waits for it, and answers that with one POST of a random legal
+   action at its version, with an Idempotency-Key: two requests a move. With `--mode
+   stream` it follows its seat's server-sent events (`GET /v1/games/{id}/stream`) and
+   answers every `your_turn`; with `--mode poll` it GETs its view in a loop. The clients
+   are spread over the processes.
 
-Meanwhile the projection lag (the function behind `cardarena_projection_lag_seconds`) is
-sampled every 100 ms. Afterwards, once the projection has caught up, every acknowledged
-move must be in the PostgreSQL archive. Prints moves/s, p50/p99 latency of a move, the
-projection lag p99, errors (non-2xx other than 409; 409s apart) and the ratio of move
-throughput to the bare endpoint's. Targets: ratio >= 0.5, lag p99 < 1 s, zero errors. Exit
-code 0 whatever the verdicts (the machine is noisy).
+Each phase sends `--moves` POSTs in all. Meanwhile the projection lag (the function behind
+`cardarena_projection_lag_seconds`) is sampled every 100 ms. Afterwards, once the
+projection has caught up, every acknowledged move must be in the PostgreSQL archive. Prints
+moves/s, p50/p99 latency of a move, requests per move, the projection lag p99, errors
+(non-2xx other than 409; 409s apart: both seats may act at once while cards are swapped)
+and the ratio of move throughput to the bare endpoint's. Targets: ratio >= 0.5, lag p99 <
+1 s, zero errors. Exit code 0 whatever the verdicts (the machine is noisy).
 
-    REDIS_URL=... DATABASE_URL=... uv run python -m bench.load [--moves 2000] [--clients 16]
-        [--processes 2] [--quick]
+    REDIS_URL=... DATABASE_URL=... uv run python -m bench.load [--moves 3000] [--clients 16]
+        [--processes 2] [--rounds 3] [--mode turn|stream|poll] [--quick]
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import secrets
@@ -38,7 +46,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,6 +180,19 @@ def wait_ready(urls: list[str], launchers: list[Launcher]) -> None:
         time.sleep(0.25)
 
 
+def cpu_seconds(launchers: list[Launcher], prefix: str) -> float:
+    """Returns the CPU seconds (user + system) used so far by the children named `prefix`*."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for launcher in launchers:
+        for child in launcher.children:
+            if child.name.startswith(prefix):
+                with contextlib.suppress(OSError):
+                    fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 @contextlib.contextmanager
 def servers(
     env: Mapping[str, str], commands: list[tuple[str, list[str], int]]
@@ -236,9 +257,12 @@ async def bare_client(url: str, budget: Budget, tally: Tally) -> None:
                 tally.latencies.append(time.perf_counter() - start)
 
 
-async def run_bare(urls: list[str], clients: int, requests: int) -> tuple[float, Tally]:
-    """Returns the seconds and tally of `requests` POSTs by `clients` clients over `urls`."""
-    tally, budget = Tally(), Budget(requests)
+async def run_bare(
+    urls: list[str], clients: int, requests: int, tally: Tally
+) -> tuple[float, Tally]:
+    """Returns the seconds and tally (counted on in `tally`) of `requests` POSTs by
+    `clients` clients over `urls`."""
+    budget = Budget(requests)
     start = time.perf_counter()
     await asyncio.gather(*(bare_client(urls[i % len(urls)], budget, tally) for i in range(clients)))
     return time.perf_counter() - start, tally
@@ -292,10 +316,100 @@ async def play_seat(
         await post_move(player, game_id, seat, view, tally)
 
 
+async def turn_seat(
+    player: Player, game_id: str, seat: int, budget: Budget, tally: Tally, over: asyncio.Event
+) -> None:
+    """Plays `seat` of `game_id` with the long poll of its turn (`/turn?seat=&wait=`): each
+    answer is the seat's view once the game waits for it, answered with one POST."""
+    while not over.is_set():
+        try:
+            response = await player.http.get(
+                f"/v1/games/{game_id}/turn", params={"seat": seat, "wait": 30}, timeout=60
+            )
+        except httpx.TransportError as error:
+            tally.error("transport", repr(error))
+            await asyncio.sleep(0.05)
+            continue
+        if not tally.answer(response):
+            await asyncio.sleep(0.05)
+            continue
+        view = response.json()
+        if view["status"] != "playing":
+            over.set()
+            return
+        if not view["legal_actions"]:
+            continue
+        if not budget.take():
+            over.set()
+            return
+        await post_move(player, game_id, seat, view, tally)
+
+
+async def stream_seat(
+    player: Player, game_id: str, seat: int, budget: Budget, tally: Tally, over: asyncio.Event
+) -> None:
+    """Plays `seat` of `game_id` from its server-sent events (`/stream?seat=`): each
+    `your_turn` carries the seat's view, answered with one POST, until the game ends or the
+    budget is spent. A stream that closes early (its lifetime) is opened again."""
+    url = f"/v1/games/{game_id}/stream"
+    last: int | None = None
+    while not over.is_set():
+        headers = {} if last is None else {"Last-Event-ID": str(last)}
+        try:
+            async with player.http.stream(
+                "GET", url, params={"seat": seat}, headers=headers, timeout=None
+            ) as response:
+                if not tally.answer(response):
+                    await asyncio.sleep(0.05)
+                    continue
+                async for event, data, event_id in sse_messages(response):
+                    if event_id.isdigit():
+                        last = int(event_id)
+                    if over.is_set():
+                        return
+                    if event == "snapshot" and json.loads(data)["status"] != "playing":
+                        over.set()
+                        return
+                    if event != "your_turn":
+                        continue
+                    if not budget.take():
+                        over.set()
+                        return
+                    if not await post_move(player, game_id, seat, json.loads(data), tally):
+                        break  # an error: the stream resumes, and sends the turn again
+                else:
+                    over.set()
+                    return
+        except httpx.TransportError as error:
+            tally.error("transport", repr(error))
+            await asyncio.sleep(0.05)
+
+
+async def sse_messages(response: httpx.Response) -> AsyncIterator[tuple[str, str, str]]:
+    """Yields (event, data, id) of each message of a server-sent event stream."""
+    event, event_id = "message", ""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if not line:
+            if data:
+                yield event, "\n".join(data), event_id
+            event, data = "message", []
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+        elif name == "id":
+            event_id = value
+
+
 async def post_move(
     player: Player, game_id: str, seat: int, view: dict[str, Any], tally: Tally
-) -> None:
-    """Posts a random legal action of `view`, timing it and noting the versions it wrote."""
+) -> bool:
+    """Posts a random legal action of `view`, timing it and noting the versions it wrote;
+    returns whether it was accepted or lost a race (409), not an error."""
     body = {
         "seat": seat,
         "action": player.rng.choice(view["legal_actions"]),
@@ -309,7 +423,7 @@ async def post_move(
         )
     except httpx.TransportError as error:
         tally.error("transport", repr(error))
-        return
+        return False
     elapsed = time.perf_counter() - start
     if tally.answer(response):
         accepted = response.json()
@@ -317,6 +431,8 @@ async def post_move(
         tally.latencies.append(elapsed)
         first, last = accepted["first_version"], accepted["version"]
         tally.acked.update((game_id, v) for v in range(first, last + 1))
+        return True
+    return response.status_code == 409
 
 
 async def table(
@@ -325,6 +441,7 @@ async def table(
     budget: Budget,
     tally: Tally,
     games: list[str],
+    mode: str,
 ) -> None:
     """Creates games for `pair` and has both play them, one after another, until the budget
     is spent."""
@@ -340,16 +457,23 @@ async def table(
         game_id = str(response.json()["game_id"])
         games.append(game_id)
         over = asyncio.Event()
-        await asyncio.gather(
-            *(play_seat(p, game_id, seat, budget, tally, over) for seat, p in enumerate(pair))
-        )
+        play = {"stream": stream_seat, "turn": turn_seat, "poll": play_seat}[mode]
+        tasks = [
+            asyncio.create_task(play(p, game_id, seat, budget, tally, over))
+            for seat, p in enumerate(pair)
+        ]
+        await over.wait()  # the game ended or the budget is spent: the other seat stops too
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def run_game(
-    urls: list[str], admin_key: str, clients: int, moves: int
+    urls: list[str], admin_key: str, clients: int, moves: int, mode: str, tally: Tally
 ) -> tuple[float, Tally, list[str]]:
-    """Returns the seconds, tally and game ids of `moves` move POSTs by `clients` bots."""
-    tally, budget = Tally(), Budget(moves)
+    """Returns the seconds, tally (counted on in `tally`) and game ids of `moves` move POSTs
+    by `clients` new bots."""
+    budget = Budget(moves)
     games: list[str] = []
     auth = {"Authorization": f"Bearer {admin_key}"}
     async with contextlib.AsyncExitStack() as stack:
@@ -372,7 +496,7 @@ async def run_game(
         start = time.perf_counter()
         await asyncio.gather(
             *(
-                table(hosts[i % len(hosts)], pair, budget, tally, games)
+                table(hosts[i % len(hosts)], pair, budget, tally, games, mode)
                 for i, pair in enumerate(pairs)
             )
         )
@@ -381,7 +505,7 @@ async def run_game(
 
 
 class LagSampler:
-    """Samples the projection's lag in seconds every 100 ms in a thread, until stopped."""
+    """Samples the projection's lag in seconds every 100 ms in a thread while entered."""
 
     def __init__(self, redis_url: str, namespace: str, group: str, database_url: str) -> None:
         self.client = redis.Redis.from_url(redis_url)
@@ -390,7 +514,7 @@ class LagSampler:
         self.database_url = database_url
         self.samples: list[float] = []
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread: threading.Thread | None = None
 
     def lag(self) -> tuple[int, float] | None:
         """Returns (entries, seconds) behind, None while the feed or its group is missing."""
@@ -405,12 +529,16 @@ class LagSampler:
                 self.samples.append(lag[1])
 
     def __enter__(self) -> LagSampler:
+        """Samples until the block ends (again each time: the samples add up)."""
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
 
     def wait_caught_up(self, seconds: float = 120.0) -> float | None:
         """Waits until nothing is left to project; returns how long it took, None on timeout."""
@@ -445,6 +573,10 @@ class Figures:
     lag_samples: list[float]
     caught_up: float | None
     missing: int
+    bare_cpu: float
+    """CPU seconds the bare processes used in their phases."""
+    game_cpu: float
+    """CPU seconds the game-service processes used in theirs."""
 
     @property
     def bare_rate(self) -> float:
@@ -480,30 +612,39 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         "CARDARENA_WORKERS_METRICS_PORT": "0",
         "CARDARENA_LOG_JSON": "false",
     }
+    bare_seconds, bare_tally, bare_cpu = 0.0, Tally(), 0.0
+    game_seconds, game_tally, games, game_cpu = 0.0, Tally(), [], 0.0
     try:
-        ports = [free_port() for _ in range(args.processes)]
-        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        bare_ports = [free_port() for _ in range(args.processes)]
+        bare_urls = [f"http://127.0.0.1:{p}" for p in bare_ports]
         bare = [sys.executable, "-m", "uvicorn", "bench.load:bare_app", "--factory"]
         bare += ["--host", "127.0.0.1", "--log-level", "warning"]
-        commands = [(f"bare-{i}", [*bare, "--port", str(p)], p) for i, p in enumerate(ports)]
-        with servers(env, commands) as launchers:
-            wait_ready(urls, launchers)
-            bare_seconds, bare_tally = asyncio.run(run_bare(urls, args.clients, args.moves))
+        commands = [(f"bare-{i}", [*bare, "--port", str(p)], p) for i, p in enumerate(bare_ports)]
         migrate(database_url)
         ports = [free_port() for _ in range(args.processes)]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
-        commands = [(f"game-{i}", cardarena("serve", "game"), p) for i, p in enumerate(ports)]
+        commands += [(f"game-{i}", cardarena("serve", "game"), p) for i, p in enumerate(ports)]
         commands += [
             ("projection", cardarena("serve", "projection"), 0),
             ("workers", cardarena("serve", "workers", "--concurrency", "1"), 0),
         ]
         sampler = LagSampler(redis_url, namespace, "projection", database_url)
         with servers(env, commands) as launchers:
-            wait_ready(urls, launchers)
-            with sampler:
-                game_seconds, game_tally, games = asyncio.run(
-                    run_game(urls, admin_key, args.clients, args.moves)
-                )
+            wait_ready([*bare_urls, *urls], launchers)
+            for round_no in range(args.rounds):
+                share = args.moves // args.rounds + (round_no < args.moves % args.rounds)
+                cpu = cpu_seconds(launchers, "bare-")
+                seconds, _ = asyncio.run(run_bare(bare_urls, args.clients, share, bare_tally))
+                bare_seconds += seconds
+                bare_cpu += cpu_seconds(launchers, "bare-") - cpu
+                cpu = cpu_seconds(launchers, "game-")
+                with sampler:
+                    seconds, _, played = asyncio.run(
+                        run_game(urls, admin_key, args.clients, share, args.mode, game_tally)
+                    )
+                game_seconds += seconds
+                game_cpu += cpu_seconds(launchers, "game-") - cpu
+                games += played
             caught_up = sampler.wait_caught_up()
             missing = missing_from_archive(database_url, game_tally.acked)
     finally:
@@ -521,6 +662,8 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         sampler.samples,
         caught_up,
         missing,
+        bare_cpu,
+        game_cpu,
     )
 
 
@@ -542,8 +685,13 @@ def report(figures: Figures, args: argparse.Namespace) -> None:
         ("moves accepted", f"{game.moves} in {f.games} games, {f.game_seconds:.1f} s"),
         ("moves per second", f"{f.move_rate:.1f}"),
         ("move p50 / p99 latency", _pair(game.latencies, ms)),
-        ("requests per move (views, polls)", f"{game.requests / max(1, game.moves):.1f}"),
+        (f"requests per move ({args.mode})", f"{game.requests / max(1, game.moves):.1f}"),
         ("ratio moves/s : bare requests/s", f"{ratio:.2f}"),
+        (
+            "server CPU per bare request / per move",
+            f"{f.bare_cpu / max(1, f.bare.moves) * ms:.2f} / "
+            f"{f.game_cpu / max(1, game.moves) * ms:.2f} ms",
+        ),
         (
             "projection lag p50 / p99",
             f"{percentile(f.lag_samples, 0.5) * ms:.0f} / "
@@ -586,15 +734,28 @@ def _pair(latencies: list[float], scale: float) -> str:
 def main() -> None:
     """Parses the options, runs both phases on a temporary database and prints the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--moves", type=int, default=2000, help="POSTs per phase")
+    parser.add_argument("--moves", type=int, default=3000, help="POSTs per phase")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (even)")
     parser.add_argument("--processes", type=int, default=2, help="server processes per phase")
     parser.add_argument("--quick", action="store_true", help="a small run (a smoke test)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="bare and game phases alternate this often (a busy machine's drift hits both)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["turn", "stream", "poll"],
+        default="turn",
+        help="turn: the long poll of each seat's turn; stream: each seat's server-sent events;"
+        " poll: GET the view in a loop",
+    )
     args = parser.parse_args()
     if args.quick:
         args.moves, args.clients, args.processes = 200, 4, 2
-    if args.clients < 2 or args.processes < 1 or args.moves < 1:
-        parser.error("needs --clients >= 2, --processes >= 1, --moves >= 1")
+    if args.clients < 2 or args.processes < 1 or args.moves < args.rounds or args.rounds < 1:
+        parser.error("needs --clients >= 2, --processes >= 1, --rounds >= 1, --moves >= rounds")
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
     with temporary_database(server) as database_url:
