@@ -8,7 +8,7 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 
-from services.game import auth, problems
+from services.game import auth, problems, schemas
 from services.game.bots import BotsController
 from services.game.challenges import ChallengesController
 from services.game.exports import ExportsController
@@ -122,7 +122,7 @@ def create_app(
         state=State({auth.STATE_KEY: access}),
         exception_handlers={**problems.HANDLERS, **auth.HANDLERS, **OPS_HANDLERS},
         middleware=[ObserveMiddleware(observed)],
-        plugins=[problems.ProblemDocumentation()],
+        plugins=[problems.ProblemDocumentation(), schemas.AcceptedValues()],
         on_shutdown=[] if scheduler is not None else [schedules.close],
         openapi_config=OpenAPIConfig(
             title="cardarena game service",

@@ -90,6 +90,7 @@ ReplaySeat = Annotated[
     QueryParameter(
         ge=0,
         description="Replay as this seat saw the game; none: everything (a finished game only)",
+        schema_extra={"minimum": 0},  # Litestar 2 leaves an optional parameter's 0 bound out
     ),
 ]
 ForkVersion = Annotated[

@@ -61,7 +61,9 @@ SeatNumber = Annotated[int, QueryParameter(ge=0, description="A 0-based seat of 
 ViewerSeat = Annotated[
     int | None,
     QueryParameter(
-        ge=0, description="The seat whose eyes to see a running game with; none: a spectator"
+        ge=0,
+        description="The seat whose eyes to see a running game with; none: a spectator",
+        schema_extra={"minimum": 0},  # Litestar 2 leaves an optional parameter's 0 bound out
     ),
 ]
 

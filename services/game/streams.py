@@ -528,6 +528,7 @@ LastVersion = Annotated[
         required=False,
         ge=0,
         description="Resume after this version (the last `id:` received): no snapshot, no gap",
+        schema_extra={"minimum": 0},  # Litestar 2 leaves an optional parameter's 0 bound out
     ),
 ]
 LastPosition = Annotated[

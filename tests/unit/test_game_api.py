@@ -739,6 +739,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "streamGame",
         "streamBotEvents",
         "waitBotTurns",
+        "waitSeatTurn",
         "listBotChallenges",
         "issueChallenge",
         "getChallenge",
