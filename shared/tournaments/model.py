@@ -8,6 +8,7 @@ tournament's end. Whoever runs the tournament (in-process, or the workers reacti
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -67,6 +68,45 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
 
 class InvalidTournament(InvalidRequest):
     """A tournament definition cannot be run; `field` names the offending field."""
+
+
+MAX_GAMES = 20_000
+"""The most games one tournament may plan: a hosting request (or a schedule, each run) may
+not make the platform play an unbounded number of games. Split bigger events."""
+
+
+def planned_games(definition: TournamentDefinition) -> int:
+    """Returns how many games the tournament plays at most (a knockout: fewer than its
+    entrants; Swiss: every entrant at a table in every round)."""
+    entrants, size = len(definition.entrants), definition.table_size
+    tables = math.comb(entrants, size) if 0 <= size <= entrants else 0
+    if definition.format == "round_robin":
+        return tables * definition.games_per_table
+    if definition.format == "duplicate":
+        return tables * definition.games_per_table * size
+    if definition.format == "swiss":
+        return definition.rounds * (entrants // max(1, size))
+    return entrants
+
+
+def _check_size(definition: TournamentDefinition) -> None:
+    """Raises InvalidTournament (naming the field that makes it so) for a tournament of more
+    than MAX_GAMES games."""
+    planned = planned_games(definition)
+    if planned <= MAX_GAMES:
+        return
+    if definition.format == "swiss":
+        field = "rounds"
+    elif (
+        definition.format == "knockout"
+        or math.comb(len(definition.entrants), definition.table_size) > MAX_GAMES
+    ):
+        field = "entrants"
+    else:
+        field = "games_per_table"
+    raise InvalidTournament(
+        field, f"the tournament would play {planned} games; at most {MAX_GAMES} are allowed"
+    )
 
 
 class TournamentEvent(Event, frozen=True):
@@ -168,6 +208,7 @@ def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = (
         raise InvalidTournament("games_per_table", "must be at least 1")
     if definition.format == "swiss" and definition.rounds < 1:
         raise InvalidTournament("rounds", "must be at least 1")
+    _check_size(definition)
     try:
         spec.validate(spec.ruleset(definition.ruleset), size)
     except InvalidRuleset as error:

@@ -71,6 +71,7 @@ def test_a_retried_creation_with_its_key_gives_the_same_tournament(client: Clien
         ({"entrants": [{"bot": "random"}, {"bot": "genius"}]}, "entrants[1].bot"),
         ({"game": "chess"}, "game"),
         ({"games_per_table": 0}, "games_per_table"),
+        ({"games_per_table": 10**9}, "games_per_table"),
     ],
 )
 def test_a_bad_definition_is_422_naming_the_field(

@@ -6,13 +6,21 @@ import json
 from collections import Counter
 from itertools import combinations
 
+import msgspec
 import pytest
 
 from services.cli import main
 from shared.handlers import InProcessDispatcher, game_id_for, play_bot_turns
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments import formats
-from shared.tournaments.model import Entrant, InvalidTournament, TournamentDefinition, validate
+from shared.tournaments.model import (
+    MAX_GAMES,
+    Entrant,
+    InvalidTournament,
+    TournamentDefinition,
+    planned_games,
+    validate,
+)
 from shared.tournaments.runner import (
     after_game,
     create_tournament,
@@ -160,6 +168,44 @@ def test_a_bad_definition_names_the_field(changes: dict[str, object], field_name
     with pytest.raises(InvalidTournament) as caught:
         validate(TournamentDefinition(**{**base, **changes}))  # type: ignore[arg-type]
     assert caught.value.field == field_name
+
+
+@pytest.mark.parametrize(
+    ("changes", "field_name", "planned"),
+    [
+        ({"games_per_table": 20_001}, "games_per_table", 20_001 * 1),
+        ({"entrants": [Entrant("random")] * 201}, "entrants", 20_100),
+        ({"format": "duplicate", "games_per_table": 10_001}, "games_per_table", 20_002),
+        ({"format": "swiss", "rounds": 20_001}, "rounds", 20_001),
+        ({"format": "knockout", "entrants": [Entrant("random")] * 20_001}, "entrants", 20_001),
+    ],
+)
+def test_a_tournament_of_more_than_the_most_games_is_refused_naming_the_field(
+    changes: dict[str, object], field_name: str, planned: int
+) -> None:
+    base = {"game": "autobus", "entrants": field("random", "random"), "table_size": 2}
+    definition = TournamentDefinition(**{**base, **changes})  # type: ignore[arg-type]
+    assert planned_games(definition) == planned > MAX_GAMES
+    with pytest.raises(InvalidTournament) as caught:
+        validate(definition)
+    assert caught.value.field == field_name
+    assert str(MAX_GAMES) in caught.value.message
+
+
+def test_a_tournament_of_exactly_the_most_games_is_valid() -> None:
+    definition = TournamentDefinition(
+        game="autobus", entrants=field("random", "random"), table_size=2, games_per_table=MAX_GAMES
+    )
+    assert planned_games(definition) == MAX_GAMES
+    validate(definition)
+
+
+def test_planned_games_counts_what_the_formats_plan() -> None:
+    four = [Entrant("random")] * 4
+    robin = TournamentDefinition(game="autobus", entrants=four, table_size=2, games_per_table=3)
+    duplicate = msgspec.structs.replace(robin, format="duplicate")
+    assert planned_games(robin) == len(formats.round_robin(4, 2, 3, "s")) == 18
+    assert planned_games(duplicate) == len(formats.duplicate(4, 2, 3, "s")) == 36
 
 
 def test_the_cli_prints_the_standings_as_one_json_object(
