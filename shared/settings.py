@@ -89,11 +89,22 @@ class WorkerSettings(CommonSettings):
 
     workers_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9101
     """CARDARENA_WORKERS_METRICS_PORT: the workers' Prometheus port (0: off)."""
+    broker_visibility_timeout: Annotated[int, msgspec.Meta(ge=1)] = 300
+    """CARDARENA_BROKER_VISIBILITY_TIMEOUT: seconds a worker may hold a task unacknowledged
+    before another worker's sweep sends it again: how late a killed worker's tasks come back
+    (a webhook turn that waits longer is sent again, harmlessly: moves are version-checked)."""
+    broker_restore_interval: Annotated[int, msgspec.Meta(ge=1)] = 10
+    """CARDARENA_BROKER_RESTORE_INTERVAL: seconds between a worker's sweeps for tasks held past
+    the visibility timeout."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class BeatSettings(CommonSettings):
-    """The settings of celery beat (`cardarena serve beat`): the common ones."""
+    """The settings of celery beat (`cardarena serve beat`)."""
+
+    reconcile_seconds: Annotated[int, msgspec.Meta(ge=0)] = 120
+    """CARDARENA_RECONCILE_SECONDS: how often beat has the workers look for running
+    tournaments' games that the platform left waiting that long, and play them on (0: never)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,6 +137,9 @@ _ENV = {
     "heartbeat_max_age": "CARDARENA_HEARTBEAT_MAX_AGE",
     "projection_metrics_port": "CARDARENA_PROJECTION_METRICS_PORT",
     "workers_metrics_port": "CARDARENA_WORKERS_METRICS_PORT",
+    "broker_visibility_timeout": "CARDARENA_BROKER_VISIBILITY_TIMEOUT",
+    "broker_restore_interval": "CARDARENA_BROKER_RESTORE_INTERVAL",
+    "reconcile_seconds": "CARDARENA_RECONCILE_SECONDS",
     "log_json": "CARDARENA_LOG_JSON",
 }
 

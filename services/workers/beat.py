@@ -10,6 +10,9 @@ a lock, so a restarted beat knows what ran and a second beat waits instead of fi
 (with its slot) before it records the run, so a beat killed in between sends the same slot
 again on restart, which creates nothing twice (run ids derive from the slot); redbeat's
 order (record, then send) would lose that run instead.
+
+Beat also sends the workers' reconciliation (`cardarena.reconcile_tournaments`) every
+`CARDARENA_RECONCILE_SECONDS`, a static redbeat entry under the same prefix.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from shared.tournaments.schedule import Schedule, ScheduledTournament, Scheduler
 
 TASK = "cardarena.run_scheduled_tournament"
 """The task a run sends: (definition, schedule id), and the run's `slot` as a keyword."""
+RECONCILE = "cardarena.reconcile_tournaments"
+"""The task beat sends every `reconcile_seconds`, with that stall as its argument."""
 DEFAULT_MAX_INTERVAL = 5
 """Seconds beat sleeps at most between looks at Redis: how late a new schedule may fire."""
 _TIMING_TYPE = "cardarena_timing"
@@ -296,10 +301,25 @@ def _unavailable() -> Iterator[None]:
         raise StoreUnavailable(f"the schedules' Redis is unavailable: {error}") from error
 
 
+def reconcile_schedule(settings: BeatSettings) -> dict[str, Any]:
+    """Returns beat's own entries: the reconciliation every `reconcile_seconds` (none at 0).
+
+    A run not started within its period expires: runs that waited behind a long queue do
+    not all run at once.
+    """
+    every = settings.reconcile_seconds
+    if every == 0:
+        return {}
+    options = {"queue": settings.queue, "expires": every}
+    entry = {"task": RECONCILE, "schedule": float(every), "args": (every,), "options": options}
+    return {"cardarena-reconcile": entry}
+
+
 def run_beat(settings: BeatSettings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:
     """Runs celery beat over the schedules of `settings` until stopped; one beat fires at a time."""
     from services.workers.celery_app import app  # noqa: PLC0415 - the workers' app, on demand
 
     app.conf.update(beat_config(settings.redis_url, key_prefix(settings), max_interval))
+    app.conf.beat_schedule = reconcile_schedule(settings)
     app.conf[HEARTBEAT_CONF] = str(heartbeat_path(settings.heartbeat_dir, "beat"))
     app.Beat(max_interval=max_interval, loglevel="INFO").run()

@@ -1,13 +1,49 @@
-"""The Celery application of the workers; `celery -A services.workers.celery_app worker`."""
+"""The Celery application of the workers; `celery -A services.workers.celery_app worker`.
+
+Redelivery over Redis (kombu's transport): a worker takes a task off the queue and keeps
+it in an `unacked` hash until it acknowledges it, after the task ran (late acks). A task
+held by a worker that is killed goes back to the queue when another worker's sweep finds
+it older than the visibility timeout; the sweep runs every restore interval (kombu would
+scan only on every tenth tick, 100 s apart; the throttle of 1 makes the setting the
+period). A worker whose pool child dies (not the whole worker) requeues the task at once
+(`task_reject_on_worker_lost`).
+
+A task that Redis hands to a worker that dies before it records the task in `unacked`
+is lost to both: kombu takes it with BRPOP, then records it. Beat's reconciliation
+(`cardarena.reconcile_tournaments`) sends such a tournament game's bot turns again.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import Celery
 
-from shared.settings import CommonSettings, load_settings
+from shared.settings import WorkerSettings, load_settings
 
 
-def create_celery(settings: CommonSettings) -> Celery:
+def transport_options(settings: WorkerSettings) -> dict[str, Any]:
+    """Returns kombu's Redis transport options: the visibility timeout, a sweep every restore
+    interval, and the sweep's keys under the namespace.
+
+    The keys are the namespace's own so that another deployment (or test) on the same Redis
+    database, with another visibility timeout, never sends this one's tasks again, and a
+    worker killed in the middle of a sweep holds up only its own deployment's sweeps, for
+    one restore interval (kombu's default: 300 s, for every user of the database).
+    """
+    prefix = settings.namespace
+    return {
+        "visibility_timeout": settings.broker_visibility_timeout,
+        "unacked_restore_interval": settings.broker_restore_interval,
+        "unacked_restore_throttle": 1,
+        "unacked_key": f"{prefix}unacked",
+        "unacked_index_key": f"{prefix}unacked_index",
+        "unacked_mutex_key": f"{prefix}unacked_mutex",
+        "unacked_mutex_expire": settings.broker_restore_interval,
+    }
+
+
+def create_celery(settings: WorkerSettings) -> Celery:
     """Returns the Celery app for `settings`: late acks, one task prefetched at a time."""
     app = Celery("cardarena", broker=settings.celery_broker, include=["services.workers.tasks"])
     app.conf.update(
@@ -19,7 +55,7 @@ def create_celery(settings: CommonSettings) -> Celery:
         accept_content=["json"],
         task_ignore_result=True,
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": 3600},
+        broker_transport_options=transport_options(settings),
         worker_hijack_root_logger=False,
     )
     return app

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from services.wiring import build_store
+from services.wiring import build_store, build_views
 from services.workers.celery_app import app
 from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
@@ -17,14 +17,27 @@ from shared.handlers import BotTurnDispatcher, load, play_bot_turns
 from shared.settings import load_settings
 from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
-from shared.tournaments.runner import after_game, ensure_tournament, start_pending_games
+from shared.tournaments.runner import (
+    after_game,
+    ensure_tournament,
+    last_event,
+    reconcile,
+    start_pending_games,
+)
 from shared.tournaments.schedule import run_definition, run_id
+from shared.views.port import TournamentViews
 
 
 @functools.cache
 def worker_store() -> EventStore:
     """Returns this worker process's event store, built on first use."""
     return build_store(load_settings())
+
+
+@functools.cache
+def worker_views() -> TournamentViews:
+    """Returns this worker process's tournament views (the projection's), built on first use."""
+    return build_views(load_settings(), worker_store())
 
 
 RETRIED: dict[str, Any] = {
@@ -50,19 +63,13 @@ def bot_turns(game_id: str) -> int:
     """
     started_ms = now_ms()
     store = worker_store()
-    handed = _last_event(store, game_id)
+    handed = last_event(store, game_id)
     moves = play_bot_turns(store, game_id)
     if moves and handed is not None:
         _count_bot_turns(handed, moves, started_ms)
     after_game(store, game_id, _dispatch)
     _watch(store, game_id)
     return moves
-
-
-def _last_event(store: EventStore, game_id: str) -> RecordedEvent | None:
-    """Returns the last event of the game's stream, None when it has none."""
-    last = store.read(game_id, after=max(0, store.version(game_id) - 1), limit=1)
-    return last[0] if last else None
 
 
 def _count_bot_turns(handed: RecordedEvent, moves: int, started_ms: int) -> None:
@@ -118,8 +125,13 @@ def _queue() -> str:
 
 
 def _countdown(deadline_ms: int) -> float:
-    """Returns the seconds until a little after `deadline_ms`."""
-    return max(0.0, (deadline_ms - now_ms()) / 1000) + 0.05
+    """Returns the seconds until a little after `deadline_ms`, at most half the broker's
+    visibility timeout: a worker holds a countdown task unacknowledged until it runs, and one
+    held longer would be sent again after every timeout (harmless, deadlines are
+    version-checked, but a day's deadline would run some 300 times). A deadline task run
+    early sends itself again."""
+    hold = load_settings().broker_visibility_timeout / 2
+    return min(max(0.0, (deadline_ms - now_ms()) / 1000) + 0.05, hold)
 
 
 def _watch(store: EventStore, game_id: str) -> None:
@@ -162,6 +174,28 @@ def run_scheduled_tournament(definition: dict[str, Any], schedule_id: str, slot:
     ensure_tournament(store, run_definition(scheduled), tournament_id)
     start_pending_games(store, tournament_id, _dispatch)
     return tournament_id
+
+
+RECONCILE_LIMIT = 1000
+"""The most running tournaments (newest first) one reconciliation looks at."""
+
+
+@app.task(name="cardarena.reconcile_tournaments")
+def reconcile_tournaments(stall_seconds: float) -> int:
+    """Plays on the running tournaments' games that the platform has left waiting for
+    `stall_seconds` (their task lost with a killed worker); beat sends it that often, and
+    a run that fails (a store or the views unavailable) leaves the work to the next one.
+
+    Returns how many games it sent on.
+    """
+    store, stall_ms = worker_store(), int(stall_seconds * 1000)
+    try:
+        running = worker_views().tournaments("running", None, RECONCILE_LIMIT)
+        return sum(
+            reconcile(store, t.tournament_id, stall_ms, now_ms(), _dispatch) for t in running
+        )
+    except StoreUnavailable:
+        return 0
 
 
 def _dispatch(game_id: str) -> None:

@@ -10,11 +10,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
-from shared.handlers import InvalidRequest, create_game, load, play_bot_turns
+from shared.deadlines import watch_of
+from shared.handlers import (
+    InvalidRequest,
+    create_game,
+    game_id_for,
+    load,
+    platform_due,
+    play_bot_turns,
+)
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
 from shared.registry import registered_bots
-from shared.store.port import ConcurrencyConflict, EventStore
+from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
 from shared.tournaments.model import (
     AnyTournamentEvent,
     Entrant,
@@ -209,3 +217,57 @@ def run_in_process(
             after = record_game(store, tournament_id, game.key, game_id)
             if on_game is not None:
                 on_game(after)
+
+
+def last_event(store: EventStore, stream: str) -> RecordedEvent | None:
+    """Returns the last event of a stream, None when it has none."""
+    last = store.read(stream, after=max(0, store.version(stream) - 1), limit=1)
+    return last[0] if last else None
+
+
+def reconcile(
+    store: EventStore,
+    tournament_id: str,
+    stall_ms: int,
+    now: int,
+    dispatch: Callable[[str], None],
+) -> int:
+    """Plays on a running tournament that has recorded no game for `stall_ms` before `now`:
+    starts its round again if one of its games is missing (idempotent), else dispatches each
+    game stalled as long. Returns how many games it dispatched; a tournament still moving
+    costs two reads.
+    """
+    last = last_event(store, stream_id(tournament_id))
+    if last is None or _age(last, now) < stall_ms:
+        return 0
+    state, _ = load_tournament(store, tournament_id)
+    game_ids = [game_id_for(game.key) for game in pending(state)]
+    if state.status != "running":
+        return 0
+    if any(store.version(game_id) == 0 for game_id in game_ids):
+        return len(start_pending_games(store, tournament_id, dispatch))
+    stalled = [game_id for game_id in game_ids if _stalled(store, game_id, stall_ms, now)]
+    for game_id in stalled:
+        dispatch(game_id)
+    return len(stalled)
+
+
+def _stalled(store: EventStore, game_id: str, stall_ms: int, now: int) -> bool:
+    """Returns whether the game has waited `stall_ms` on the platform: over but not recorded,
+    a built-in bot's move, or a deadline `stall_ms` past and not enforced. A seat that may
+    still think (its deadline not that far past) is not stalled."""
+    if _age(last_event(store, game_id), now) < stall_ms:
+        return False
+    loaded = load(store, game_id)
+    if loaded.spec.is_over(loaded.state):
+        return True
+    watch = watch_of(loaded)
+    deadline = None if watch is None else watch.deadline_ms
+    return platform_due(loaded) and (deadline is None or now - deadline >= stall_ms)
+
+
+def _age(event: RecordedEvent | None, now: int) -> float:
+    """Returns the milliseconds since `event` was recorded (unknown, none: forever)."""
+    if event is None or not event.recorded_at:
+        return float("inf")
+    return now - event.recorded_at

@@ -1,0 +1,114 @@
+"""A Celery worker SIGKILLed in the middle of a tournament (the scenario of bench/worker_kill.py,
+smaller): every game finishes with versions 1..n, the standings equal the in-process run's.
+
+The killed worker's held tasks come back through the broker (short visibility timeout and
+restore interval here); the message it was taking, lost to the broker, through beat's
+reconciliation. See docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from bench import worker_kill
+from shared.deadlines import now_ms
+from shared.handlers import game_id_for, load, play_bot_turns
+from shared.messages.common import Clock
+from shared.registry import BotSpec, register_bot
+from shared.store.memory import InMemoryEventStore
+from shared.tournaments.model import Entrant, TournamentDefinition, pending
+from shared.tournaments.runner import (
+    after_game,
+    create_tournament,
+    load_tournament,
+    reconcile,
+    record_game,
+)
+
+pytestmark = pytest.mark.reliability
+
+SETTINGS = {
+    "CARDARENA_BROKER_VISIBILITY_TIMEOUT": "10",
+    "CARDARENA_BROKER_RESTORE_INTERVAL": "1",
+    "CARDARENA_RECONCILE_SECONDS": "5",
+}
+"""Short redelivery and reconciliation, so that the run takes about a minute."""
+
+
+# The run's waits fail only on a hang (worker_kill.HANG_SECONDS each); a busy machine may
+# take longer than the suite's 300 s default for the whole test.
+@pytest.mark.timeout(1800)
+def test_a_worker_killed_mid_tournament_loses_and_repeats_no_move_and_the_standings_hold(
+    redis_url: str, namespace: str, database_url: str
+) -> None:
+    tournament = worker_kill.definition(entrants=5, games_per_table=6)
+    figures = worker_kill.run(redis_url, database_url, namespace, tournament, SETTINGS, sys.stdout)
+    worker_kill.report(figures)
+    assert 0 < figures.recorded_at_kill < figures.games == 60
+    assert figures.held, "the killed worker held no task: nothing was redelivered"
+    assert figures.redelivered_after_s is not None, "the held tasks did not come back"
+    assert figures.lost is not None, "no message was lost with the killed worker"
+    assert figures.resumed_after_s is not None, "the game whose task was lost never moved on"
+    assert figures.finished
+    assert figures.unfinished_games == []
+    assert figures.gaps_or_repeats == [], "versions with gaps or repeats"
+    assert figures.feed_repeats == 0
+    assert figures.records_equal, "a game's places differ from the in-process run"
+    assert figures.standings_equal
+
+
+STALL_MS = 5_000
+
+
+def test_the_reconciliation_dispatches_only_the_games_the_platform_left_waiting() -> None:
+    store = InMemoryEventStore()
+    tournament = worker_kill.definition(entrants=3, games_per_table=2)
+    create_tournament(store, tournament, "t")
+    sent: list[str] = []
+    assert reconcile(store, "t", STALL_MS, now_ms(), sent.append) == 0, "still moving"
+
+    later = now_ms() + STALL_MS
+    games = [game_id_for(game.key) for game in pending(load_tournament(store, "t")[0])]
+    assert reconcile(store, "t", STALL_MS, later, sent.append) == len(games) == 6
+    assert sent == games, "a round whose games were never created starts again"
+
+    waiting, unrecorded, *played = games
+    play_bot_turns(store, unrecorded)
+    for game_id in played:
+        play_bot_turns(store, game_id)
+        after_game(store, game_id, sent.append)
+    sent.clear()
+    assert reconcile(store, "t", STALL_MS, now_ms(), sent.append) == 0, "a game was recorded"
+    assert reconcile(store, "t", STALL_MS, now_ms() + STALL_MS, sent.append) == 2
+    assert sorted(sent) == sorted([waiting, unrecorded])
+
+    key = load_tournament(store, "t")[0].rounds[-1].games[1].key
+    record_game(store, "t", key, unrecorded)
+    play_bot_turns(store, waiting)
+    after_game(store, waiting, sent.append)
+    assert load_tournament(store, "t")[0].status == "finished"
+    assert reconcile(store, "t", STALL_MS, now_ms() + 10 * STALL_MS, sent.append) == 0
+
+
+def test_the_reconciliation_leaves_a_seat_its_time_and_enforces_a_deadline_left_unwatched() -> None:
+    store = InMemoryEventStore()
+    register_bot(store, BotSpec(name="ext", game="autobus", kind="external"))
+    tournament = TournamentDefinition(
+        game="autobus",
+        entrants=[Entrant("ext"), Entrant("random")],
+        table_size=2,
+        clock=Clock(move_seconds=10),
+    )
+    create_tournament(store, tournament, "t")
+    sent: list[str] = []
+    (game_id,) = [game_id_for(game.key) for game in pending(load_tournament(store, "t")[0])]
+    assert reconcile(store, "t", STALL_MS, now_ms() + STALL_MS, sent.append) == 1
+    play_bot_turns(store, game_id)
+    loaded = load(store, game_id)
+    assert loaded.clock is not None, "the external seat is timed"
+    assert reconcile(store, "t", STALL_MS, now_ms() + STALL_MS, sent.append) == 0, "may think"
+    late = now_ms() + 10_000 + STALL_MS
+    assert reconcile(store, "t", STALL_MS, late, sent.append) == 1, "its deadline went by"
+    assert sent == [game_id, game_id]
