@@ -288,32 +288,30 @@ async def register(host: httpx.AsyncClient, name: str) -> str:
     return str(response.json()["token"])
 
 
+async def get_view(
+    player: Player, url: str, params: dict[str, Any], tally: Tally
+) -> dict[str, Any] | None:
+    """Returns the JSON body of a GET of `url`; None after a transport error or a non-2xx
+    (counted, then a short pause)."""
+    try:
+        response = await player.http.get(url, params=params, timeout=60)
+    except httpx.TransportError as error:
+        tally.error("transport", repr(error))
+        await asyncio.sleep(0.05)
+        return None
+    if not tally.answer(response):
+        await asyncio.sleep(0.05)
+        return None
+    view: dict[str, Any] = response.json()
+    return view
+
+
 async def play_seat(
     player: Player, game_id: str, seat: int, budget: Budget, tally: Tally, over: asyncio.Event
 ) -> None:
-    """Plays `seat` of `game_id` until the game ends or the budget is spent."""
-    http = player.http
-    while not over.is_set():
-        try:
-            response = await http.get(f"/v1/games/{game_id}/view", params={"seat": seat})
-        except httpx.TransportError as error:
-            tally.error("transport", repr(error))
-            await asyncio.sleep(0.05)
-            continue
-        if not tally.answer(response):
-            await asyncio.sleep(0.05)
-            continue
-        view = response.json()
-        if view["status"] != "playing":
-            over.set()
-            return
-        if seat not in view["to_move"] or not view["legal_actions"]:
-            await asyncio.sleep(POLL_SECONDS)
-            continue
-        if not budget.take():
-            over.set()
-            return
-        await post_move(player, game_id, seat, view, tally)
+    """Plays `seat` of `game_id` by polling its view until the game ends or the budget is
+    spent."""
+    await play_views(player, game_id, seat, budget, tally, over, "view", {})
 
 
 async def turn_seat(
@@ -321,23 +319,32 @@ async def turn_seat(
 ) -> None:
     """Plays `seat` of `game_id` with the long poll of its turn (`/turn?seat=&wait=`): each
     answer is the seat's view once the game waits for it, answered with one POST."""
+    await play_views(player, game_id, seat, budget, tally, over, "turn", {"wait": 30})
+
+
+async def play_views(
+    player: Player,
+    game_id: str,
+    seat: int,
+    budget: Budget,
+    tally: Tally,
+    over: asyncio.Event,
+    path: str,
+    params: dict[str, Any],
+) -> None:
+    """Reads the seat's view from `/v1/games/{id}/{path}` and posts one of its legal actions
+    whenever it has some, until the game ends or the budget is spent; a view without a move
+    is read again after POLL_SECONDS."""
+    url = f"/v1/games/{game_id}/{path}"
     while not over.is_set():
-        try:
-            response = await player.http.get(
-                f"/v1/games/{game_id}/turn", params={"seat": seat, "wait": 30}, timeout=60
-            )
-        except httpx.TransportError as error:
-            tally.error("transport", repr(error))
-            await asyncio.sleep(0.05)
+        view = await get_view(player, url, {"seat": seat, **params}, tally)
+        if view is None:
             continue
-        if not tally.answer(response):
-            await asyncio.sleep(0.05)
-            continue
-        view = response.json()
         if view["status"] != "playing":
             over.set()
             return
-        if not view["legal_actions"]:
+        if seat not in view["to_move"] or not view["legal_actions"]:
+            await asyncio.sleep(POLL_SECONDS)
             continue
         if not budget.take():
             over.set()
