@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import secrets
@@ -62,6 +61,7 @@ from rich.table import Table
 from services.dev import Launcher, cardarena, service_ready, stack_environment
 from services.projection.lag import projection_lag
 from services.projection.migrate import migrate
+from shared.client import SseParser, StreamEvent
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 0.5
@@ -210,9 +210,10 @@ def servers(
 
 
 @contextlib.contextmanager
-def temporary_database(server_url: str) -> Iterator[str]:
-    """Yields the URL of a new database on `server_url`'s server; drops it afterwards."""
-    name = f"bench_load_{uuid.uuid4().hex[:8]}"
+def temporary_database(server_url: str, prefix: str = "bench_load") -> Iterator[str]:
+    """Yields the URL of a new database (`<prefix>_<random>`) on `server_url`'s server; drops
+    it afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     admin = psycopg.conninfo.make_conninfo(server_url, dbname="postgres")
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
@@ -369,20 +370,20 @@ async def stream_seat(
                 if not tally.answer(response):
                     await asyncio.sleep(0.05)
                     continue
-                async for event, data, event_id in sse_messages(response):
-                    if event_id.isdigit():
-                        last = int(event_id)
+                async for message in sse_messages(response):
+                    if message.id is not None and message.id.isdigit():
+                        last = int(message.id)
                     if over.is_set():
                         return
-                    if event == "snapshot" and json.loads(data)["status"] != "playing":
+                    if message.event == "snapshot" and message.data["status"] != "playing":
                         over.set()
                         return
-                    if event != "your_turn":
+                    if message.event != "your_turn":
                         continue
                     if not budget.take():
                         over.set()
                         return
-                    if not await post_move(player, game_id, seat, json.loads(data), tally):
+                    if not await post_move(player, game_id, seat, message.data, tally):
                         break  # an error: the stream resumes, and sends the turn again
                 else:
                     over.set()
@@ -392,24 +393,12 @@ async def stream_seat(
             await asyncio.sleep(0.05)
 
 
-async def sse_messages(response: httpx.Response) -> AsyncIterator[tuple[str, str, str]]:
-    """Yields (event, data, id) of each message of a server-sent event stream."""
-    event, event_id = "message", ""
-    data: list[str] = []
+async def sse_messages(response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    """Yields each event of a server-sent event stream as it comes."""
+    parser = SseParser()
     async for line in response.aiter_lines():
-        if not line:
-            if data:
-                yield event, "\n".join(data), event_id
-            event, data = "message", []
-            continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "event":
-            event = value
-        elif name == "data":
-            data.append(value)
-        elif name == "id":
-            event_id = value
+        if (event := parser.feed(line)) is not None:
+            yield event
 
 
 async def post_move(

@@ -40,10 +40,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar, cast
 
-import psycopg
 import redis
-from psycopg import sql
 
+from bench.load import temporary_database
 from services.dev import Child, Launcher, cardarena, stack_environment
 from services.projection.migrate import migrate
 from shared.handlers import game_id_for
@@ -335,21 +334,6 @@ def report(figures: Figures, out: TextIO = sys.stdout) -> bool:
     return ok
 
 
-@contextlib.contextmanager
-def scratch_database(admin_url: str) -> Iterator[str]:
-    """Yields the URL of a new database on the server of `admin_url`, dropped afterwards."""
-    name = f"bench_kill_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield psycopg.conninfo.make_conninfo(admin_url, dbname=name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
 def main() -> None:
     """Runs the benchmark once and prints its figures."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -370,7 +354,7 @@ def main() -> None:
     log = args.log or tempfile.mkstemp(prefix="worker-kill-", suffix=".log")[1]
     tournament = definition(args.entrants, args.games_per_table)
     namespace = f"bench-kill:{uuid.uuid4().hex[:8]}:"
-    with open(log, "w") as out, scratch_database(admin) as database_url:
+    with open(log, "w") as out, temporary_database(admin, "bench_kill") as database_url:
         figures = run(redis_url, database_url, namespace, tournament, settings, out)
     print(f"processes' output: {log}")
     sys.exit(0 if report(figures) else 1)

@@ -292,29 +292,45 @@ class Client:
             yield from parse_sse(response.iter_lines())
 
 
-def parse_sse(lines: Iterator[str]) -> Iterator[StreamEvent]:
-    """Yields the events of server-sent-event `lines` (the text/event-stream format)."""
-    event: str = "message"
-    event_id: str | None = None
-    data: list[str] = []
-    for line in lines:
+class SseParser:
+    """Reads server-sent-event lines one at a time (the text/event-stream format): `feed`
+    returns the event a blank line completes. For synchronous and asynchronous readers alike.
+    """
+
+    def __init__(self) -> None:
+        self._event = "message"
+        self._id: str | None = None
+        self._data: list[str] = []
+
+    def feed(self, line: str) -> StreamEvent | None:
+        """Takes one line (without its end); returns the event it completes, if any."""
         if not line:
-            if data:
-                text = "\n".join(data)
+            done = None
+            if self._data:
+                text = "\n".join(self._data)
                 try:
                     payload: Any = json.loads(text)
                 except ValueError:
                     payload = text
-                yield StreamEvent(event, event_id, payload)
-            event, event_id, data = "message", None, []
-            continue
+                done = StreamEvent(self._event, self._id, payload)
+            self._event, self._id, self._data = "message", None, []
+            return done
         if line.startswith(":"):
-            continue
+            return None
         name, _, value = line.partition(":")
         value = value.removeprefix(" ")
         if name == "event":
-            event = value
+            self._event = value
         elif name == "id":
-            event_id = value
+            self._id = value
         elif name == "data":
-            data.append(value)
+            self._data.append(value)
+        return None
+
+
+def parse_sse(lines: Iterator[str]) -> Iterator[StreamEvent]:
+    """Yields the events of server-sent-event `lines` (the text/event-stream format)."""
+    parser = SseParser()
+    for line in lines:
+        if (event := parser.feed(line)) is not None:
+            yield event

@@ -17,6 +17,7 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access
 from shared.archive import InMemoryEventArchive
+from shared.client import StreamEvent, parse_sse
 from shared.games.base import get_game
 from shared.handlers import (
     InProcessDispatcher,
@@ -345,14 +346,9 @@ def test_a_game_whose_stream_left_the_store_reads_and_replays_from_the_archive(
     assert [item["version"] for item in after["/events"]["events"]] == [4, 5, 6, 7, 8]
 
 
-def sse_events(text: str) -> list[tuple[str, str, str]]:
-    """Returns (event, id, data) of every message of a server-sent event body."""
-    found = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "data" in fields:
-            found.append((fields.get("event", "message"), fields.get("id", ""), fields["data"]))
-    return found
+def sse_events(text: str) -> list[StreamEvent]:
+    """Returns every event of a server-sent event body."""
+    return list(parse_sse(iter([*text.splitlines(), ""])))
 
 
 def test_the_stream_of_a_game_whose_stream_left_the_store_comes_from_the_archive(
@@ -371,8 +367,8 @@ def test_the_stream_of_a_game_whose_stream_left_the_store_comes_from_the_archive
 
     assert after == before
     snapshot, resumed = (sse_events(text) for text in after)
-    assert [event for event, _, _ in snapshot] == ["snapshot"]
-    assert [int(i) for _, i, _ in resumed] == list(range(4, version + 1))
+    assert [event.event for event in snapshot] == ["snapshot"]
+    assert [int(event.id or "") for event in resumed] == list(range(4, version + 1))
 
 
 def test_a_fork_starts_from_the_originals_state_at_the_version_and_plays_to_its_end(
