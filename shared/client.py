@@ -4,8 +4,7 @@
     token = host.register_bot("alice", game="shithead", kind="external").token
     bot = Client("http://127.0.0.1:8000", token=token)
     for turn in bot.turns(wait=30):                  # or bot.events() for server-sent events
-        view = bot.view(turn.game_id, turn.seat)
-        bot.act(turn.game_id, turn.seat, choose(view), view=view)
+        bot.play(turn.game_id, turn.seat, choose)    # one request a move, to the game's end
 
 `act` sends an automatic Idempotency-Key (so a retry after a timeout appends once) and,
 on 409 (someone moved first, or the version moved on), re-reads the view and asks the
@@ -231,12 +230,14 @@ class Client:
         *,
         view: SeatView | None = None,
         attempts: int = 5,
+        wait: int | None = None,
     ) -> dict[str, Any] | None:
         """Posts `choose(view)` at the view's version; on 409 re-reads the view and chooses again.
 
         Each attempt carries its own Idempotency-Key, reused if the same attempt is retried
         after a transport error, so an action is appended at most once. Returns the answer,
-        or None when the seat no longer has a move (the game moved on or ended).
+        or None when the seat no longer has a move (the game moved on or ended). With
+        `wait`, the answer's `turn` is the seat's next turn, waited for up to `wait` s.
         """
         for _ in range(attempts):
             view = view or self.view(game_id, seat)
@@ -245,21 +246,41 @@ class Client:
             body = {"seat": seat, "action": choose(view), "expected_version": view.version}
             headers = {"Idempotency-Key": uuid.uuid4().hex}
             try:
-                return self._post_action(game_id, body, headers)
+                return self._post_action(game_id, body, headers, wait)
             except ApiError as error:
                 if error.status != 409:
                     raise
                 view = None
         raise ApiError(409, {"detail": f"no action landed after {attempts} attempts"})
 
+    def play(self, game_id: str, seat: int, choose: Chooser, wait: int = 30) -> SeatView:
+        """Plays `seat` until the game is over, one request a move: each action's answer
+        carries the seat's next turn. Returns the seat's last view."""
+        view = self.wait_turn(game_id, seat, wait)
+        while view.status == "playing":
+            answer = self.act(game_id, seat, choose, view=view, wait=wait)
+            if answer is None:  # no move for the seat now: its wait ran out, or a 409 said so
+                view = self.wait_turn(game_id, seat, wait)
+            else:
+                view = msgspec.convert(answer["turn"], SeatView)
+        return view
+
     def _post_action(
-        self, game_id: str, body: dict[str, Any], headers: dict[str, str], retries: int = 3
+        self,
+        game_id: str,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        wait: int | None = None,
+        retries: int = 3,
     ) -> dict[str, Any]:
         """Posts an action, retrying a transport error with the same Idempotency-Key."""
+        options: dict[str, Any] = {}
+        if wait is not None:
+            options = {"params": {"wait": wait}, "timeout": wait + 30}
         for attempt in range(retries + 1):
             try:
                 result: dict[str, Any] = self._call(
-                    "POST", f"/v1/games/{game_id}/actions", json=body, headers=headers
+                    "POST", f"/v1/games/{game_id}/actions", json=body, headers=headers, **options
                 )
                 return result
             except httpx.TransportError:

@@ -15,8 +15,8 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, RequestBody, Sc
 from litestar.params import RawBody
 
 from services.game.auth import BEARER, host_only
+from services.game.params import GameId
 from services.game.problems import MEDIA_TYPE, ProblemOperation, problem, responses
-from services.game.routes import GameId
 from services.game.schemas import Problem
 from shared import exchange
 from shared.archive import EventArchive, game_log

@@ -13,8 +13,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
 from services.game.auth import BEARER, Access, Caller, check_seat, host_only
+from services.game.params import GameId, IdempotencyKey
 from services.game.problems import problem, responses
-from services.game.routes import GameId, IdempotencyKey, play_bots
+from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
 from shared.archive import EventArchive, decoded_log, game_log, loaded_from
 from shared.forks import ForkOfRunningGame, fork_game

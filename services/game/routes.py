@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
+import anyio.to_thread
+import msgspec
 import structlog
-from litestar import Controller, Response, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 from services.game.auth import BEARER, Access, Caller, check_seat, host_only
+from services.game.params import GameId, IdempotencyKey, NextTurnWait, SeatNumber, ViewerSeat
 from services.game.problems import responses
 from services.game.schemas import (
     ActionAccepted,
@@ -24,6 +28,7 @@ from services.game.schemas import (
     PostAction,
     SeatView,
 )
+from services.game.streams import due, streams_of, until_due
 from services.metrics import GameMetrics
 from shared.archive import EventArchive, game_log, load_logged, loaded_from
 from shared.game_slots import admit
@@ -45,27 +50,6 @@ from shared.registry import registered_bots
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)
-
-IdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Idempotency-Key",
-        required=False,
-        min_length=1,
-        max_length=200,
-        description="Makes a retry safe: the same key and body return the first result.",
-    ),
-]
-GameId = Annotated[str, PathParameter(description="The game's id, as its creation returned it.")]
-SeatNumber = Annotated[int, QueryParameter(ge=0, description="A 0-based seat of the game")]
-ViewerSeat = Annotated[
-    int | None,
-    QueryParameter(
-        ge=0,
-        description="The seat whose eyes to see a running game with; none: a spectator",
-        schema_extra={"minimum": 0},  # Litestar 2 leaves an optional parameter's 0 bound out
-    ),
-]
 
 
 def play_bots(
@@ -203,8 +187,9 @@ def _act(
     key: str | None,
     caller: Caller,
     metrics: GameMetrics,
-) -> ActionAccepted:
-    """Applies an action and starts the bots' play if one of them is to move next."""
+) -> tuple[ActionAccepted, LoadedGame]:
+    """Applies an action and starts the bots' play if one of them is to move next; returns
+    the answer and the game after the action."""
     loaded = _load(store, game_id)
     if data.seat < len(loaded.created.seats):
         check_seat(caller, loaded.created.seats, data.seat, act=True)
@@ -222,8 +207,43 @@ def _act(
     else:
         metrics.moves.labels(loaded.created.game).inc()
     log.info("action accepted", seat=data.seat, version=outcome.version, replayed=outcome.replayed)
-    play_bots(store, dispatcher, game_id, outcome.loaded)
-    return ActionAccepted.of(outcome)
+    after = outcome.loaded if outcome.loaded is not None else load(store, game_id)
+    play_bots(store, dispatcher, game_id, after)
+    return ActionAccepted.of(outcome), after
+
+
+def _act_now(
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    game_id: str,
+    data: PostAction,
+    key: str | None,
+    caller: Caller,
+    metrics: GameMetrics,
+    wait: int | None,
+) -> tuple[ActionAccepted, LoadedGame | None]:
+    """Runs `_act`; with a `wait`, answers the seat's turn too when it needs no waiting (the
+    game waits for the seat or is over, or `wait` is 0). Returns the answer and, when the
+    turn is still to wait for, the game to wait on."""
+    accepted, after = _act(store, dispatcher, game_id, data, key, caller, metrics)
+    if wait is None:
+        return accepted, None
+    if wait == 0 or due(after, data.seat):
+        return msgspec.structs.replace(accepted, turn=SeatView.of(after, data.seat)), None
+    return accepted, after
+
+
+def _next_turn(
+    store: EventStore,
+    accepted: ActionAccepted,
+    loaded: LoadedGame,
+    seat: int,
+    wait: int,
+    chunk: float,
+) -> ActionAccepted:
+    """Returns `accepted` with `seat`'s turn, waited for up to `wait` s (blocks)."""
+    turn = SeatView.of(until_due(store, loaded, seat, wait, chunk), seat)
+    return msgspec.structs.replace(accepted, turn=turn)
 
 
 class GamesController(Controller):
@@ -343,15 +363,18 @@ class GamesController(Controller):
         summary="Take an action",
         description=(
             "A seat bound to a bot is played with that bot's token only; any other seat with"
-            " the admin key (in open mode, nothing)."
+            " the admin key (in open mode, nothing). With `wait`, the answer also carries the"
+            " seat's next turn (`turn`, the body of `getSeatView`) once the game waits for the"
+            " seat again or is over, or after `wait` seconds as it stands (its"
+            " `legal_actions` empty): a bot plays with one request per move."
         ),
         status_code=200,
-        sync_to_thread=True,
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 422, 503),
     )
-    def post_action(
+    async def post_action(
         self,
+        request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
         caller: NamedDependency[Caller],
@@ -359,9 +382,30 @@ class GamesController(Controller):
         game_id: GameId,
         data: JSONBody[PostAction],
         idempotency_key: IdempotencyKey = None,
+        wait: NextTurnWait = None,
     ) -> ActionAccepted:
-        """Applies a seat's action at `expected_version`; a retry with the same key replays."""
-        return _act(store, dispatcher, game_id, data, idempotency_key, caller, game_metrics)
+        """Applies a seat's action at `expected_version`; a retry with the same key replays.
+
+        The action runs in a worker thread of the app's pool; a wait for the next turn in
+        one of the streams' (as a long poll does), so that waits never hold up actions."""
+        accepted, pending = await anyio.to_thread.run_sync(
+            functools.partial(
+                _act_now,
+                store,
+                dispatcher,
+                game_id,
+                data,
+                idempotency_key,
+                caller,
+                game_metrics,
+                wait,
+            )
+        )
+        if pending is None or wait is None:
+            return accepted
+        streams = streams_of(request)
+        chunk = streams.config.keepalive_s
+        return await streams.run(_next_turn, store, accepted, pending, data.seat, wait, chunk)
 
 
 @get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)

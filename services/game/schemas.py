@@ -195,13 +195,15 @@ class EventPage(msgspec.Struct, frozen=True):
     events: list[EventItem]
 
 
-class ActionAccepted(msgspec.Struct, frozen=True):
+class ActionAccepted(msgspec.Struct, frozen=True, omit_defaults=True):
     """An applied action: the versions it wrote, or those of the first try when `replayed`."""
 
     game_id: str
     version: int
     first_version: int
     replayed: bool
+    turn: SeatView | None = None
+    """Asked for with `wait`: the seat's view once the game waits for it again or is over."""
 
     @classmethod
     def of(cls, outcome: Outcome) -> ActionAccepted:

@@ -44,12 +44,12 @@ import msgspec
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from services.game.auth import BEARER, Caller, calling_bot, check_seat
+from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.problems import responses
-from services.game.routes import GameId, SeatNumber, ViewerSeat
 from services.game.schemas import EventItem, Game, SeatView
 from shared import challenges
 from shared.archive import EventArchive, game_log, load_logged
@@ -540,10 +540,6 @@ LastPosition = Annotated[
         description="Replay the starts and finishes after this feed position (the last `id:`)",
     ),
 ]
-Wait = Annotated[
-    int,
-    QueryParameter(ge=0, le=60, description="Seconds to wait for a turn when none waits (0-60)"),
-]
 _SSE = {
     200: ResponseSpec(
         str,
@@ -624,7 +620,7 @@ class GameStreamController(Controller):
         return await streams.run(seat_turn, store, archive, game_id, seat, caller, wait, chunk)
 
 
-def _due(loaded: LoadedGame, seat: int) -> bool:
+def due(loaded: LoadedGame, seat: int) -> bool:
     """Returns whether the game is over or waits for `seat`."""
     return loaded.spec.is_over(loaded.state) or seat in loaded.spec.to_move(loaded.state)
 
@@ -642,12 +638,20 @@ def seat_turn(
     `wait_s` seconds (its view as it stands then). Blocks: run it in a worker thread (one
     for the whole wait; each wait on the store lasts at most `chunk_s`)."""
     loaded = _opened(store, archive, game_id, seat, caller, None)
+    return SeatView.of(until_due(store, loaded, seat, wait_s, chunk_s), seat)
+
+
+def until_due(
+    store: EventStore, loaded: LoadedGame, seat: int, wait_s: float, chunk_s: float
+) -> LoadedGame:
+    """Returns the game `loaded` as it stands once it waits for `seat` or is over, or after
+    `wait_s` seconds. Blocks (each wait on the store lasts at most `chunk_s`)."""
     deadline = time.monotonic() + wait_s
-    while not _due(loaded, seat) and (remaining := deadline - time.monotonic()) > 0:
-        batch = store.wait(game_id, loaded.version, _ms(min(remaining, chunk_s)))
+    while not due(loaded, seat) and (remaining := deadline - time.monotonic()) > 0:
+        batch = store.wait(loaded.game_id, loaded.version, _ms(min(remaining, chunk_s)))
         if batch:
             loaded = caught_up(store, loaded, batch)
-    return SeatView.of(loaded, seat)
+    return loaded
 
 
 class BotStreamsController(Controller):

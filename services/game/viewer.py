@@ -9,7 +9,7 @@ from litestar import MediaType, Response, get
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from services.game.routes import GameId
+from services.game.params import GameId
 
 STATIC = Path(__file__).parent / "static" / "replay"
 """The viewer's HTML, JavaScript and CSS, served as they are (no build step)."""

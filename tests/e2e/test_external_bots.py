@@ -218,3 +218,53 @@ def test_two_token_bots_play_a_game_out_with_the_long_poll_of_their_turns(
     assert sorted(game["result"]["places"]) == [1, 2]
     # About one answer per turn (no busy polling): far fewer than the game's events.
     assert waited[0] + waited[1] <= game["version"] + 4
+
+
+class CountingTransport(httpx.HTTPTransport):
+    """An HTTP transport that counts the requests it sends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent += 1
+        return super().handle_request(request)
+
+
+def test_two_token_bots_play_a_game_out_with_one_request_a_move(secured_stack: Stack) -> None:
+    """`Client.play`: each action's answer carries the seat's next turn (`wait`)."""
+    url = secured_stack.base_url
+    with Client(url, token=ADMIN_KEY) as host:
+        fay, gus = register(host, "fay"), register(host, "gus")
+        seats = [
+            {"kind": "external", "bot": "fay", "version": "1"},
+            {"kind": "external", "bot": "gus", "version": "1"},
+        ]
+        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=22)
+    transports = [CountingTransport(), CountingTransport()]
+    last: dict[int, SeatView] = {}
+    clients = [
+        Client(url, token=token, transport=transport)
+        for token, transport in zip((fay, gus), transports, strict=True)
+    ]
+    with clients[0], clients[1]:
+        threads = [
+            threading.Thread(
+                target=lambda c=c, s=s: last.__setitem__(s, c.play(game_id, s, first_legal, 10))
+            )
+            for s, c in enumerate(clients)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=600)
+        game = clients[0].game(game_id)
+        events = clients[0]._call("GET", f"/v1/games/{game_id}/events")["events"]
+    assert game["status"] in {"finished", "capped"}
+    assert {last[0].status, last[1].status} == {game["status"]}
+    moves = sum(event["type"] in SEAT_DECISIONS for event in events)
+    sent = transports[0].sent + transports[1].sent - 1  # the game read above
+    # One request a move, plus each seat's first wait and a few 409 re-reads (both seats
+    # may act at once while cards are swapped).
+    assert moves <= sent <= moves + 12, (moves, sent)

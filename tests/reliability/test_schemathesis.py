@@ -77,7 +77,8 @@ STREAMING = {
 
 LONG_POLLS = ("waitBotTurns", "waitSeatTurn")
 """Operations that may wait up to a minute for a turn: every case of theirs asks for
-`wait=0`, so they answer at once."""
+`wait=0`, so they answer at once (as does postAction's, whose `wait` is for the seat's next
+turn)."""
 
 BOT_OPERATIONS = frozenset(
     {
@@ -136,7 +137,7 @@ class Seeds:
         def bound(name: str, probability: float = SEEDED) -> dict[str, Any]:
             return {"dictionary": name, "probability": probability}
 
-        def only(name: str, **bindings: dict[str, Any]) -> dict[str, Any]:
+        def only(name: str, **bindings: Any) -> dict[str, Any]:
             return {"include-operation-id": name, "parameters": bindings}
 
         values: dict[str, list[Any]] = {
@@ -185,7 +186,10 @@ class Seeds:
                     "query.seat": bound("seats"),
                 },
                 "operations": [
-                    only("postAction", **{"path.game_id": bound("running_game")}),
+                    only(
+                        "postAction",
+                        **{"path.game_id": bound("running_game"), "query.wait": 0},
+                    ),
                     only("forkGame", **{"query.version": bound("events")}),
                     only("replayGame", **{"query.version": bound("events")}),
                     only("cancelSchedule", **{"path.schedule_id": bound("schedule_cancelled")}),
