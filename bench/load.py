@@ -10,13 +10,17 @@ hits both alike):
    ports of their own, a Celery worker and the projection service into a temporary
    PostgreSQL database. `--clients` external bots, registered with tokens, play two-seat
    Shithead games in pairs (both seats external: every move is a POST through the game
-   service; the worker idles). With `--mode turn` (the default) each client asks for its
-   seat's turn with the long poll `GET /v1/games/{id}/turn?seat=&wait=`, which answers the
-   seat's view once the game waits for it, and answers that with one POST of a random legal
-   action at its version, with an Idempotency-Key: two requests a move. With `--mode
-   stream` it follows its seat's server-sent events (`GET /v1/games/{id}/stream`) and
-   answers every `your_turn`; with `--mode poll` it GETs its view in a loop. The clients
-   are spread over the processes.
+   service; the worker idles). With `--mode act` (the default) each client plays one
+   request a move: a POST of a random legal action at its view's version, with an
+   Idempotency-Key and `?wait=30`, whose answer carries the seat's next turn (its view once
+   the game waits for it again); only a game's start, a 409 or a wait that ran out take a
+   long poll of the turn. With `--mode turn` it asks for its seat's turn with the long poll
+   `GET /v1/games/{id}/turn?seat=&wait=` and answers that with one POST: two requests a
+   move. With `--mode stream` it follows its seat's server-sent events (`GET
+   /v1/games/{id}/stream`) and answers every `your_turn`; with `--mode poll` it GETs its
+   view in a loop. The clients are spread over the processes. A move's latency is its
+   POST's round trip, or in `act` mode (whose answer waits for the next turn) the time from
+   sending it to its event's store time in the log.
 
 Each phase sends `--moves` POSTs in all. Meanwhile the projection lag (the function behind
 `cardarena_projection_lag_seconds`) is sampled every 100 ms. Afterwards, once the
@@ -27,7 +31,7 @@ and the ratio of move throughput to the bare endpoint's. Targets: ratio >= 0.5, 
 1 s, zero errors. Exit code 0 whatever the verdicts (the machine is noisy).
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.load [--moves 3000] [--clients 16]
-        [--processes 2] [--rounds 3] [--mode turn|stream|poll] [--quick]
+        [--processes 2] [--rounds 3] [--mode act|turn|stream|poll] [--quick]
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from services.dev import Launcher, cardarena, service_ready, stack_environment
 from services.projection.lag import projection_lag
 from services.projection.migrate import migrate
 from shared.client import SseParser, StreamEvent
+from shared.store.redis_store import RedisEventStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 0.5
@@ -115,6 +120,9 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     samples: list[str] = field(default_factory=list)
     acked: set[tuple[str, int]] = field(default_factory=set)
+    sent: dict[tuple[str, int], float] = field(default_factory=dict)
+    """For moves whose answer waits for the next turn: (game, first version) -> when the
+    POST was sent (epoch seconds); their latency is read off the log afterwards."""
 
     def error(self, what: str, detail: str) -> None:
         """Counts an error of kind `what`, keeping the first few details."""
@@ -323,6 +331,30 @@ async def turn_seat(
     await play_views(player, game_id, seat, budget, tally, over, "turn", {"wait": 30})
 
 
+async def act_seat(
+    player: Player, game_id: str, seat: int, budget: Budget, tally: Tally, over: asyncio.Event
+) -> None:
+    """Plays `seat` of `game_id` one request a move: each POST asks for the seat's next turn
+    (`?wait=`), whose view its answer carries; the long poll of the turn only starts the game
+    and follows a 409 or a wait that ran out."""
+    turn_url = f"/v1/games/{game_id}/turn"
+    view: dict[str, Any] | None = None
+    while not over.is_set():
+        if view is None:
+            view = await get_view(player, turn_url, {"seat": seat, "wait": 30}, tally)
+            continue
+        if view["status"] != "playing":
+            over.set()
+            return
+        if seat not in view["to_move"] or not view["legal_actions"]:
+            view = None
+            continue
+        if not budget.take():
+            over.set()
+            return
+        view = (await post_move(player, game_id, seat, view, tally, wait=30)).turn
+
+
 async def play_views(
     player: Player,
     game_id: str,
@@ -383,7 +415,7 @@ async def stream_seat(
                     if not budget.take():
                         over.set()
                         return
-                    if not await post_move(player, game_id, seat, message.data, tally):
+                    if not (await post_move(player, game_id, seat, message.data, tally)).ok:
                         break  # an error: the stream resumes, and sends the turn again
                 else:
                     over.set()
@@ -401,34 +433,75 @@ async def sse_messages(response: httpx.Response) -> AsyncIterator[StreamEvent]:
             yield event
 
 
+@dataclass(frozen=True)
+class Posted:
+    """What a move POST got: accepted or lost a race (409), not an error; and with a wait,
+    the seat's next turn."""
+
+    ok: bool
+    turn: dict[str, Any] | None = None
+
+
 async def post_move(
-    player: Player, game_id: str, seat: int, view: dict[str, Any], tally: Tally
-) -> bool:
-    """Posts a random legal action of `view`, timing it and noting the versions it wrote;
-    returns whether it was accepted or lost a race (409), not an error."""
+    player: Player,
+    game_id: str,
+    seat: int,
+    view: dict[str, Any],
+    tally: Tally,
+    wait: int | None = None,
+) -> Posted:
+    """Posts a random legal action of `view`, noting the versions it wrote and its latency:
+    the round trip, or with a `wait` (the answer waits for the next turn) the time from
+    sending it to its event's store time, read off the log afterwards."""
     body = {
         "seat": seat,
         "action": player.rng.choice(view["legal_actions"]),
         "expected_version": view["version"],
     }
     headers = {"Idempotency-Key": uuid.uuid4().hex}
-    start = time.perf_counter()
+    params = {} if wait is None else {"wait": wait}
+    sent, start = time.time(), time.perf_counter()
     try:
         response = await player.http.post(
-            f"/v1/games/{game_id}/actions", json=body, headers=headers
+            f"/v1/games/{game_id}/actions",
+            json=body,
+            headers=headers,
+            params=params,
+            timeout=60,
         )
     except httpx.TransportError as error:
         tally.error("transport", repr(error))
-        return False
+        return Posted(False)
     elapsed = time.perf_counter() - start
     if tally.answer(response):
         accepted = response.json()
         tally.moves += 1
-        tally.latencies.append(elapsed)
         first, last = accepted["first_version"], accepted["version"]
+        if wait is None:
+            tally.latencies.append(elapsed)
+        elif not accepted["replayed"]:
+            tally.sent[(game_id, first)] = sent
         tally.acked.update((game_id, v) for v in range(first, last + 1))
-        return True
-    return response.status_code == 409
+        return Posted(True, accepted.get("turn"))
+    return Posted(response.status_code == 409)
+
+
+def logged_latencies(
+    redis_url: str, namespace: str, sent: Mapping[tuple[str, int], float]
+) -> list[float]:
+    """Returns, for each move sent at a known time, the seconds until its first event's
+    store time (`recorded_at`, ms: the move's acknowledgement, to the millisecond)."""
+    client = redis.Redis.from_url(redis_url)
+    store = RedisEventStore(client, namespace)
+    latencies = []
+    try:
+        for game_id in {game for game, _ in sent}:
+            for event in store.read(game_id):
+                if (at := sent.get((game_id, event.version))) is not None:
+                    latencies.append(max(0.0, event.recorded_at / 1000 - at))
+    finally:
+        client.close()
+    return latencies
 
 
 async def table(
@@ -453,7 +526,7 @@ async def table(
         game_id = str(response.json()["game_id"])
         games.append(game_id)
         over = asyncio.Event()
-        play = {"stream": stream_seat, "turn": turn_seat, "poll": play_seat}[mode]
+        play = {"act": act_seat, "stream": stream_seat, "turn": turn_seat, "poll": play_seat}[mode]
         tasks = [
             asyncio.create_task(play(p, game_id, seat, budget, tally, over))
             for seat, p in enumerate(pair)
@@ -573,6 +646,9 @@ class Figures:
     """CPU seconds the bare processes used in their phases."""
     game_cpu: float
     """CPU seconds the game-service processes used in theirs."""
+    client_cpu: tuple[float, float] = (0.0, 0.0)
+    """CPU seconds this (client) process used in the bare phases and in the game phases
+    (its lag sampler thread included)."""
 
     @property
     def bare_rate(self) -> float:
@@ -610,6 +686,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
     }
     bare_seconds, bare_tally, bare_cpu = 0.0, Tally(), 0.0
     game_seconds, game_tally, games, game_cpu = 0.0, Tally(), [], 0.0
+    client_bare, client_game = 0.0, 0.0
     try:
         bare_ports = [free_port() for _ in range(args.processes)]
         bare_urls = [f"http://127.0.0.1:{p}" for p in bare_ports]
@@ -629,19 +706,22 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
             wait_ready([*bare_urls, *urls], launchers)
             for round_no in range(args.rounds):
                 share = args.moves // args.rounds + (round_no < args.moves % args.rounds)
-                cpu = cpu_seconds(launchers, "bare-")
+                cpu, own = cpu_seconds(launchers, "bare-"), time.process_time()
                 seconds, _ = asyncio.run(run_bare(bare_urls, args.clients, share, bare_tally))
                 bare_seconds += seconds
                 bare_cpu += cpu_seconds(launchers, "bare-") - cpu
-                cpu = cpu_seconds(launchers, "game-")
+                client_bare += time.process_time() - own
+                cpu, own = cpu_seconds(launchers, "game-"), time.process_time()
                 with sampler:
                     seconds, _, played = asyncio.run(
                         run_game(urls, admin_key, args.clients, share, args.mode, game_tally)
                     )
                 game_seconds += seconds
                 game_cpu += cpu_seconds(launchers, "game-") - cpu
+                client_game += time.process_time() - own
                 games += played
             caught_up = sampler.wait_caught_up()
+            game_tally.latencies += logged_latencies(redis_url, namespace, game_tally.sent)
             missing = missing_from_archive(database_url, game_tally.acked)
     finally:
         clean_redis(redis_url, namespace, queue)
@@ -660,6 +740,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         missing,
         bare_cpu,
         game_cpu,
+        (client_bare, client_game),
     )
 
 
@@ -687,6 +768,11 @@ def report(figures: Figures, args: argparse.Namespace) -> None:
             "server CPU per bare request / per move",
             f"{f.bare_cpu / max(1, f.bare.moves) * ms:.2f} / "
             f"{f.game_cpu / max(1, game.moves) * ms:.2f} ms",
+        ),
+        (
+            "client CPU per bare request / per move",
+            f"{f.client_cpu[0] / max(1, f.bare.moves) * ms:.2f} / "
+            f"{f.client_cpu[1] / max(1, game.moves) * ms:.2f} ms",
         ),
         (
             "projection lag p50 / p99",
@@ -742,10 +828,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--mode",
-        choices=["turn", "stream", "poll"],
-        default="turn",
-        help="turn: the long poll of each seat's turn; stream: each seat's server-sent events;"
-        " poll: GET the view in a loop",
+        choices=["act", "turn", "stream", "poll"],
+        default="act",
+        help="act: each move's answer carries the seat's next turn (one request a move); turn:"
+        " the long poll of each seat's turn, then a POST; stream: each seat's server-sent"
+        " events; poll: GET the view in a loop",
     )
     args = parser.parse_args()
     if args.quick:
