@@ -11,6 +11,7 @@ from litestar.openapi.spec import Components
 from services.game import auth, problems, schemas
 from services.game.bots import BotsController
 from services.game.challenges import ChallengesController
+from services.game.context import GameContext
 from services.game.exports import ExportsController
 from services.game.leaderboards import LeaderboardsController
 from services.game.ops import HANDLERS as OPS_HANDLERS
@@ -90,6 +91,11 @@ def create_app(
     def provide_metrics() -> GameMetrics:
         return observed
 
+    context = GameContext(store, dispatcher, observed)
+
+    def provide_context() -> GameContext:
+        return context
+
     return Litestar(
         route_handlers=[
             GamesController,
@@ -116,6 +122,7 @@ def create_app(
             "archive": Provide(provide_archive, sync_to_thread=False),
             "readiness": Provide(provide_readiness, sync_to_thread=False),
             "game_metrics": Provide(provide_metrics, sync_to_thread=False),
+            "context": Provide(provide_context, sync_to_thread=False),
             "caller": auth.CALLER,
         },
         guards=[auth.authenticate],

@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import anyio.to_thread
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
@@ -124,6 +125,18 @@ class Access:
         """Returns whether the service runs in open mode (no admin key)."""
         return not self.admin_key
 
+    def looks_up(self, authorization: str | None) -> bool:
+        """Returns whether identifying `authorization` takes a look-up in the store: a
+        bearer credential that is not the admin key."""
+        if authorization is None:
+            return False
+        scheme, _, credential = authorization.strip().partition(" ")
+        credential = credential.strip()
+        if scheme.lower() != "bearer" or not credential:
+            return False
+        admin = self.admin_key.encode()
+        return not (self.admin_key and hmac.compare_digest(credential.encode(), admin))
+
     def identify(self, authorization: str | None) -> Caller:
         """Returns the caller presenting `authorization` (an Authorization header, or None).
 
@@ -165,9 +178,25 @@ def caller_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     return caller
 
 
-def authenticate(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
-    """App guard: identifies the caller of every request (401 and 429 happen here)."""
-    caller_of(connection)
+IDENTIFIED_BY_HANDLER = "cardarena.identified_by_handler"
+"""A route handler's `opt` flag: the handler runs in a worker thread and identifies its
+caller there first (`caller_of`), so that a bot token's look-up takes no thread of its own."""
+
+
+async def authenticate(
+    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
+) -> None:
+    """App guard: identifies the caller of every request (401 and 429 happen here).
+
+    A credential that needs no look-up (none, the admin key, a malformed one) is checked at
+    once; a bot token (a registry look-up, a rate-limit hit) in a worker thread, or by the
+    handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway.
+    """
+    access: Access = connection.app.state[STATE_KEY]
+    if not access.looks_up(connection.headers.get("authorization")):
+        caller_of(connection)
+    elif not handler.opt.get(IDENTIFIED_BY_HANDLER):
+        await anyio.to_thread.run_sync(caller_of, connection)
 
 
 def host_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:

@@ -10,12 +10,22 @@ import anyio.to_thread
 import msgspec
 import structlog
 from litestar import Controller, Request, Response, get, post
+from litestar.connection import ASGIConnection
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
-from services.game.auth import BEARER, Access, Caller, check_seat, host_only
+from services.game.auth import (
+    BEARER,
+    IDENTIFIED_BY_HANDLER,
+    Access,
+    Caller,
+    caller_of,
+    check_seat,
+    host_only,
+)
+from services.game.context import GameContext
 from services.game.params import GameId, IdempotencyKey, NextTurnWait, SeatNumber, ViewerSeat
 from services.game.problems import responses
 from services.game.schemas import (
@@ -213,24 +223,41 @@ def _act(
 
 
 def _act_now(
-    store: EventStore,
-    dispatcher: BotTurnDispatcher,
+    connection: ASGIConnection[Any, Any, Any, Any],
+    context: GameContext,
     game_id: str,
     data: PostAction,
     key: str | None,
-    caller: Caller,
-    metrics: GameMetrics,
     wait: int | None,
 ) -> tuple[ActionAccepted, LoadedGame | None]:
-    """Runs `_act`; with a `wait`, answers the seat's turn too when it needs no waiting (the
-    game waits for the seat or is over, or `wait` is 0). Returns the answer and, when the
-    turn is still to wait for, the game to wait on."""
+    """Identifies the caller (the route is `IDENTIFIED_BY_HANDLER`), then runs `_act`; with a
+    `wait`, answers the seat's turn too when it needs no waiting (the game waits for the
+    seat or is over, or `wait` is 0). Returns the answer and, when the turn is still to wait
+    for, the game to wait on."""
+    caller = caller_of(connection)
+    store, dispatcher, metrics = context.store, context.dispatcher, context.metrics
     accepted, after = _act(store, dispatcher, game_id, data, key, caller, metrics)
     if wait is None:
         return accepted, None
     if wait == 0 or due(after, data.seat):
         return msgspec.structs.replace(accepted, turn=SeatView.of(after, data.seat)), None
     return accepted, after
+
+
+def _act_and_wait(
+    connection: ASGIConnection[Any, Any, Any, Any],
+    context: GameContext,
+    game_id: str,
+    data: PostAction,
+    key: str | None,
+    wait: int,
+    chunk: float,
+) -> ActionAccepted:
+    """Runs `_act_now`, then waits up to `wait` s for the seat's next turn (blocks)."""
+    accepted, pending = _act_now(connection, context, game_id, data, key, wait)
+    if pending is None:
+        return accepted
+    return _next_turn(context.store, accepted, pending, data.seat, wait, chunk)
 
 
 def _next_turn(
@@ -371,14 +398,12 @@ class GamesController(Controller):
         status_code=200,
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 422, 503),
+        opt={IDENTIFIED_BY_HANDLER: True},
     )
     async def post_action(
         self,
         request: Request[Any, Any, Any],
-        store: NamedDependency[EventStore],
-        dispatcher: NamedDependency[BotTurnDispatcher],
-        caller: NamedDependency[Caller],
-        game_metrics: NamedDependency[GameMetrics],
+        context: NamedDependency[GameContext],
         game_id: GameId,
         data: JSONBody[PostAction],
         idempotency_key: IdempotencyKey = None,
@@ -386,25 +411,19 @@ class GamesController(Controller):
     ) -> ActionAccepted:
         """Applies a seat's action at `expected_version`; a retry with the same key replays.
 
-        The action runs in a worker thread of the app's pool; a wait for the next turn in
-        one of the streams' (as a long poll does), so that waits never hold up actions."""
-        accepted, pending = await anyio.to_thread.run_sync(
-            functools.partial(
-                _act_now,
-                store,
-                dispatcher,
-                game_id,
-                data,
-                idempotency_key,
-                caller,
-                game_metrics,
-                wait,
-            )
-        )
-        if pending is None or wait is None:
-            return accepted
+        A wait for the next turn holds one of the streams' waiter places, as a long poll
+        does; an action never queues for one, so that waits never hold up actions. With a
+        place free, the action and its wait run in one worker thread on it; else the
+        action runs in the app's pool and the wait then queues for a place."""
+        args = (request, context, game_id, data, idempotency_key, wait)
         streams = streams_of(request)
         chunk = streams.config.keepalive_s
+        if wait and (borrower := streams.reserve()) is not None:
+            return await streams.run_reserved(borrower, _act_and_wait, *args, chunk)
+        accepted, pending = await anyio.to_thread.run_sync(functools.partial(_act_now, *args))
+        if pending is None or wait is None:
+            return accepted
+        store = context.store
         return await streams.run(_next_turn, store, accepted, pending, data.seat, wait, chunk)
 
 

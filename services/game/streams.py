@@ -31,6 +31,7 @@ that often, and notices then at the latest that its client has gone. A stream cl
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -158,6 +159,8 @@ class Streams:
     open: int = 0
     """Streams whose generator runs now (a disconnected client's ends within a keep-alive)."""
     _limiter: anyio.CapacityLimiter | None = None
+    _unbounded: anyio.CapacityLimiter | None = None
+    """The threads of `run_reserved` (counted by the places they hold in `_limiter`)."""
     _index: BotGames | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -178,6 +181,29 @@ class Streams:
         """Returns `function(*args)` run in a worker thread; a cancelled caller stops waiting."""
         call = functools.partial(function, *args)
         return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=self.limiter())
+
+    def reserve(self) -> object | None:
+        """Takes one of the waiters' places now, if one is free (never queues for one);
+        returns the borrower to hand to `run_reserved`, None when all are taken."""
+        borrower = object()
+        try:
+            self.limiter().acquire_on_behalf_of_nowait(borrower)
+        except anyio.WouldBlock:
+            return None
+        return borrower
+
+    async def run_reserved(self, borrower: object, function: Callable[..., T], *args: Any) -> T:
+        """Returns `function(*args)` run in a worker thread on the place `reserve` took
+        (given back afterwards); a cancelled caller stops waiting."""
+        if self._unbounded is None:
+            self._unbounded = anyio.CapacityLimiter(math.inf)
+        call = functools.partial(function, *args)
+        try:
+            return await anyio.to_thread.run_sync(
+                call, abandon_on_cancel=True, limiter=self._unbounded
+            )
+        finally:
+            self.limiter().release_on_behalf_of(borrower)
 
 
 _streams_lock = threading.Lock()

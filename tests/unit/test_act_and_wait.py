@@ -165,9 +165,11 @@ def test_a_bad_wait_or_a_conflict_is_refused_and_changes_nothing(world: World) -
     assert world.store.version(game_id) == version
 
 
-def test_waits_hold_no_thread_that_actions_need() -> None:
-    """With a single waiter thread held by one action's wait, the other seat's actions still
-    go through (they run in the app's pool), and their move ends that wait."""
+@pytest.mark.parametrize("other_wait", [None, 1])
+def test_waits_hold_no_thread_that_actions_need(other_wait: int | None) -> None:
+    """With the single waiter place held by one action's wait, the other seat's actions
+    still go through (in the app's pool, also when they ask to wait: they never queue for a
+    place), and their move ends that wait."""
     with opened(StreamConfig(keepalive_s=0.05, lifetime_s=0.6, waiters=1)) as world:
         game_id = world.game(ALICE, BOB)
         seat = _single_mover(world, game_id)
@@ -187,7 +189,8 @@ def test_waits_hold_no_thread_that_actions_need() -> None:
             time.sleep(0.01)
         started = time.monotonic()
         while seat not in (loaded := load(world.store, game_id)).spec.to_move(loaded.state):
-            moved = _post(world, game_id, _move_of(world, game_id, other), other)
+            params = {} if other_wait is None else {"wait": other_wait}
+            moved = _post(world, game_id, _move_of(world, game_id, other), other, **params)
             assert moved.status_code == 200, moved.text
         waiting.join(timeout=30)
         assert not waiting.is_alive()
