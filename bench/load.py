@@ -180,7 +180,7 @@ def wait_ready(urls: list[str], launchers: list[Launcher]) -> None:
     while pending:
         for launcher in launchers:
             if (dead := launcher.exited()) is not None:
-                tail = "\n".join(list(dead.lines)[-20:])
+                tail = "\n".join(dead.tail(20))
                 raise RuntimeError(f"{dead.name} exited ({dead.process.returncode}):\n{tail}")
         pending = [url for url in pending if not service_ready(url)]
         if time.monotonic() > deadline:
@@ -205,12 +205,19 @@ def cpu_seconds(launchers: list[Launcher], prefix: str) -> float:
 def servers(
     env: Mapping[str, str], commands: list[tuple[str, list[str], int]]
 ) -> Iterator[list[Launcher]]:
-    """Runs each (name, command, port) with CARDARENA_PORT=port while the block runs."""
-    with open(os.devnull, "w") as quiet, contextlib.ExitStack() as stack:
+    """Runs each (name, command, port) with CARDARENA_PORT=port while the block runs.
+
+    Each child writes its log lines to a file of a temporary directory itself: relayed
+    through this process, the game services' lines (one a move) would cost the clients'
+    process CPU in the game phase alone."""
+    with (
+        tempfile.TemporaryDirectory(prefix="cardarena-load-logs-") as logs,
+        contextlib.ExitStack() as stack,
+    ):
         launchers = []
         for name, command, port in commands:
             launcher = stack.enter_context(
-                Launcher({**env, "CARDARENA_PORT": str(port)}, out=quiet, cwd=ROOT)
+                Launcher({**env, "CARDARENA_PORT": str(port)}, cwd=ROOT, logs=Path(logs))
             )
             launcher.start(name, command)
             launchers.append(launcher)
@@ -584,13 +591,29 @@ class LagSampler:
         self.samples: list[float] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._conn: psycopg.Connection[Any] | None = None
 
     def lag(self) -> tuple[int, float] | None:
-        """Returns (entries, seconds) behind, None while the feed or its group is missing."""
+        """Returns (entries, seconds) behind, None while the feed or its group is missing.
+        One database connection serves every sample (a new one would be a new server
+        process each time)."""
         try:
-            return projection_lag(self.client, self.feed, self.group, self.database_url)
-        except (redis.ResponseError, psycopg.Error):
+            if self._conn is None or self._conn.closed:
+                self._conn = psycopg.connect(self.database_url, autocommit=True, connect_timeout=2)
+            return projection_lag(self.client, self.feed, self.group, self._conn)
+        except psycopg.Error:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = None
             return None
+        except redis.ResponseError:
+            return None
+
+    def close(self) -> None:
+        """Closes the database connection and the Redis client."""
+        if self._conn is not None:
+            self._conn.close()
+        self.client.close()
 
     def _run(self) -> None:
         while not self._stop.wait(LAG_SAMPLE_SECONDS):
@@ -721,6 +744,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
                 client_game += time.process_time() - own
                 games += played
             caught_up = sampler.wait_caught_up()
+            sampler.close()
             game_tally.latencies += logged_latencies(redis_url, namespace, game_tally.sent)
             missing = missing_from_archive(database_url, game_tally.acked)
     finally:

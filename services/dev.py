@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TextIO
+from typing import Any, TextIO
 
 import httpx
 import psycopg
@@ -69,13 +69,29 @@ def stack_environment(
 
 
 class Child:
-    """One started command: its process, and the last lines of its output."""
+    """One started command: its process, and the last lines of its output (relayed), or
+    the file its output goes to."""
 
-    def __init__(self, name: str, process: subprocess.Popen[str], keep: int = 2000) -> None:
+    def __init__(
+        self,
+        name: str,
+        process: subprocess.Popen[str],
+        keep: int = 2000,
+        log: Path | None = None,
+    ) -> None:
         self.name = name
         self.process = process
         self.lines: collections.deque[str] = collections.deque(maxlen=keep)
         self.reader: threading.Thread | None = None
+        self.log = log
+
+    def tail(self, count: int) -> list[str]:
+        """Returns the last `count` lines of the child's output."""
+        if self.log is None:
+            return list(self.lines)[-count:]
+        with contextlib.suppress(OSError), self.log.open(errors="replace") as lines:
+            return [line.rstrip("\n") for line in collections.deque(lines, maxlen=count)]
+        return []
 
     @property
     def pid(self) -> int:
@@ -84,7 +100,7 @@ class Child:
 
     def saw(self, text: str) -> bool:
         """Returns whether a line of the child's output so far contains `text`."""
-        return any(text in line for line in list(self.lines))
+        return any(text in line for line in self.tail(self.lines.maxlen or 2000))
 
 
 class Launcher:
@@ -96,11 +112,15 @@ class Launcher:
         out: TextIO | None = None,
         cwd: Path = ROOT,
         grace: float = GRACE_SECONDS,
+        logs: Path | None = None,
     ) -> None:
         self.env = dict(env)
         self.out = out
         self.cwd = cwd
         self.grace = grace
+        self.logs = logs
+        """When set, each child writes its output to `<logs>/<name>.log` itself, and none
+        is relayed (a benchmark's own process then spends nothing on the children's logs)."""
         self.children: list[Child] = []
         self._lock = threading.Lock()
 
@@ -120,21 +140,27 @@ class Launcher:
 
     def start(self, name: str, command: Sequence[str]) -> Child:
         """Starts `command` as the child `name`, in a process group of its own."""
-        process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
-            list(command),
-            cwd=self.cwd,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
-            bufsize=1,
-            process_group=0,
-        )
-        child = Child(name, process)
-        child.reader = threading.Thread(target=self._relay, args=(child,), daemon=True)
-        child.reader.start()
+        log = None if self.logs is None else self.logs / f"{name}.log"
+        with contextlib.ExitStack() as files:
+            output: Any = subprocess.PIPE
+            if log is not None:
+                output = files.enter_context(log.open("w"))
+            process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+                list(command),
+                cwd=self.cwd,
+                env=self.env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                errors="replace",
+                bufsize=1,
+                process_group=0,
+            )
+        child = Child(name, process, log=log)
+        if log is None:
+            child.reader = threading.Thread(target=self._relay, args=(child,), daemon=True)
+            child.reader.start()
         self.children.append(child)
         self.say("dev", f"started {name} (pid {child.pid}): {' '.join(command[1:])}")
         return child

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import psycopg
 import redis
@@ -16,19 +17,25 @@ def projection_lag(
     client: redis.Redis,
     feed_key: str,
     group: str,
-    conninfo: str,
+    conninfo: str | psycopg.Connection[Any],
     name: str = "main",
     timeout_s: int = 2,
 ) -> tuple[int, float]:
     """Returns (entries, seconds) behind: the consumer group's undelivered and unacked entries
     on the feed, and the age of the oldest feed entry past checkpoint `name` (0: caught up).
+
+    `conninfo` is the database's, or an open autocommit connection to it (kept by a caller
+    that asks often).
     """
     entries = 0
     for info in client.xinfo_groups(feed_key):
         if _text(info.get("name")) == group:
             entries = int(info.get("lag") or 0) + int(info.get("pending") or 0)
-    with psycopg.connect(conninfo, autocommit=True, connect_timeout=timeout_s) as conn:
-        row = conn.execute(_CHECKPOINT, (name,)).fetchone()
+    if isinstance(conninfo, psycopg.Connection):
+        row = conninfo.execute(_CHECKPOINT, (name,)).fetchone()
+    else:
+        with psycopg.connect(conninfo, autocommit=True, connect_timeout=timeout_s) as conn:
+            row = conn.execute(_CHECKPOINT, (name,)).fetchone()
     checkpoint = str(row[0]) if row else "0-0"
     following = client.xrange(feed_key, min=f"({checkpoint}", count=1)
     if not following:

@@ -69,3 +69,18 @@ def test_a_child_that_ignores_sigterm_is_killed_with_its_group_after_the_grace()
         time.sleep(0.05)
     assert not alive(grandchild)
     assert f"stubborn   | grandchild {grandchild}" in out.getvalue()
+
+
+def test_with_a_logs_directory_each_child_writes_its_own_log_and_nothing_is_relayed(
+    tmp_path: Path,
+) -> None:
+    out = io.StringIO()
+    with Launcher(os.environ, out, grace=1, logs=tmp_path) as launcher:
+        child = launcher.start("talker", [sys.executable, "-c", "print('one'); print('two')"])
+        child.process.wait(timeout=30)
+        assert child.reader is None
+        assert child.saw("two")
+        assert child.tail(1) == ["two"]
+    assert (tmp_path / "talker.log").read_text().splitlines() == ["one", "two"]
+    assert "talker     | one" not in out.getvalue()
+    assert list(child.lines) == []
