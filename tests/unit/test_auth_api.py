@@ -243,6 +243,10 @@ def test_a_bound_seat_is_read_by_its_bot_or_the_admin_and_played_by_its_bot_only
     forbidden(client.post(url, json=action, headers=bearer(bob)))
     forbidden(client.post(url, json=action, headers=ADMIN))
     unauthorized(client.post(url, json=action))
+    # A move's handler identifies a bot token itself (IDENTIFIED_BY_HANDLER): the same answers.
+    unauthorized(client.post(url, json=action, headers=bearer(alice + "x")))
+    unauthorized(client.post(url, json=action, params={"wait": 5}, headers=bearer("cab_x.y")))
+    forbidden(client.post(url, json=action, params={"wait": 5}, headers=bearer(bob)))
     assert store.version(game_id) == version
     assert client.post(url, json=action, headers=bearer(alice)).status_code == 200
     assert store.version(game_id) > version
@@ -385,6 +389,15 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(store: InMemoryEv
         body = problem(limited, 429)
         assert body["type"].endswith("rate-limited")
         assert 1 <= int(limited.headers["retry-after"]) <= 60
+        move = {"seat": 0, "action": {"type": "ready"}, "expected_version": 2}
+        game = client.post(
+            "/v1/games",
+            json={"game": "shithead", "seats": [{"kind": "external", "bot": "alice"}] * 2},
+            headers=ADMIN,
+        ).json()["game_id"]
+        acted = client.post(f"/v1/games/{game}/actions", json=move, headers=bearer(alice))
+        assert problem(acted, 429)["type"].endswith("rate-limited")
+        assert store.version(game) == 2
         assert client.get("/v1/bots/me", headers=bearer(bob)).status_code == 200
         assert client.post("/v1/bots", json=HOOK, headers=ADMIN).status_code == 201
 
