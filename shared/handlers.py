@@ -365,6 +365,21 @@ def load(store: EventStore, game_id: str) -> LoadedGame:
     return loaded
 
 
+def current(store: EventStore, game_id: str, version: int) -> LoadedGame:
+    """Returns the game to decide a move at `version` on: this process's fold of it when that
+    is an untimed game at exactly `version`, with no read of the stream; else `load`.
+
+    A fold cached at `version` is the game at `version` (streams are append-only), and the
+    move's append succeeds only while the stream is still at `version`: a stale fold costs
+    that append a ConcurrencyConflict (the client's version is stale too), never a wrong
+    event. A timed game's fold depends on the store's clock, so it is always loaded.
+    """
+    known = cache_of(store).get(game_id)
+    if known is not None and known.clock is None and known.version == version:
+        return known
+    return load(store, game_id)
+
+
 def caught_up(store: EventStore, known: LoadedGame, recorded: list[RecordedEvent]) -> LoadedGame:
     """Returns the game `known` with `recorded` folded in, when they are the events its
     stream gained right after it (as a wait on the stream returns them); else loads it.

@@ -51,6 +51,7 @@ from shared.handlers import (
     act,
     as_seen_by,
     create_game,
+    current,
     game_id_for,
     load,
     platform_due,
@@ -200,7 +201,10 @@ def _act(
 ) -> tuple[ActionAccepted, LoadedGame]:
     """Applies an action and starts the bots' play if one of them is to move next; returns
     the answer and the game after the action."""
-    loaded = _load(store, game_id)
+    try:
+        loaded = current(store, game_id, data.expected_version)
+    except GameNotFound:
+        raise UnknownGame(game_id) from None
     if data.seat < len(loaded.created.seats):
         check_seat(caller, loaded.created.seats, data.seat, act=True)
     outcome = act(

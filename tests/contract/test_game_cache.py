@@ -16,11 +16,12 @@ from shared.handlers import (
     cache_of,
     caught_up,
     create_game,
+    current,
     load,
 )
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import EventStore
+from shared.store.port import ConcurrencyConflict, EventStore
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.contract
@@ -153,6 +154,84 @@ def test_a_game_appended_by_another_process_is_seen_by_the_cache(store: EventSto
     after = load(store, game_id)
     assert after.version > before.version
     same(after, fresh(store, game_id))
+
+
+def _first_move(loaded: LoadedGame) -> tuple[int, object]:
+    seat = loaded.spec.to_move(loaded.state)[0]
+    return seat, loaded.spec.legal_actions(loaded.state, seat)[0]
+
+
+def test_a_move_at_the_cached_version_is_decided_on_the_cached_game(store: EventStore) -> None:
+    seats = [Seat(kind="external"), Seat(kind="external")]
+    game_id = create_game(store, "autobus", seats=seats, seed=3).game_id
+    known = load(store, game_id)
+    assert current(store, game_id, known.version) is known  # no read of the stream
+    seat, action = _first_move(known)
+    moved = act(
+        store,
+        game_id,
+        seat=seat,
+        action=action,
+        expected_version=known.version,
+        loaded=current(store, game_id, known.version),
+    )
+    assert moved.loaded is not None
+    same(moved.loaded, fresh(store, game_id))
+    same(current(store, game_id, known.version), fresh(store, game_id))  # other: a load
+
+
+def test_a_stale_cached_game_costs_a_conflict_and_appends_nothing(store: EventStore) -> None:
+    seats = [Seat(kind="external"), Seat(kind="external")]
+    game_id = create_game(store, "autobus", seats=seats, seed=4).game_id
+    before = load(store, game_id)
+    seat, action = _first_move(before)
+    cache_of(store).forget(game_id)  # another process moves the game on
+    act(store, game_id, seat=seat, action=action, expected_version=before.version)
+    version = store.version(game_id)
+    cache_of(store).forget(game_id)
+    cache_of(store).put(before)  # this process still holds the older fold
+
+    stale = current(store, game_id, before.version)
+    assert stale is before
+    later = fresh(store, game_id)
+    again_seat, again = _first_move(later)
+    with pytest.raises(ConcurrencyConflict):
+        # A client as stale as the fold: its move is decided on it, and refused by the append.
+        act(
+            store,
+            game_id,
+            seat=seat,
+            action=action,
+            expected_version=before.version,
+            loaded=stale,
+        )
+    assert store.version(game_id) == version
+    up_to_date = current(store, game_id, version)  # a client ahead of the fold: a load
+    same(up_to_date, later)
+    act(
+        store,
+        game_id,
+        seat=again_seat,
+        action=again,
+        expected_version=version,
+        loaded=up_to_date,
+    )
+    assert store.version(game_id) > version
+
+
+def test_a_timed_game_is_always_loaded(store: EventStore) -> None:
+    seats = [Seat(kind="external"), Seat(kind="external")]
+    clock = Clock(move_seconds=600, bank_seconds=60)
+    game_id = create_game(store, "autobus", seats=seats, seed=5, clock=clock).game_id
+    before = load(store, game_id)
+    assert before.clock is not None
+    seat, action = _first_move(before)
+    act(store, game_id, seat=seat, action=action, expected_version=before.version)
+    cache_of(store).forget(game_id)
+    cache_of(store).put(before)  # a stale fold at the version asked for: read past it
+    loaded = current(store, game_id, before.version)
+    assert loaded.version > before.version
+    same(loaded, fresh(store, game_id))
 
 
 def test_a_dropped_stream_is_not_served_from_the_cache(store: EventStore) -> None:
