@@ -8,6 +8,7 @@ Keys under the namespace `ns`: `{ns}game:{<game_id>}` (the game's stream, entry 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
@@ -115,6 +116,11 @@ def _recorded(game_id: str, fields: Fields) -> RecordedEvent:
         int(fields[_SCHEMA]),
         int(fields[_AT]),
     )
+
+
+def _position(position: bytes | str) -> str:
+    """Returns a feed position as text."""
+    return position.decode() if isinstance(position, bytes) else position
 
 
 def _feed_entry(position: bytes, fields: Fields) -> FeedEntry:
@@ -350,7 +356,14 @@ def _group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
 
 
 class RedisFeedConsumer(FeedConsumer):
-    """A member of a Redis consumer group on the feed; a new group starts at its beginning."""
+    """A member of a Redis consumer group on the feed; a new group starts at its beginning.
+
+    A read takes, up to `count`: this member's own pending entries (only on its first read,
+    and while a batch it read was not acked: a batch that failed is read again), entries
+    other members left idle past `claim_idle_ms` (XAUTOCLAIM, at most every quarter of that,
+    and on every read while a claim fills the batch), then new entries. So a steady read is
+    one XREADGROUP and its ack one XACK.
+    """
 
     def __init__(
         self,
@@ -368,6 +381,12 @@ class RedisFeedConsumer(FeedConsumer):
         self._claim_idle_ms = claim_idle_ms
         self._claim_cursor: str | bytes = "0-0"
         self._grouped = False
+        self._own_pending = True
+        """Whether this member's own pending entries are to be read (first, or left over)."""
+        self._unacked: set[str] = set()
+        """The positions of the last read that were not acked yet."""
+        self._next_claim = 0.0
+        """When (time.monotonic) the next claim of idle entries is due."""
 
     def _create_group(self) -> None:
         """Creates the group at the start of the feed unless it exists."""
@@ -378,6 +397,8 @@ class RedisFeedConsumer(FeedConsumer):
                 raise
         self._grouped = True
         self._claim_cursor = "0-0"
+        self._own_pending = True
+        self._next_claim = 0.0
 
     def _read_group(
         self, start: str, count: int, block_ms: int | None
@@ -403,15 +424,23 @@ class RedisFeedConsumer(FeedConsumer):
         return entries
 
     def _collect(self, count: int, block_ms: int) -> list[tuple[bytes, Fields]]:
-        """Returns own pending entries, then claimed ones, then new ones, up to `count`."""
-        entries = self._read_group("0", count, None)
-        if len(entries) < count:
+        """Returns own pending entries (when due), then claimed ones (when due), then new
+        ones, up to `count`."""
+        entries: list[tuple[bytes, Fields]] = []
+        if self._own_pending or self._unacked:
+            entries = self._read_group("0", count, None)
+            self._own_pending = len(entries) >= count  # more may be left
+        if len(entries) < count and time.monotonic() >= self._next_claim:
             seen = {position for position, _ in entries}
-            claimed = self._claim(count - len(entries))
+            wanted = count - len(entries)
+            claimed = self._claim(wanted)
             entries += [entry for entry in claimed if entry[0] not in seen]
+            if len(claimed) < wanted:  # none left to claim now: look again in a while
+                self._next_claim = time.monotonic() + self._claim_idle_ms / 4000
         if len(entries) < count:
             block = block_ms if block_ms > 0 and not entries else None
             entries += self._read_group(">", count - len(entries), block)
+        self._unacked = {_position(position) for position, _ in entries}
         return entries
 
     def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
@@ -428,9 +457,11 @@ class RedisFeedConsumer(FeedConsumer):
             trimmed = [position for position, fields in entries if not fields]
             if trimmed:
                 self._client.xack(self._feed, self._group, *trimmed)
+                self._unacked.difference_update(_position(p) for p in trimmed)
         return [_feed_entry(position, fields) for position, fields in entries if fields]
 
     def ack(self, positions: Sequence[str]) -> None:
         if positions:
             with reachable():
                 self._client.xack(self._feed, self._group, *positions)
+            self._unacked.difference_update(positions)

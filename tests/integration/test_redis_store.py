@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterator
-from typing import cast
+from typing import Any, cast
 
 import pytest
 import redis
@@ -140,3 +140,53 @@ def test_a_redis_that_is_not_there_raises_store_unavailable(
 
     with pytest.raises(StoreUnavailable):
         call(store, consumer)
+
+
+class CountingRedis(redis.Redis):
+    """A Redis client that records the name of every command it sends."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(connection_pool=redis.ConnectionPool.from_url(url))
+        self.sent: list[str] = []
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        self.sent.append(str(args[0]).upper())
+        return super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+
+def test_a_steady_read_is_one_xreadgroup_and_its_ack_one_xack(
+    redis_url: str, namespace: str
+) -> None:
+    client = CountingRedis(redis_url)
+    store = RedisEventStore(client, namespace)
+    consumer = RedisFeedConsumer(client, "projection", "a", namespace)
+    store.append(GAME, KIND, 0, [event("a")])
+    first = consumer.read()  # the first: own pending, a claim, new entries
+    assert {"XREADGROUP", "XAUTOCLAIM"} <= set(client.sent)
+    consumer.ack([entry.position for entry in first])
+    store.append(GAME, KIND, 1, [event("b")])
+    client.sent.clear()
+
+    taken = consumer.read()
+    consumer.ack([entry.position for entry in taken])
+
+    assert [entry.event.data for entry in taken] == [b"b"]
+    assert client.sent == ["XREADGROUP", "XACK"]
+    client.close()
+
+
+def test_a_batch_that_was_not_acked_is_read_again_before_new_entries(
+    store: RedisEventStore, redis_client: redis.Redis, namespace: str
+) -> None:
+    consumer = RedisFeedConsumer(redis_client, "projection", "a", namespace)
+    store.append(GAME, KIND, 0, [event("a"), event("b")])
+    failed = consumer.read()  # projecting it fails: no ack
+    store.append(GAME, KIND, 2, [event("c")])
+
+    again = consumer.read(count=2)
+    assert [entry.position for entry in again] == [entry.position for entry in failed]
+    consumer.ack([again[0].position])  # half of it: the rest comes again first
+    rest = consumer.read(count=2)
+    assert [entry.event.data for entry in rest] == [b"b", b"c"]
+    consumer.ack([entry.position for entry in rest])
+    assert consumer.read() == []
