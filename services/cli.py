@@ -157,7 +157,9 @@ def serve_projection(settings: ProjectionSettings) -> int:
     print("cardarena projection service: following the feed", flush=True)
     retention = build_retention(settings, RedisEventStore(client, settings.namespace))
     beat = install(settings, client)
-    Projector(settings.database_url, consumer, retention=retention).run_forever(stop, beat=beat)
+    linger_s = settings.projection_linger_ms / 1000
+    projector = Projector(settings.database_url, consumer, retention=retention)
+    projector.run_forever(stop, beat=beat, linger_s=linger_s)
     return 0
 
 

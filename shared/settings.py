@@ -81,6 +81,10 @@ class ProjectionSettings(CommonSettings):
     archived (0: forever)."""
     projection_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9100
     """CARDARENA_PROJECTION_METRICS_PORT: the projection's Prometheus port (0: off)."""
+    projection_linger_ms: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 20
+    """CARDARENA_PROJECTION_LINGER_MS: after a batch smaller than a full one, how long the
+    projection lets the feed gather more before its next batch (under load: fewer, bigger
+    transactions, at up to this much more lag; 0: none)."""
 
 
 @dataclass(frozen=True, kw_only=True)

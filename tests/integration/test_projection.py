@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
 import time
@@ -255,6 +256,53 @@ def test_run_forever_projects_until_stopped(db: str) -> None:
 
     assert not runner.is_alive()
     assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+
+
+class TimedReads(InMemoryFeedConsumer):
+    """A projection member that notes when each read began and ended and what it took."""
+
+    def __init__(self, store: InMemoryEventStore) -> None:
+        super().__init__(store, GROUP, "p1")
+        self.reads: list[tuple[float, float, int]] = []
+
+    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
+        began = time.monotonic()
+        entries = super().read(count, block_ms)
+        self.reads.append((began, time.monotonic(), len(entries)))
+        return entries
+
+
+def test_after_a_batch_smaller_than_a_full_one_the_projector_lingers(db: str) -> None:
+    store, _ = played_store()
+    consumer = TimedReads(store)
+    stop = threading.Event()
+    projector = Projector(db, consumer)
+    linger_s = 0.2
+    count = 40 if feed_size(store) % 40 else 41  # the feed ends in a partial batch
+    runner = threading.Thread(
+        target=projector.run_forever,
+        args=(stop,),
+        kwargs={"count": count, "block_ms": 20, "linger_s": linger_s},
+    )
+    runner.start()
+    try:
+        deadline = time.monotonic() + 60
+        while checkpoint(db) != f"{feed_size(store)}-0" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(3 * linger_s)  # a read after the last batch
+    finally:
+        stop.set()
+        runner.join(timeout=10)
+
+    assert scalar(db, b"SELECT count(*) FROM events") == feed_size(store)
+    sizes = [read[2] for read in consumer.reads if read[2]]
+    assert sizes[:-1] == [count] * (len(sizes) - 1)
+    assert 0 < sizes[-1] < count
+    partial = [
+        (read, after) for read, after in itertools.pairwise(consumer.reads) if read[2] == sizes[-1]
+    ]
+    (_, ended, _), (began, _, _) = partial[-1]
+    assert began - ended >= linger_s * 0.9  # it waited for more before its next read
 
 
 def test_the_redis_feed_projects_every_event_once(
