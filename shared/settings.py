@@ -140,6 +140,7 @@ _ENV = {
     "heartbeat_dir": "CARDARENA_HEARTBEAT_DIR",
     "heartbeat_max_age": "CARDARENA_HEARTBEAT_MAX_AGE",
     "projection_metrics_port": "CARDARENA_PROJECTION_METRICS_PORT",
+    "projection_linger_ms": "CARDARENA_PROJECTION_LINGER_MS",
     "workers_metrics_port": "CARDARENA_WORKERS_METRICS_PORT",
     "broker_visibility_timeout": "CARDARENA_BROKER_VISIBILITY_TIMEOUT",
     "broker_restore_interval": "CARDARENA_BROKER_RESTORE_INTERVAL",
