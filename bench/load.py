@@ -669,6 +669,8 @@ class Figures:
     """CPU seconds the bare processes used in their phases."""
     game_cpu: float
     """CPU seconds the game-service processes used in theirs."""
+    projection_cpu: float = 0.0
+    """CPU seconds the projection service used in the game phases (it idles in the bare)."""
     client_cpu: tuple[float, float] = (0.0, 0.0)
     """CPU seconds this (client) process used in the bare phases and in the game phases
     (its lag sampler thread included)."""
@@ -709,7 +711,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
     }
     bare_seconds, bare_tally, bare_cpu = 0.0, Tally(), 0.0
     game_seconds, game_tally, games, game_cpu = 0.0, Tally(), [], 0.0
-    client_bare, client_game = 0.0, 0.0
+    client_bare, client_game, projection_cpu = 0.0, 0.0, 0.0
     try:
         bare_ports = [free_port() for _ in range(args.processes)]
         bare_urls = [f"http://127.0.0.1:{p}" for p in bare_ports]
@@ -735,6 +737,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
                 bare_cpu += cpu_seconds(launchers, "bare-") - cpu
                 client_bare += time.process_time() - own
                 cpu, own = cpu_seconds(launchers, "game-"), time.process_time()
+                projecting = cpu_seconds(launchers, "projection")
                 with sampler:
                     seconds, _, played = asyncio.run(
                         run_game(urls, admin_key, args.clients, share, args.mode, game_tally)
@@ -742,6 +745,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
                 game_seconds += seconds
                 game_cpu += cpu_seconds(launchers, "game-") - cpu
                 client_game += time.process_time() - own
+                projection_cpu += cpu_seconds(launchers, "projection") - projecting
                 games += played
             caught_up = sampler.wait_caught_up()
             sampler.close()
@@ -764,6 +768,7 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         missing,
         bare_cpu,
         game_cpu,
+        projection_cpu,
         (client_bare, client_game),
     )
 
@@ -797,6 +802,10 @@ def report(figures: Figures, args: argparse.Namespace) -> None:
             "client CPU per bare request / per move",
             f"{f.client_cpu[0] / max(1, f.bare.moves) * ms:.2f} / "
             f"{f.client_cpu[1] / max(1, game.moves) * ms:.2f} ms",
+        ),
+        (
+            "projection CPU per move",
+            f"{f.projection_cpu / max(1, game.moves) * ms:.2f} ms",
         ),
         (
             "projection lag p50 / p99",
