@@ -107,8 +107,9 @@ class BeatSettings(CommonSettings):
     """The settings of celery beat (`cardarena serve beat`)."""
 
     reconcile_seconds: Annotated[int, msgspec.Meta(ge=0)] = 120
-    """CARDARENA_RECONCILE_SECONDS: how often beat has the workers look for running
-    tournaments' games that the platform left waiting that long, and play them on (0: never)."""
+    """CARDARENA_RECONCILE_SECONDS: how often beat has the workers look for running games
+    (of tournaments and of none) that the platform left waiting that long, and play them on
+    (0: never)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,5 @@
-"""The PostgreSQL reader of the tournament views: the `TournamentViews` port over migration 002.
+"""The PostgreSQL reader of the tournament views: the `TournamentViews` port over migration 002
+(and, for the running games of no tournament, over the `games` view of migration 001).
 
 Reads what the projection has committed, so it lags the event store by the projection's
 delay. Opens one connection per read (the API's reads are few and short).
@@ -47,6 +48,13 @@ _HISTORY = (
     "SELECT key, game_id, place, games, mu, sigma, ordinal, finished_at FROM rating_history"
     " WHERE game = %s AND key = %s ORDER BY feed_ms, feed_seq"
 )
+_STANDALONE = (
+    "SELECT game_id FROM games g WHERE status = 'playing'"
+    " AND NOT EXISTS (SELECT 1 FROM tournament_games t WHERE t.game_id = g.game_id)"
+    " ORDER BY created_at, game_id LIMIT %s"
+)
+"""Running games (the projection writes `playing` until the GameFinished) of no tournament:
+on the index `games_status_created_at`, each checked on `tournament_games_game_id`."""
 
 
 class PostgresTournamentViews(TournamentViews):
@@ -87,6 +95,10 @@ class PostgresTournamentViews(TournamentViews):
         with self._cursor() as cur:
             rows = cur.execute(_HISTORY, (game, key)).fetchall()
         return [_point(row) for row in rows]
+
+    def standalone_games(self, limit: int) -> list[str]:
+        with self._cursor() as cur:
+            return [str(row[0]) for row in cur.execute(_STANDALONE, (limit,))]
 
 
 def _summary(row: tuple[Any, ...]) -> TournamentSummary:

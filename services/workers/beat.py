@@ -11,7 +11,8 @@ a lock, so a restarted beat knows what ran and a second beat waits instead of fi
 again on restart, which creates nothing twice (run ids derive from the slot); redbeat's
 order (record, then send) would lose that run instead.
 
-Beat also sends the workers' reconciliation (`cardarena.reconcile_tournaments`) every
+Beat also sends the workers' reconciliation (`cardarena.reconcile_tournaments`, which plays
+on the running games of tournaments and of none that the platform left waiting) every
 `CARDARENA_RECONCILE_SECONDS`, a static redbeat entry under the same prefix.
 """
 

@@ -10,7 +10,8 @@ period). A worker whose pool child dies (not the whole worker) requeues the task
 
 A task that Redis hands to a worker that dies before it records the task in `unacked`
 is lost to both: kombu takes it with BRPOP, then records it. Beat's reconciliation
-(`cardarena.reconcile_tournaments`) sends such a tournament game's bot turns again.
+(`cardarena.reconcile_tournaments`) sends such a game's bot turns again, whether the game
+belongs to a tournament or not.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,7 @@ from shared.tournaments.runner import (
     ensure_tournament,
     last_event,
     reconcile,
+    reconcile_games,
     start_pending_games,
 )
 from shared.tournaments.schedule import run_definition, run_id
@@ -177,25 +179,28 @@ def run_scheduled_tournament(definition: dict[str, Any], schedule_id: str, slot:
 
 
 RECONCILE_LIMIT = 1000
-"""The most running tournaments (newest first) one reconciliation looks at."""
+"""The most running tournaments (newest first), and the most running games of no tournament
+(oldest first), one reconciliation looks at."""
 
 
 @app.task(name="cardarena.reconcile_tournaments")
 def reconcile_tournaments(stall_seconds: float) -> int:
-    """Plays on the running tournaments' games that the platform has left waiting for
-    `stall_seconds` (their task lost with a killed worker); beat sends it that often, and
-    a run that fails (a store or the views unavailable) leaves the work to the next one.
+    """Plays on the running games that the platform has left waiting for `stall_seconds`
+    (their task lost with a killed worker): the running tournaments' games, then the games of
+    no tournament. Beat sends it that often, by this name (older than the games of no
+    tournament here), and a run that fails (a store or the views unavailable) leaves the rest
+    of the work to the next one.
 
     Returns how many games it sent on.
     """
-    store, stall_ms = worker_store(), int(stall_seconds * 1000)
-    try:
-        running = worker_views().tournaments("running", None, RECONCILE_LIMIT)
-        return sum(
-            reconcile(store, t.tournament_id, stall_ms, now_ms(), _dispatch) for t in running
-        )
-    except StoreUnavailable:
-        return 0
+    store, stall_ms, sent = worker_store(), int(stall_seconds * 1000), 0
+    with contextlib.suppress(StoreUnavailable):
+        views = worker_views()
+        for t in views.tournaments("running", None, RECONCILE_LIMIT):
+            sent += reconcile(store, t.tournament_id, stall_ms, now_ms(), _dispatch)
+        standalone = views.standalone_games(RECONCILE_LIMIT)
+        sent += reconcile_games(store, standalone, stall_ms, now_ms(), _dispatch)
+    return sent
 
 
 def _dispatch(game_id: str) -> None:

@@ -3,16 +3,21 @@
 A tournament's events live in their own stream (`tournament:<id>`, kind `tournament`).
 Its games are created with the scheduled game's key as idempotency key, so a game is
 created once however often its creation is retried, and its id follows from the key.
+
+The workers' reconciliation plays on the games that the platform left waiting (their task
+lost with a killed worker): a running tournament's (`reconcile`), and those of no
+tournament (`reconcile_games`).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from shared.deadlines import watch_of
 from shared.handlers import (
     InvalidRequest,
+    UnknownGame,
     create_game,
     game_id_for,
     load,
@@ -252,15 +257,43 @@ def reconcile(
     return len(stalled)
 
 
-def _stalled(store: EventStore, game_id: str, stall_ms: int, now: int) -> bool:
-    """Returns whether the game has waited `stall_ms` on the platform: over but not recorded,
-    a built-in bot's move, or a deadline `stall_ms` past and not enforced. A seat that may
-    still think (its deadline not that far past) is not stalled."""
+def reconcile_games(
+    store: EventStore,
+    game_ids: Iterable[str],
+    stall_ms: int,
+    now: int,
+    dispatch: Callable[[str], None],
+) -> int:
+    """Plays on the games of no tournament among `game_ids` that have waited `stall_ms` before
+    `now` on the platform: dispatches each whose next move is a built-in bot's, or whose
+    deadline is `stall_ms` past and not enforced. A game that is over (nothing is left to
+    record) or that the store does not hold (unknown, or its stream dropped) is skipped.
+    Returns how many games it dispatched; a game still moving costs one read.
+    """
+    dispatched = 0
+    for game_id in game_ids:
+        try:
+            stalled = _stalled(store, game_id, stall_ms, now, over=False)
+        except UnknownGame:
+            continue
+        if stalled:
+            dispatch(game_id)
+            dispatched += 1
+    return dispatched
+
+
+def _stalled(
+    store: EventStore, game_id: str, stall_ms: int, now: int, *, over: bool = True
+) -> bool:
+    """Returns whether the game has waited `stall_ms` on the platform: over (and `over`: a
+    tournament's game to record), a built-in bot's move, or a deadline `stall_ms` past and not
+    enforced. A seat that may still think (its deadline not that far past) is not stalled.
+    Raises UnknownGame when the store does not hold the game."""
     if _age(last_event(store, game_id), now) < stall_ms:
         return False
     loaded = load(store, game_id)
     if loaded.spec.is_over(loaded.state):
-        return True
+        return over
     watch = watch_of(loaded)
     deadline = None if watch is None else watch.deadline_ms
     return platform_due(loaded) and (deadline is None or now - deadline >= stall_ms)

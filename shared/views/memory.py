@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from shared.games.base import get_game
 from shared.messages.common import GameCreated, GameFinished, Seat
-from shared.store.port import EventStore, FeedEntry
+from shared.store.port import EventStore, FeedEntry, RecordedEvent
 from shared.tournaments import model
 from shared.tournaments import runner as tournaments
 from shared.tournaments.standings import standings
@@ -58,6 +58,8 @@ class InMemoryTournamentViews(TournamentViews):
         self._tournaments: dict[str, _Tournament] = {}
         self._book = RatingBook()
         self._history: dict[tuple[str, str], list[RatingPoint]] = {}
+        self._standalone: dict[str, int] = {}
+        """The recording time (ms) of each running game's GameCreated, games of no tournament."""
 
     def tournaments(
         self, status: TournamentStatus | None = None, game: str | None = None, limit: int = 50
@@ -94,6 +96,12 @@ class InMemoryTournamentViews(TournamentViews):
             self._catch_up()
             return list(self._history.get((game, key), []))
 
+    def standalone_games(self, limit: int) -> list[str]:
+        with self._lock:
+            self._catch_up()
+            oldest = sorted(self._standalone.items(), key=lambda item: (item[1], item[0]))
+        return [game_id for game_id, _ in oldest[:limit]]
+
     def _catch_up(self) -> None:
         """Folds every feed entry past the last one folded."""
         while entries := self._store.read_feed(self._position, self._batch):
@@ -119,11 +127,19 @@ class InMemoryTournamentViews(TournamentViews):
             return
         decoded = get_game(recorded.kind).codec.decode(recorded)
         if isinstance(decoded, GameCreated):
+            if not decoded.tournament:
+                self._standalone[recorded.game_id] = recorded.recorded_at
             if not decoded.forked_from:  # a fork (a what-if) is never rated
                 self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
-        elif isinstance(decoded, GameFinished) and recorded.game_id in self._seats:
-            game, seats = self._seats.pop(recorded.game_id)
-            rated = rated_game(game, recorded.game_id, seats, decoded.result, recorded.recorded_at)
-            if rated is not None:
-                for point in self._book.apply(rated):
-                    self._history.setdefault((game, point.key), []).append(point)
+        elif isinstance(decoded, GameFinished):
+            self._standalone.pop(recorded.game_id, None)
+            if recorded.game_id in self._seats:
+                self._rate(recorded, decoded)
+
+    def _rate(self, recorded: RecordedEvent, finished: GameFinished) -> None:
+        """Folds a game's GameFinished into the ratings, when the game is rated."""
+        game, seats = self._seats.pop(recorded.game_id)
+        rated = rated_game(game, recorded.game_id, seats, finished.result, recorded.recorded_at)
+        if rated is not None:
+            for point in self._book.apply(rated):
+                self._history.setdefault((game, point.key), []).append(point)

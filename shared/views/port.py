@@ -1,4 +1,5 @@
-"""The tournament views port: what the API reads about tournaments, standings and ratings.
+"""The tournament views port: what the API reads about tournaments, standings and ratings,
+and what the workers' reconciliation reads about running games of no tournament.
 
 Two adapters implement it: the in-memory twin (`shared.views.memory`), which folds an
 event store's feed on demand, and the PostgreSQL reader of the projection
@@ -76,7 +77,7 @@ class ViewsUnavailable(StoreUnavailable):
 
 
 class TournamentViews(abc.ABC):
-    """Reads of the tournament, standings and rating views."""
+    """Reads of the tournament, standings and rating views, and of the running games."""
 
     @abc.abstractmethod
     def tournaments(
@@ -95,3 +96,8 @@ class TournamentViews(abc.ABC):
     @abc.abstractmethod
     def rating_history(self, game: str, key: str) -> list[RatingPoint]:
         """Returns `key`'s rating after each of its rated games of `game`, oldest first."""
+
+    @abc.abstractmethod
+    def standalone_games(self, limit: int) -> list[str]:
+        """Returns the ids of up to `limit` running games (no GameFinished yet) that belong to
+        no tournament, forks included, oldest first (by creation time, ties: id)."""

@@ -6,6 +6,7 @@ consumer group, small batches) into a migrated database before each read.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,12 +27,14 @@ from shared.tournaments.model import (
     TournamentCancelled,
     TournamentDefinition,
     TournamentState,
+    pending,
 )
 from shared.tournaments.runner import (
     KIND,
     create_tournament,
     load_tournament,
     run_in_process,
+    start_game,
     stream_id,
 )
 from shared.tournaments.standings import standings, tournament_ratings
@@ -84,9 +87,12 @@ class Backend:
 
 @dataclass
 class Scenario:
-    """The tournaments written to a backend's store, by id, in creation order."""
+    """The tournaments written to a backend's store, by id, in creation order, and the ids of
+    the ad-hoc games (of no tournament): the finished one and the running one."""
 
     states: dict[str, TournamentState]
+    finished_game: str
+    running_game: str
 
 
 def _memory_backend() -> Backend:
@@ -124,7 +130,7 @@ def backend(request: pytest.FixtureRequest) -> Backend:
 
 @pytest.fixture
 def scenario(backend: Backend) -> Scenario:
-    """Writes five tournaments and two ad-hoc games (one finished) to the backend's store."""
+    """Writes five tournaments and two ad-hoc games (the first finished) to the backend's store."""
     store = backend.store
     states = {"t-shithead": run_in_process(store, SHITHEAD, "t-shithead")}
     adhoc = create_game(store, "autobus", seats=[Seat(bot="heuristic"), Seat(bot="random")])
@@ -134,8 +140,8 @@ def scenario(backend: Backend) -> Scenario:
     states["t-mirror"] = run_in_process(store, MIRROR, "t-mirror")
     create_tournament(store, WAITING, "t-waiting")
     states["t-waiting"] = load_tournament(store, "t-waiting")[0]
-    create_game(store, "autobus", seats=[Seat(bot="random", version="9")] * 2)
-    return Scenario(states)
+    running = create_game(store, "autobus", seats=[Seat(bot="random", version="9")] * 2)
+    return Scenario(states, adhoc.game_id, running.game_id)
 
 
 def test_tournaments_are_listed_newest_first_with_their_progress(
@@ -258,3 +264,40 @@ def test_a_rating_history_follows_a_bot_version_game_by_game(
         )
         assert [p.finished_at for p in history] == sorted(p.finished_at for p in history)
     assert views.rating_history("autobus", "nobody@1") == []
+
+
+def _later_game(store: EventStore) -> str:
+    """Creates an ad-hoc game a few milliseconds after the store's last creation; returns its id."""
+    time.sleep(0.005)  # creation times are milliseconds, ties sort by id: keep the order plain
+    return create_game(store, "autobus", seats=[Seat(bot="heuristic"), Seat(bot="random")]).game_id
+
+
+def test_standalone_games_are_the_running_games_of_no_tournament_oldest_first(
+    backend: Backend, scenario: Scenario
+) -> None:
+    store = backend.store
+    waiting, _ = load_tournament(store, "t-waiting")
+    tournament_game = start_game(store, "t-waiting", waiting, pending(waiting)[0])
+    newer = _later_game(store)
+    finished = _later_game(store)
+    play_bot_turns(store, finished)
+    listed = backend.views().standalone_games(10)
+    assert listed == [scenario.running_game, newer]
+    assert scenario.finished_game not in listed
+    assert tournament_game not in listed, "a tournament's running game is the tournament's"
+
+
+def test_standalone_games_stop_at_the_limit(backend: Backend, scenario: Scenario) -> None:
+    newer = _later_game(backend.store)
+    views = backend.views()
+    assert views.standalone_games(2) == [scenario.running_game, newer]
+    assert views.standalone_games(1) == [scenario.running_game]
+    assert views.standalone_games(0) == []
+
+
+def test_a_standalone_game_leaves_the_list_when_it_finishes(
+    backend: Backend, scenario: Scenario
+) -> None:
+    assert backend.views().standalone_games(10) == [scenario.running_game]
+    play_bot_turns(backend.store, scenario.running_game)
+    assert backend.views().standalone_games(10) == []

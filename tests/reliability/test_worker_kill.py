@@ -14,8 +14,8 @@ import pytest
 
 from bench import worker_kill
 from shared.deadlines import now_ms
-from shared.handlers import game_id_for, load, play_bot_turns
-from shared.messages.common import Clock
+from shared.handlers import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.messages.common import Clock, Seat
 from shared.registry import BotSpec, register_bot
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments.model import Entrant, TournamentDefinition, pending
@@ -24,6 +24,7 @@ from shared.tournaments.runner import (
     create_tournament,
     load_tournament,
     reconcile,
+    reconcile_games,
     record_game,
 )
 
@@ -112,3 +113,37 @@ def test_the_reconciliation_leaves_a_seat_its_time_and_enforces_a_deadline_left_
     late = now_ms() + 10_000 + STALL_MS
     assert reconcile(store, "t", STALL_MS, late, sent.append) == 1, "its deadline went by"
     assert sent == [game_id, game_id]
+
+
+def test_the_reconciliation_of_games_of_no_tournament_sends_on_only_a_lost_bot_turn() -> None:
+    store = InMemoryEventStore()
+    bots = [Seat(bot="heuristic"), Seat(bot="random")]
+    due = create_game(store, "autobus", seats=bots).game_id
+    finished = create_game(store, "autobus", seats=bots).game_id
+    play_bot_turns(store, finished)
+    hosted = create_game(store, "autobus", seats=[Seat(kind="external"), Seat(bot="random")])
+    play_bot_turns(store, hosted.game_id)
+    assert not platform_due(load(store, hosted.game_id)), "it waits for its host, untimed"
+    games = [due, finished, hosted.game_id, "never-created"]
+    sent: list[str] = []
+    assert reconcile_games(store, games, STALL_MS, now_ms(), sent.append) == 0, "still moving"
+    # A finished game of no tournament has nothing left to record: it is not sent on.
+    assert reconcile_games(store, games, STALL_MS, now_ms() + STALL_MS, sent.append) == 1
+    assert sent == [due]
+    play_bot_turns(store, due)
+    assert reconcile_games(store, games, STALL_MS, now_ms() + 10 * STALL_MS, sent.append) == 0
+
+
+def test_the_reconciliation_of_a_game_of_no_tournament_enforces_a_deadline_left_unwatched() -> None:
+    store = InMemoryEventStore()
+    seats = [Seat(kind="external"), Seat(bot="random")]
+    game_id = create_game(store, "autobus", seats=seats, clock=Clock(move_seconds=10)).game_id
+    play_bot_turns(store, game_id)
+    loaded = load(store, game_id)
+    assert loaded.clock is not None, "the external seat is timed"
+    assert not loaded.spec.is_over(loaded.state)
+    sent: list[str] = []
+    assert reconcile_games(store, [game_id], STALL_MS, now_ms() + STALL_MS, sent.append) == 0
+    late = now_ms() + 10_000 + STALL_MS
+    assert reconcile_games(store, [game_id], STALL_MS, late, sent.append) == 1, "deadline past"
+    assert sent == [game_id]

@@ -1,0 +1,84 @@
+"""The reconciliation of games of no tournament over the real stack: a game in Redis whose bot
+turn was never sent (as if its task were lost with a killed worker) is found through the
+PostgreSQL projection and sent on; a tournament's game is left to the tournament's own."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from services.projection.migrate import migrate
+from services.projection.projector import Projector
+from services.wiring import build_views
+from shared.deadlines import now_ms
+from shared.handlers import create_game, load, next_bot_seat, play_bot_turns
+from shared.messages.common import Seat
+from shared.settings import WorkerSettings, load_settings
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.tournaments.model import Entrant, TournamentDefinition, pending
+from shared.tournaments.runner import (
+    create_tournament,
+    load_tournament,
+    reconcile_games,
+    start_game,
+)
+from shared.views.port import TournamentViews
+
+pytestmark = pytest.mark.integration
+
+STALL_MS = 5_000
+LIMIT = 1000
+"""As many games as the workers' reconciliation looks at (`RECONCILE_LIMIT`)."""
+TOURNAMENT = TournamentDefinition(
+    game="autobus", entrants=[Entrant("heuristic", "1"), Entrant("random", "1")], table_size=2
+)
+"""One game of two built-in bots."""
+
+
+def project(database_url: str, consumer: RedisFeedConsumer) -> None:
+    """Projects every feed entry `consumer` has not read yet into the database."""
+    with Projector(database_url, consumer) as projector:
+        while projector.run_once(count=100):
+            pass
+
+
+def worker_views(namespace: str, database_url: str, store: RedisEventStore) -> TournamentViews:
+    """Returns the views a worker of this stack reads: wired from its settings."""
+    environ = {
+        "CARDARENA_STORE": "redis",
+        "CARDARENA_NAMESPACE": namespace,
+        "DATABASE_URL": database_url,
+    }
+    return build_views(load_settings(environ, WorkerSettings), store)
+
+
+def test_a_standalone_game_whose_bot_turn_was_lost_is_found_in_the_views_and_sent_on(
+    redis_client: redis.Redis, namespace: str, database_url: str
+) -> None:
+    migrate(database_url)
+    store = RedisEventStore(redis_client, namespace)
+    consumer = RedisFeedConsumer(redis_client, "projection", "p1", namespace=namespace)
+    create_tournament(store, TOURNAMENT, "t")
+    state, _ = load_tournament(store, "t")
+    in_tournament = start_game(store, "t", state, pending(state)[0])
+    seats = [Seat(bot="heuristic"), Seat(kind="external")]
+    lost = create_game(store, "autobus", seats=seats, seed=1).game_id
+    assert next_bot_seat(load(store, lost)) == 0, "the bot moves first; its turn is never sent"
+    project(database_url, consumer)
+    views = worker_views(namespace, database_url, store)
+
+    standalone = views.standalone_games(LIMIT)
+    assert standalone == [lost], "a tournament's game is not standalone"
+    assert in_tournament not in standalone
+    sent: list[str] = []
+    assert reconcile_games(store, standalone, STALL_MS, now_ms(), sent.append) == 0, "moving"
+    assert reconcile_games(store, standalone, STALL_MS, now_ms() + STALL_MS, sent.append) == 1
+    assert sent == [lost]
+
+    assert play_bot_turns(store, lost) > 0, "the task sent again plays the bot's moves"
+    assert next_bot_seat(load(store, lost)) is None
+    project(database_url, consumer)
+    assert views.standalone_games(LIMIT) == [lost], "it runs on, waiting for its host"
+    later = now_ms() + 10 * STALL_MS
+    assert reconcile_games(store, [lost], STALL_MS, later, sent.append) == 0, "not the platform's"
+    assert sent == [lost]
