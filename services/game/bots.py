@@ -119,7 +119,12 @@ class BotsController(Controller):
             "without them; the same name and version with anything else is refused (422, "
             "field `version`). A webhook `url` that is, or resolves to, a loopback, private, "
             "link-local or otherwise non-global address is refused (422, field `url`) unless "
-            "the service allows private webhooks (`CARDARENA_WEBHOOK_ALLOW_PRIVATE`)."
+            "the service allows private webhooks (`CARDARENA_WEBHOOK_ALLOW_PRIVATE`). A `name`"
+            " or `version` is 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a"
+            " letter or digit (`me` is reserved); an unknown game or strategy, a `strategy`"
+            " for a bot that plays itself, an external or webhook bot of a game without"
+            " decisions, a `url` for anything but a webhook or a `description` over 500"
+            " characters is 422 naming the field."
         ),
         sync_to_thread=True,
         status_code=201,

@@ -295,7 +295,13 @@ class GamesController(Controller):
             ' a registered external or webhook bot (`{"kind": "external", "bot":'
             ' "alice", "version": "1"}`): only that bot\'s token plays it, and a bot'
             " already in as many running games as the cap allows is refused (422, `field`"
-            " naming the seat)."
+            " naming the seat). 422 also, with `field`: an unknown `game`; a player count the"
+            " game cannot seat (`players`, or `seats`: Shithead 2-10, Hospodský autobus"
+            " and Beggar-my-neighbour 2-4); `players` that disagrees with `seats`; an unknown"
+            " built-in bot"
+            " (`seats[i].bot`); an external or webhook seat in a game without decisions"
+            " (`seats[i].kind`); a webhook seat naming no registered bot; a ruleset the game"
+            " refuses (`ruleset.<field>`)."
         ),
         guards=[host_only],
         security=BEARER,

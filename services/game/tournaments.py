@@ -154,7 +154,17 @@ class TournamentsController(Controller):
             "with an optional `timezone`) is not started now: it is stored with the scheduler "
             "and answered 202 with the schedule (Location: /v1/schedules/{id}). A hosting "
             "operation: needs the admin key (in open mode, nothing). An entrant may be an "
-            "external or webhook bot: its seats are bound to it."
+            "external or webhook bot: its seats are bound to it. 400: a body that does not "
+            "parse, or a `schedule` that is not exactly one of `at` (an ISO time with its "
+            "zone) and `cron` (five fields, with an IANA `timezone`). 422 (`field` named): an "
+            "unknown game; a `table_size` the game cannot seat; fewer entrants than "
+            "`table_size`; an entrant that is no built-in strategy or registered bot of the "
+            "game, or whose `strategy` or `kind` disagrees with it (`entrants[i].bot`, "
+            "`.strategy`, `.kind`); an external or webhook bot in a game without decisions; "
+            "`games_per_table` or (swiss) `rounds` below 1; a ruleset the game refuses "
+            "(`ruleset.<field>`); a schedule `at` in the past (`schedule.at`); more than 20,000 "
+            "games in all (`games_per_table`, `entrants` or `rounds`, whichever drives the "
+            "count)."
         ),
         sync_to_thread=True,
         status_code=201,
