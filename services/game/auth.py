@@ -128,14 +128,16 @@ class Access:
     def looks_up(self, authorization: str | None) -> bool:
         """Returns whether identifying `authorization` takes a look-up in the store: a
         bearer credential that is not the admin key."""
-        if authorization is None:
+        try:
+            credential = _bearer(authorization)
+        except Unauthorized:
             return False
-        scheme, _, credential = authorization.strip().partition(" ")
-        credential = credential.strip()
-        if scheme.lower() != "bearer" or not credential:
-            return False
+        return credential is not None and not self._is_admin(credential)
+
+    def _is_admin(self, credential: str) -> bool:
+        """Returns whether `credential` is the admin key (never, in open mode)."""
         admin = self.admin_key.encode()
-        return not (self.admin_key and hmac.compare_digest(credential.encode(), admin))
+        return bool(self.admin_key) and hmac.compare_digest(credential.encode(), admin)
 
     def identify(self, authorization: str | None) -> Caller:
         """Returns the caller presenting `authorization` (an Authorization header, or None).
@@ -143,13 +145,10 @@ class Access:
         Raises Unauthorized for a credential that is neither the admin key nor a live bot
         token, RateLimited for a bot token over its limit.
         """
-        if authorization is None or not authorization.strip():
+        credential = _bearer(authorization)
+        if credential is None:
             return Caller("anonymous", host=self.open)
-        scheme, _, credential = authorization.strip().partition(" ")
-        credential = credential.strip()
-        if scheme.lower() != "bearer" or not credential:
-            raise Unauthorized("send Authorization: Bearer <admin key or bot token>")
-        if self.admin_key and hmac.compare_digest(credential.encode(), self.admin_key.encode()):
+        if self._is_admin(credential):
             return Caller("admin", host=True)
         bot = self.registry.bot_of_token(credential)
         if bot is None:
@@ -164,6 +163,18 @@ class Access:
                 decision.retry_after,
             )
         return Caller("bot", bot=bot)
+
+
+def _bearer(authorization: str | None) -> str | None:
+    """Returns the credential of a bearer `authorization` header, None for no header (or a
+    blank one); raises Unauthorized for any other scheme or an empty credential."""
+    if authorization is None or not authorization.strip():
+        return None
+    scheme, _, credential = authorization.strip().partition(" ")
+    credential = credential.strip()
+    if scheme.lower() != "bearer" or not credential:
+        raise Unauthorized("send Authorization: Bearer <admin key or bot token>")
+    return credential
 
 
 def caller_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
