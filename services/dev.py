@@ -141,10 +141,8 @@ class Launcher:
     def start(self, name: str, command: Sequence[str]) -> Child:
         """Starts `command` as the child `name`, in a process group of its own."""
         log = None if self.logs is None else self.logs / f"{name}.log"
-        with contextlib.ExitStack() as files:
-            output: Any = subprocess.PIPE
-            if log is not None:
-                output = files.enter_context(log.open("w"))
+        opened: Any = contextlib.nullcontext(subprocess.PIPE) if log is None else log.open("w")
+        with opened as output:  # a log file is the child's: this process closes its copy
             process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
                 list(command),
                 cwd=self.cwd,
