@@ -9,7 +9,8 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.e2e
 
 SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
 """Shithead events that record a seat's own decision."""
+T = TypeVar("T")
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that a game of weak bots ends in bounded time."""
 
@@ -36,6 +38,30 @@ def register(host: Client, name: str) -> str:
     bot = host.register_bot(name, game="shithead", kind="external")
     assert bot.token
     return bot.token
+
+
+def external_game(url: str, names: Sequence[str], seed: int) -> tuple[str, list[str]]:
+    """Registers an external bot per name and creates a Shithead game seating them in that
+    order; returns the game's id and the bots' tokens."""
+    with Client(url, token=ADMIN_KEY) as host:
+        tokens = [register(host, name) for name in names]
+        seats = [{"kind": "external", "bot": name, "version": "1"} for name in names]
+        return host.create_game("shithead", seats, ruleset=RULES, seed=seed), tokens
+
+
+def each_seat(clients: Sequence[Client], play: Callable[[Client, int], T]) -> dict[int, T]:
+    """Runs `play(client, seat)` for every seat at once (seat i by `clients[i]`) until all
+    are done; returns what each seat's play returned."""
+    results: dict[int, T] = {}
+    threads = [
+        threading.Thread(target=lambda c=c, s=s: results.__setitem__(s, play(c, s)))
+        for s, c in enumerate(clients)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    return results
 
 
 def play_until_over(client: Client, game_id: str, wait: int = 5) -> None:
@@ -71,13 +97,7 @@ def test_two_token_bots_and_two_built_in_bots_finish_a_shithead_game(
         assert secured_stack.store.version(game_id) == version
         with httpx.Client(base_url=url) as anonymous:
             assert anonymous.get(f"/v1/games/{game_id}/view", params={"seat": 0}).status_code == 401
-        threads = [
-            threading.Thread(target=play_until_over, args=(client, game_id)) for client in (a, b)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=600)
+        each_seat((a, b), lambda client, _: play_until_over(client, game_id))
         game = a.game(game_id)
     assert game["status"] in {"finished", "capped"}
     assert sorted(game["result"]["places"]) == [1, 2, 3, 4]
@@ -194,25 +214,9 @@ def test_two_token_bots_play_a_game_out_with_the_long_poll_of_their_turns(
     secured_stack: Stack,
 ) -> None:
     url = secured_stack.base_url
-    with Client(url, token=ADMIN_KEY) as host:
-        dora, eric = register(host, "dora"), register(host, "eric")
-        seats = [
-            {"kind": "external", "bot": "dora", "version": "1"},
-            {"kind": "external", "bot": "eric", "version": "1"},
-        ]
-        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=21)
-    waited: dict[int, int] = {}
+    game_id, (dora, eric) = external_game(url, ("dora", "eric"), seed=21)
     with Client(url, token=dora) as d, Client(url, token=eric) as e:
-        threads = [
-            threading.Thread(
-                target=lambda c=c, s=s: waited.__setitem__(s, play_by_long_poll(c, game_id, s))
-            )
-            for s, c in enumerate((d, e))
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=600)
+        waited = each_seat((d, e), lambda client, seat: play_by_long_poll(client, game_id, seat))
         game = d.game(game_id)
     assert game["status"] in {"finished", "capped"}
     assert sorted(game["result"]["places"]) == [1, 2]
@@ -240,30 +244,14 @@ class CountingTransport(httpx.HTTPTransport):
 def test_two_token_bots_play_a_game_out_with_one_request_a_move(secured_stack: Stack) -> None:
     """`Client.play`: each action's answer carries the seat's next turn (`wait`)."""
     url = secured_stack.base_url
-    with Client(url, token=ADMIN_KEY) as host:
-        fay, gus = register(host, "fay"), register(host, "gus")
-        seats = [
-            {"kind": "external", "bot": "fay", "version": "1"},
-            {"kind": "external", "bot": "gus", "version": "1"},
-        ]
-        game_id = host.create_game("shithead", seats, ruleset=RULES, seed=22)
+    game_id, tokens = external_game(url, ("fay", "gus"), seed=22)
     transports = [CountingTransport(), CountingTransport()]
-    last: dict[int, SeatView] = {}
     clients = [
         Client(url, token=token, transport=transport)
-        for token, transport in zip((fay, gus), transports, strict=True)
+        for token, transport in zip(tokens, transports, strict=True)
     ]
     with clients[0], clients[1]:
-        threads = [
-            threading.Thread(
-                target=lambda c=c, s=s: last.__setitem__(s, c.play(game_id, s, first_legal, 10))
-            )
-            for s, c in enumerate(clients)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=600)
+        last = each_seat(clients, lambda client, seat: client.play(game_id, seat, first_legal, 10))
         game = clients[0].game(game_id)
         events = clients[0]._call("GET", f"/v1/games/{game_id}/events")["events"]
     assert game["status"] in {"finished", "capped"}
