@@ -51,15 +51,54 @@ def round_robin(
     return games
 
 
-def duplicate(entrants: int, table_size: int, deals: int, seed: str) -> list[PlannedGame]:
-    """Returns each table's deals, every deal played once per seat rotation with the same cards."""
+def duplicate_tables(entrants: int, table_size: int) -> int:
+    """Returns how many tables play each deal of a duplicate tournament: as many as the
+    field fills (0 or 1: the field is too small for duplicate)."""
+    return entrants // table_size if table_size > 0 else 0
+
+
+def duplicate(entrants: int, table_size: int, cycles: int, seed: str) -> list[PlannedGame]:
+    """Returns `cycles` cycles of `entrants` deals, each deal played with the same cards at
+    `duplicate_tables` tables of disjoint entrants, so that nobody plays a deal twice.
+
+    In deal j of cycle c, the entrant e sits at position (o_c(e) + j) mod n of the n
+    positions (n = entrants; o_c an order of the field: the entrants' own in the first
+    cycle, then a fixed shuffle per cycle that varies table mates and the entrants compared
+    seat by seat); position p is seat p mod k of table p // k (k = table size), and the
+    positions past the last full table sit the deal out. Over a cycle every entrant takes
+    every position once: it plays each seat n // k times and sits out n mod k deals.
+    """
+    tables = duplicate_tables(entrants, table_size)
+    if tables < 2:
+        return []
     games: list[PlannedGame] = []
-    for number, table in enumerate(combinations(range(entrants), table_size)):
-        for deal in range(deals):
-            label = f"{number}:{deal}"
-            deal_seed = game_seed(seed, 1, number * deals + deal)
-            games.extend(PlannedGame(turn, deal_seed, label) for turn in rotations(table))
+    for cycle in range(cycles):
+        order = _cycle_order(entrants, cycle)
+        for shift in range(entrants):
+            deal = cycle * entrants + shift
+            deal_seed = game_seed(seed, 1, deal)
+            seated = [0] * (tables * table_size)
+            for rank, entrant in enumerate(order):
+                position = (rank + shift) % entrants
+                if position < len(seated):
+                    seated[position] = entrant
+            games.extend(
+                PlannedGame(
+                    tuple(seated[t * table_size : (t + 1) * table_size]), deal_seed, str(deal)
+                )
+                for t in range(tables)
+            )
     return games
+
+
+def _cycle_order(entrants: int, cycle: int) -> list[int]:
+    """Returns the order of the field in a duplicate cycle: its own first, then a shuffle
+    fixed by the field's size and the cycle (no seed: the tables are public anyway)."""
+    if cycle == 0:
+        return list(range(entrants))
+    return sorted(
+        range(entrants), key=lambda e: hashlib.sha256(f"duplicate:{cycle}:{e}".encode()).digest()
+    )
 
 
 def swiss_round(

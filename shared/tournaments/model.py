@@ -55,7 +55,8 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     format: Format = "round_robin"
     ruleset: str | dict[str, Any] | None = None
     games_per_table: int = 1
-    """Round robin: games per table (seats rotate); duplicate: deals per table."""
+    """Round robin: games per table (seats rotate); duplicate: cycles of one deal per entrant
+    (each deal at every table the field fills, nobody at two of them)."""
     rounds: int = 3
     """Swiss: the number of rounds."""
     seed: str = "0"
@@ -79,11 +80,8 @@ def planned_games(definition: TournamentDefinition) -> int:
     """Returns how many games the tournament plays at most (a knockout: fewer than its
     entrants; Swiss: every entrant at a table in every round)."""
     entrants, size = len(definition.entrants), definition.table_size
-    tables = math.comb(entrants, size) if 0 <= size <= entrants else 0
-    if definition.format == "round_robin":
-        return tables * definition.games_per_table
-    if definition.format == "duplicate":
-        return tables * definition.games_per_table * size
+    if definition.format in ("round_robin", "duplicate"):
+        return _games_per_cycle(definition) * definition.games_per_table
     if definition.format == "swiss":
         return definition.rounds * (entrants // max(1, size))
     return entrants
@@ -97,16 +95,54 @@ def _check_size(definition: TournamentDefinition) -> None:
         return
     if definition.format == "swiss":
         field = "rounds"
-    elif (
-        definition.format == "knockout"
-        or math.comb(len(definition.entrants), definition.table_size) > MAX_GAMES
-    ):
+    elif definition.format == "knockout" or _games_per_cycle(definition) > MAX_GAMES:
         field = "entrants"
     else:
         field = "games_per_table"
     raise InvalidTournament(
         field, f"the tournament would play {planned} games; at most {MAX_GAMES} are allowed"
     )
+
+
+def _games_per_cycle(definition: TournamentDefinition) -> int:
+    """Returns the games the field alone makes, whatever `games_per_table`: its tables (round
+    robin), or one cycle of deals (duplicate)."""
+    entrants, size = len(definition.entrants), definition.table_size
+    if definition.format == "duplicate":
+        return entrants * formats.duplicate_tables(entrants, size)
+    return math.comb(entrants, size) if 0 <= size <= entrants else 0
+
+
+def duplicate_minimum(table_size: int) -> int:
+    """Returns the smallest field of a duplicate tournament at tables of `table_size`: two
+    tables of disjoint entrants, so that each seat of a deal is compared across tables and
+    nobody plays the deal twice."""
+    return 2 * table_size
+
+
+def _check_duplicate(definition: TournamentDefinition, bots: Sequence[RegisteredBot]) -> None:
+    """Raises InvalidTournament (`entrants`) for a duplicate field too small to play each deal
+    at two tables of disjoint entrants, or (`entrants[i].bot`) when one external or webhook
+    bot (one token) is entered twice: it would see a deal at two tables."""
+    needed = duplicate_minimum(definition.table_size)
+    if len(definition.entrants) < needed:
+        raise InvalidTournament(
+            "entrants",
+            f"a duplicate tournament at tables of {definition.table_size} needs at least"
+            f" {needed} entrants (each deal at two tables, nobody at both),"
+            f" not {len(definition.entrants)}",
+        )
+    seen: set[str] = set()
+    for index, entrant in enumerate(resolve_entrants(definition, bots).entrants):
+        key = f"{entrant.bot}@{entrant.version}"
+        if entrant.kind in {"external", "webhook"}:
+            if key in seen:
+                raise InvalidTournament(
+                    f"entrants[{index}].bot",
+                    f"{key} is entered twice: in a duplicate tournament a bot with a token"
+                    " plays each deal once, so it may hold one entry",
+                )
+            seen.add(key)
 
 
 class TournamentEvent(Event, frozen=True):
@@ -204,6 +240,8 @@ def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = (
             "entrants", f"{len(definition.entrants)} entrants cannot fill a table of {size}"
         )
     resolve_entrants(definition, bots)
+    if definition.format == "duplicate":
+        _check_duplicate(definition, bots)
     if definition.games_per_table < 1:
         raise InvalidTournament("games_per_table", "must be at least 1")
     if definition.format == "swiss" and definition.rounds < 1:

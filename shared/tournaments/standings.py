@@ -4,7 +4,10 @@ Points: at a table of k seats, place p earns k - p points (a two-player win 1, a
 shared places earn the same), and a bye earns a win's k - 1. Ratings: OpenSkill's
 Plackett-Luce model on the full finishing order of every game, in the order the games
 were scheduled, per game and per bot version; leaderboards sort by the conservative
-estimate mu - 3 sigma. Games without decisions (Beggar-my-neighbour) are never rated.
+estimate mu - 3 sigma. A duplicate tournament ranks by its `score` first: each game's
+points minus the mean points of the same seat on the same deal at the deal's other tables,
+as duplicate bridge compares a board across tables, so that the luck of a deal cancels.
+Games without decisions (Beggar-my-neighbour) are never rated.
 Ratings fold the games in schedule order (round, then table), not in the order they
 finished, so a tournament rates the same in-process and on concurrent workers.
 """
@@ -46,6 +49,8 @@ class Standing(msgspec.Struct, frozen=True):
     win_rate_high: float
     rating: float | None = None
     uncertainty: float | None = None
+    score: float | None = None
+    """Duplicate: the sum of its seat-by-seat comparisons on each deal (None otherwise)."""
 
 
 def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -93,6 +98,7 @@ def standings(state: TournamentState) -> list[Standing]:
         for entrant in rnd.byes:
             points[entrant] += size - 1
     ratings = tournament_ratings(state)
+    scores = duplicate_scores(state) if d.format == "duplicate" else None
     lines = []
     for index, name in enumerate(names):
         low, high = wilson(wins[index], games[index])
@@ -109,9 +115,38 @@ def standings(state: TournamentState) -> list[Standing]:
                 win_rate_high=high,
                 rating=rating.ordinal if rating else None,
                 uncertainty=rating.sigma if rating else None,
+                score=scores.get(index, 0.0) if scores is not None else None,
             )
         )
-    return sorted(lines, key=lambda s: (-s.points, -s.wins, s.mean_place, s.entrant))
+    return sorted(
+        lines, key=lambda s: (-(s.score or 0.0), -s.points, -s.wins, s.mean_place, s.entrant)
+    )
+
+
+def duplicate_scores(state: TournamentState) -> dict[int, float]:
+    """Returns each entrant's duplicate score: over its recorded games, its points minus the
+    mean points of the same seat on the same deal at the deal's other recorded tables (a
+    deal recorded at one table only compares nothing)."""
+    size = state.definition.table_size
+    records = {record.key: record for record in state.records}
+    by_seat: dict[tuple[int, str, int], list[tuple[int, float]]] = {}
+    for rnd in state.rounds:
+        for game in rnd.games:
+            record = records.get(game.key)
+            if record is None:
+                continue
+            for seat, (entrant, place) in enumerate(zip(game.table, record.places, strict=True)):
+                by_seat.setdefault((rnd.round, game.deal, seat), []).append(
+                    (entrant, float(size - place))
+                )
+    scores: dict[int, float] = {}
+    for results in by_seat.values():
+        total = sum(points for _, points in results)
+        for entrant, points in results:
+            others = len(results) - 1
+            compared = points - (total - points) / others if others else 0.0
+            scores[entrant] = scores.get(entrant, 0.0) + compared
+    return scores
 
 
 def tournament_ratings(state: TournamentState) -> dict[int, Rating] | None:

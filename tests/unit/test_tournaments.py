@@ -48,16 +48,33 @@ def test_round_robin_seats_every_combination_and_rotates_the_seats() -> None:
     assert len({g.seed for g in games}) == len(games)
 
 
-def test_duplicate_plays_every_deal_once_per_seat_rotation_with_the_same_cards() -> None:
-    games = formats.duplicate(3, 3, 2, "s")
+def test_duplicate_plays_every_deal_at_tables_of_disjoint_entrants_with_the_same_cards() -> None:
+    games = formats.duplicate(5, 2, 2, "s")
     by_deal: dict[str, list[formats.PlannedGame]] = {}
     for game in games:
         by_deal.setdefault(game.deal, []).append(game)
-    assert len(by_deal) == 2
+    assert len(by_deal) == 2 * 5
+    seats: Counter[tuple[int, int]] = Counter()
     for deal_games in by_deal.values():
         assert len({g.seed for g in deal_games}) == 1
-        for entrant in range(3):
-            assert sorted(g.table.index(entrant) for g in deal_games) == [0, 1, 2]
+        assert len(deal_games) == 5 // 2
+        seated = [entrant for g in deal_games for entrant in g.table]
+        assert len(seated) == len(set(seated))  # nobody plays a deal twice
+        seats.update((entrant, g.table.index(entrant)) for g in deal_games for entrant in g.table)
+    assert set(seats.values()) == {2 * 2}  # every entrant plays every seat as often
+    assert len(seats) == 5 * 2
+
+
+def test_duplicate_needs_two_tables_of_disjoint_entrants() -> None:
+    assert formats.duplicate(3, 2, 1, "s") == []
+    base = TournamentDefinition(
+        game="autobus", entrants=field("random", "random", "random"), table_size=2
+    )
+    with pytest.raises(InvalidTournament) as caught:
+        validate(msgspec.structs.replace(base, format="duplicate"))
+    assert caught.value.field == "entrants"
+    assert "at least 4 entrants" in caught.value.message
+    validate(msgspec.structs.replace(base, format="duplicate", entrants=field(*["random"] * 4)))
 
 
 def test_swiss_avoids_repeat_tables_where_it_can_and_gives_a_bye_when_the_field_is_odd() -> None:
@@ -175,7 +192,12 @@ def test_a_bad_definition_names_the_field(changes: dict[str, object], field_name
     [
         ({"games_per_table": 20_001}, "games_per_table", 20_001 * 1),
         ({"entrants": [Entrant("random")] * 201}, "entrants", 20_100),
-        ({"format": "duplicate", "games_per_table": 10_001}, "games_per_table", 20_002),
+        (
+            {"format": "duplicate", "games_per_table": 2_501, "entrants": [Entrant("random")] * 4},
+            "games_per_table",
+            2_501 * 4 * 2,
+        ),
+        ({"format": "duplicate", "entrants": [Entrant("random")] * 201}, "entrants", 201 * 100),
         ({"format": "swiss", "rounds": 20_001}, "rounds", 20_001),
         ({"format": "knockout", "entrants": [Entrant("random")] * 20_001}, "entrants", 20_001),
     ],
@@ -205,7 +227,7 @@ def test_planned_games_counts_what_the_formats_plan() -> None:
     robin = TournamentDefinition(game="autobus", entrants=four, table_size=2, games_per_table=3)
     duplicate = msgspec.structs.replace(robin, format="duplicate")
     assert planned_games(robin) == len(formats.round_robin(4, 2, 3, "s")) == 18
-    assert planned_games(duplicate) == len(formats.duplicate(4, 2, 3, "s")) == 36
+    assert planned_games(duplicate) == len(formats.duplicate(4, 2, 3, "s")) == 3 * 4 * 2
 
 
 def test_the_cli_prints_the_standings_as_one_json_object(
