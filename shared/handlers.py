@@ -22,7 +22,15 @@ import msgspec
 from shared import clocks, deals
 from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
 from shared.messages.codec import encode, encode_all
-from shared.messages.common import Action, Clock, ClockEvent, Event, GameCreated, Seat
+from shared.messages.common import (
+    Action,
+    Clock,
+    ClockEvent,
+    Event,
+    GameCreated,
+    GameFinished,
+    Seat,
+)
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -408,16 +416,21 @@ def _folded_on(
     return after
 
 
-def as_seen_by(loaded: LoadedGame, event: Event, seat: int | None) -> Event:
-    """Returns `event` as `seat` (None: a spectator) may see it: all of it once the game is over.
+def as_seen_by(
+    loaded: LoadedGame, event: Event, seat: int | None, *, sealed: bool = False
+) -> Event:
+    """Returns `event` as `seat` (None: a spectator) may see it: all of it once the game is over
+    and not `sealed` (a duplicate deal's table while another table of it runs).
 
-    While the game runs, hidden cards are redacted, and the bots' seed and the deal's seed
-    and salt are withheld (the deal's commitment stays).
+    While the game runs (or is sealed), hidden cards are redacted, and the bots' seed and the
+    deal's seed and salt are withheld (the deal's commitment stays).
     """
-    if loaded.spec.is_over(loaded.state):
+    if loaded.spec.is_over(loaded.state) and not sealed:
         return event
     if isinstance(event, GameCreated):
         return msgspec.structs.replace(event, bot_seed="", deal_seed="", salt="")
+    if isinstance(event, GameFinished):
+        return msgspec.structs.replace(event, seed="", salt="")
     return loaded.spec.redact(event, seat)
 
 

@@ -19,6 +19,7 @@ from services.game.ops import ObserveMiddleware, metrics, ready
 from services.game.replays import ReplaysController
 from services.game.routes import GamesController, health
 from services.game.schedules import SchedulesController
+from services.game.seals import HANDLERS as SEALS
 from services.game.streams import BotStreamsController, GameStreamController
 from services.game.tournaments import TournamentsController
 from services.game.viewer import viewer_handlers
@@ -127,7 +128,7 @@ def create_app(
         },
         guards=[auth.authenticate],
         state=State({auth.STATE_KEY: access}),
-        exception_handlers={**problems.HANDLERS, **auth.HANDLERS, **OPS_HANDLERS},
+        exception_handlers={**problems.HANDLERS, **auth.HANDLERS, **OPS_HANDLERS, **SEALS},
         middleware=[ObserveMiddleware(observed)],
         plugins=[problems.ProblemDocumentation(), schemas.AcceptedValues()],
         on_shutdown=[] if scheduler is not None else [schedules.close],

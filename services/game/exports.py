@@ -18,8 +18,9 @@ from services.game.auth import BEARER, host_only
 from services.game.params import GameId
 from services.game.problems import MEDIA_TYPE, ProblemOperation, problem, responses
 from services.game.schemas import Problem
+from services.game.seals import DealSealed, sealed
 from shared import exchange
-from shared.archive import EventArchive, game_log
+from shared.archive import EventArchive, game_log, load_logged
 from shared.deals import Verification
 from shared.export import MEDIA_TYPE as EXPORT_MEDIA_TYPE
 from shared.store.port import EventStore
@@ -97,7 +98,8 @@ class ExportsController(Controller):
             ' event `{"version", "type", "schema", "data"}`. The same game always exports to'
             " the same bytes (no export or store times). A running game is 403 (rule"
             " `game_running`): its log is not public yet. Check a log offline with"
-            " `cardarena replay`."
+            " `cardarena replay`. A table of a duplicate deal that another table still plays is"
+            " 403 too (rule `deal_sealed`)."
         ),
         media_type=EXPORT_MEDIA_TYPE,
         sync_to_thread=True,
@@ -115,6 +117,9 @@ class ExportsController(Controller):
         game_id: GameId,
     ) -> Response[bytes]:
         """Returns the export of a finished game (from the archive once trimmed from Redis)."""
+        loaded = load_logged(store, archive, game_id)
+        if sealed(store, archive, loaded):
+            raise DealSealed(game_id, loaded.created.tournament)
         body = exchange.export_game(functools.partial(game_log, store, archive), game_id)
         return Response(body, media_type=EXPORT_MEDIA_TYPE)
 
@@ -128,7 +133,8 @@ class ExportsController(Controller):
             " (GameFinished's `seed` and `salt`). `status`: `ok` (the revealed seed and salt"
             " hash to the commitment and deal the logged cards), `failed` (`version` names the"
             " bad event), `unrevealed` (the game runs; only the commitment is shown) or"
-            " `no_commitment` (a game created before commitments, or a fork)."
+            " `no_commitment` (a game created before commitments, or a fork). A table of a"
+            " duplicate deal stays `unrevealed` until the deal's last table ends."
         ),
         sync_to_thread=True,
         responses=responses(400, 404, 503),
@@ -140,6 +146,10 @@ class ExportsController(Controller):
         game_id: GameId,
     ) -> Verification:
         """Returns the check of the game's deal."""
+        loaded = load_logged(store, archive, game_id)
+        if sealed(store, archive, loaded):
+            detail = "a table of a deal that another table still plays: revealed when all end"
+            return Verification("unrevealed", detail, commitment=loaded.created.commitment)
         return exchange.verification(functools.partial(game_log, store, archive), game_id)
 
     @post(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from services.game.params import GameId, IdempotencyKey
 from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
+from services.game.seals import DealSealed, check_created, sealed
 from shared.archive import EventArchive, decoded_log, game_log, loaded_from
 from shared.forks import ForkOfRunningGame, fork_game
 from shared.game_slots import admit
@@ -114,19 +116,26 @@ def _states(spec: GameSpec[Any, Any], events: list[Event], version: int) -> tupl
 
 
 def replay_of(
-    game_id: str, log: list[RecordedEvent], version: int, seat: int | None, caller: Caller
+    game_id: str,
+    log: list[RecordedEvent],
+    version: int,
+    seat: int | None,
+    caller: Caller,
+    seal: Callable[[GameCreated], bool] | None = None,
 ) -> Replay:
     """Returns the replay of the game whose whole log is `log` after event `version`, as
     `seat` (None: everyone, once the game is over) may see it; raises UnknownGame,
-    InvalidRequest, GameRunning, Unauthorized or Forbidden."""
+    InvalidRequest, GameRunning, Unauthorized, Forbidden or DealSealed. A game that `seal`
+    says is sealed is replayed as a running one."""
     spec, created, events = decoded_log(game_id, log)
+    sealed = seal is not None and seal(created)
     last = log[-1].version
     if not 1 <= version <= last:
         raise InvalidRequest("version", f"version must be 1 to {last}, not {version}")
     if seat is not None and not 0 <= seat < len(created.seats):
         raise InvalidRequest("seat", f"seat must be 0 to {len(created.seats) - 1}, not {seat}")
     state, final = _states(spec, events, version)
-    over = spec.is_over(final)
+    over = spec.is_over(final) and not sealed
     if not over:
         if seat is None:
             raise GameRunning(
@@ -149,10 +158,12 @@ def replay_of(
         if state is not None and seat is not None
         else None,
         events=[
-            EventItem.of(item, as_seen_by(loaded, event, seat))
+            EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed))
             for item, event in zip(log[:version], events[:version], strict=True)
         ],
-        result=spec.result(state) if state is not None and spec.is_over(state) else None,
+        result=spec.result(state)
+        if state is not None and spec.is_over(state) and not sealed
+        else None,
     )
 
 
@@ -167,7 +178,14 @@ def _replay(
     """Returns the replay the caller asked for (see `replay_of`)."""
     log = game_log(store, archive, game_id)
     shown = (log[-1].version if log else 0) if version is None else version
-    return replay_of(game_id, log, shown, seat, caller)
+    return replay_of(
+        game_id,
+        log,
+        shown,
+        seat,
+        caller,
+        lambda created: check_created(store, archive, game_id, created, caller),
+    )
 
 
 def _fork(
@@ -184,6 +202,8 @@ def _fork(
     200 for a retried fork."""
     log = game_log(store, archive, game_id)
     original = loaded_from(game_id, log)
+    if sealed(store, archive, original):
+        raise DealSealed(game_id, original.created.tournament)
     data = data or ForkGame()
     seats: list[Seat] | None = None
     if data.seats is not None:
@@ -237,7 +257,9 @@ class ReplaysController(Controller):
             " game is replayed only as a seat, with the credentials of its view (a full replay"
             " is 403, rule `game_running`): its `view` and its redacted events. At version 1"
             " (GameCreated only) `state` and `view` are null. A game whose stream was trimmed"
-            " from the event store is replayed from the archive."
+            " from the event store is replayed from the archive. A table of a duplicate deal that"
+            " another table still plays is replayed as a running game, and only by its seats'"
+            " bots and the host (else 403, rule `deal_sealed`)."
         ),
         sync_to_thread=True,
         security=BEARER,
@@ -265,8 +287,9 @@ class ReplaysController(Controller):
             " the original's; `forked_from`, `fork_version`) then copies of the original's"
             " events 2 to `version`; the platform plays on from there. `version` must leave a"
             " game that is dealt and not over (else 422, `field` `version`); a running game"
-            " cannot be forked (403, rule `game_running`). The fork's hidden cards are public"
-            " in its original's log."
+            " cannot be forked (403, rule `game_running`), nor a table of a duplicate deal that"
+            " another table still plays (403, rule `deal_sealed`). The fork's hidden cards are"
+            " public in its original's log."
         ),
         sync_to_thread=True,
         guards=[host_only],

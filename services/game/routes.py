@@ -38,6 +38,7 @@ from services.game.schemas import (
     PostAction,
     SeatView,
 )
+from services.game.seals import check_unsealed
 from services.game.streams import due, streams_of, until_due
 from services.metrics import GameMetrics
 from shared.archive import EventArchive, game_log, load_logged, loaded_from
@@ -183,8 +184,9 @@ def _events(
     if seat is not None:
         _check_seat(loaded, seat)
         check_seat(caller, loaded.created.seats, seat)
+    sealed = check_unsealed(store, archive, loaded, caller)
     items = [
-        EventItem.of(item, as_seen_by(loaded, event, seat))
+        EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed))
         for item, event in zip(recorded, loaded.spec.codec.decode_all(recorded), strict=True)
     ]
     return EventPage(game_id=game_id, version=loaded.version, events=items)
@@ -326,17 +328,26 @@ class GamesController(Controller):
         "/{game_id:str}",
         operation_id="getGame",
         summary="Read a game",
+        description=(
+            "A table of a duplicate deal that another table still plays is sealed: only its"
+            " seats' bots (and the host) read it, as a running game (else 403, rule"
+            " `deal_sealed`)."
+        ),
         sync_to_thread=True,
-        responses=responses(400, 404, 503),
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 503),
     )
     def read(
         self,
         store: NamedDependency[EventStore],
         archive: NamedDependency[EventArchive],
+        caller: NamedDependency[Caller],
         game_id: GameId,
     ) -> Game:
         """Returns the game's public state."""
-        return Game.of(_load(store, game_id, archive))
+        loaded = _load(store, game_id, archive)
+        check_unsealed(store, archive, loaded, caller)
+        return Game.of(loaded)
 
     @get(
         "/{game_id:str}/view",
@@ -371,7 +382,9 @@ class GamesController(Controller):
             "While the game runs, private data is hidden as `seat` may see it (none: a"
             " spectator): cards nobody or only another seat may know read `??`. Once the game"
             " is over, the whole log is public and `seat` changes nothing. Reading as a seat"
-            " needs the same credentials as reading its view; as a spectator, none."
+            " needs the same credentials as reading its view; as a spectator, none. A table"
+            " of a duplicate deal that another table still plays is served as running, and"
+            " only to its seats' bots and the host (else 403, rule `deal_sealed`)."
         ),
         sync_to_thread=True,
         security=BEARER,

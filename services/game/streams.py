@@ -52,6 +52,7 @@ from services.game.auth import BEARER, Caller, calling_bot, check_seat
 from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.problems import responses
 from services.game.schemas import EventItem, Game, SeatView
+from services.game.seals import check_unsealed
 from shared import challenges
 from shared.archive import EventArchive, game_log, load_logged
 from shared.challenges import Challenge, ChallengeIssued
@@ -354,6 +355,20 @@ def _opened(
     return loaded
 
 
+def _opened_sealed(
+    store: EventStore,
+    archive: EventArchive,
+    game_id: str,
+    seat: int | None,
+    caller: Caller,
+    after: int | None,
+) -> tuple[LoadedGame, bool]:
+    """Returns `_opened`'s game and whether it is sealed; raises DealSealed when it is and
+    the caller holds none of its seats."""
+    loaded = _opened(store, archive, game_id, seat, caller, after)
+    return loaded, check_unsealed(store, archive, loaded, caller)
+
+
 @dataclass
 class _GameStream:
     """One client's stream of one game, from a version on."""
@@ -364,6 +379,9 @@ class _GameStream:
     loaded: LoadedGame
     seat: int | None
     resume_after: int | None
+    sealed: bool = False
+    """A duplicate deal's table that another table plays: streamed as a running game (a seal
+    only ever opens, so one taken at the start errs on the safe side)."""
     announced: int = -1
     """The version of the last `your_turn` sent."""
 
@@ -426,7 +444,7 @@ class _GameStream:
                         )
                 spec = self.loaded.spec
                 for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
-                    seen = as_seen_by(self.loaded, event, self.seat)
+                    seen = as_seen_by(self.loaded, event, self.seat, sealed=self.sealed)
                     yield _message("event", EventItem.of(recorded, seen), recorded.version)
                 version = batch[-1].version
         finally:
@@ -595,7 +613,9 @@ class GameStreamController(Controller):
             " resumes after version N without the snapshot, so no event is missed or repeated."
             " Quiet streams get keep-alive comments; the stream ends after the game's last"
             " event, or after a while (reconnect with `Last-Event-ID`). A seat needs the same"
-            " credentials as its view."
+            " credentials as its view. A table of a duplicate deal that another table still plays"
+            " is streamed as a running game, and only to its seats' bots and the host (else"
+            " 403, rule `deal_sealed`)."
         ),
         security=BEARER,
         responses={**_SSE, **responses(400, 401, 403, 404, 422, 503)},
@@ -612,8 +632,10 @@ class GameStreamController(Controller):
     ) -> ServerSentEvent:
         """Returns the game's event stream as `seat` (none: a spectator) may see it."""
         streams = streams_of(request)
-        loaded = await streams.run(_opened, store, archive, game_id, seat, caller, last_event_id)
-        stream = _GameStream(streams, store, archive, loaded, seat, last_event_id)
+        loaded, sealed = await streams.run(
+            _opened_sealed, store, archive, game_id, seat, caller, last_event_id
+        )
+        stream = _GameStream(streams, store, archive, loaded, seat, last_event_id, sealed)
         return ServerSentEvent(stream.events())
 
     @get(

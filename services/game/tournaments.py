@@ -15,12 +15,14 @@ from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParam
 from services.game.auth import BEARER, host_only
 from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
+from shared.archive import EventArchive
 from shared.handlers import BotTurnDispatcher, game_id_for
 from shared.registry import registered_bots
 from shared.store.port import EventStore
 from shared.tournaments.model import TournamentDefinition, TournamentState, validate
 from shared.tournaments.runner import cancel_tournament, ensure_tournament, load_tournament
 from shared.tournaments.schedule import Scheduler
+from shared.tournaments.sealing import tables_over, unsealed
 from shared.tournaments.standings import Standing, standings
 from shared.views.port import TournamentStatus, TournamentSummary, TournamentViews
 
@@ -45,6 +47,8 @@ class TournamentGame(msgspec.Struct, frozen=True):
     entrants: list[int]
     places: list[int] | None
     status: str | None
+    deal: str = ""
+    """Duplicate: the deal it plays (its other tables share the label and the cards)."""
 
 
 class TournamentRound(msgspec.Struct, frozen=True):
@@ -81,6 +85,7 @@ class Tournament(msgspec.Struct, frozen=True):
                         entrants=list(game.table),
                         places=records[game.key].places if game.key in records else None,
                         status=records[game.key].status if game.key in records else None,
+                        deal=game.deal,
                     )
                     for game in rnd.games
                 ],
@@ -135,6 +140,12 @@ def _tournament_id(key: str | None) -> str:
     if key is None:
         return uuid.uuid4().hex
     return hashlib.sha256(f"tournament:{key}".encode()).hexdigest()[:32]
+
+
+def _shown(store: EventStore, archive: EventArchive, state: TournamentState) -> TournamentState:
+    """Returns what the tournament shows of itself: no places of a sealed duplicate table
+    (see `shared.tournaments.sealing`) until its deal's last table ends."""
+    return unsealed(state, tables_over(store, archive))
 
 
 class TournamentsController(Controller):
@@ -206,9 +217,14 @@ class TournamentsController(Controller):
         sync_to_thread=True,
         responses=responses(400, 404, 503),
     )
-    def read(self, store: NamedDependency[EventStore], tournament_id: TournamentId) -> Tournament:
+    def read(
+        self,
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        tournament_id: TournamentId,
+    ) -> Tournament:
         state, _ = load_tournament(store, tournament_id)
-        return Tournament.of(tournament_id, state)
+        return Tournament.of(tournament_id, _shown(store, archive, state))
 
     @get(
         "/{tournament_id:str}/standings",
@@ -218,10 +234,13 @@ class TournamentsController(Controller):
         responses=responses(400, 404, 503),
     )
     def standings(
-        self, store: NamedDependency[EventStore], tournament_id: TournamentId
+        self,
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        tournament_id: TournamentId,
     ) -> Standings:
         state, _ = load_tournament(store, tournament_id)
-        return Standings(tournament_id, state.status, standings(state))
+        return Standings(tournament_id, state.status, standings(_shown(store, archive, state)))
 
     @get(
         operation_id="listTournaments",
@@ -263,9 +282,10 @@ class TournamentsController(Controller):
     def cancel(
         self,
         store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
         tournament_id: TournamentId,
         data: JSONBody[CancelTournament | None] = None,
     ) -> Tournament:
         reason = data.reason if data is not None else ""
         state = cancel_tournament(store, tournament_id, reason)
-        return Tournament.of(tournament_id, state)
+        return Tournament.of(tournament_id, _shown(store, archive, state))
