@@ -34,7 +34,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--bots", required=True, help="entrants, e.g. mc,heuristic,random,random")
     parser.add_argument("--table-size", type=int, required=True, help="seats per table")
     parser.add_argument(
-        "--games", type=int, default=1, help="games per table (duplicate: deals per table)"
+        "--games",
+        type=int,
+        default=1,
+        help="games per table (duplicate: cycles of one deal per entrant)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of a Swiss tournament")
     parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
@@ -112,11 +115,17 @@ def print_table(state: TournamentState, seconds: float) -> None:
 
     d = state.definition
     table = Table(title=f"{d.format} of {d.game}: {len(state.records)} games")
-    headers = ("#", "entrant", "games", "points", "wins", "mean place", "win rate 95%", "rating")
+    headers = ["#", "entrant", "games", "points", "wins", "mean place", "win rate 95%", "rating"]
+    duplicate = d.format == "duplicate"
+    if duplicate:
+        headers.insert(3, "score")
     for header in headers:
         table.add_column(header, justify="left" if header == "entrant" else "right")
     for rank, line in enumerate(standings(state), start=1):
-        table.add_row(*_row(rank, line))
+        cells = _row(rank, line)
+        if duplicate:
+            cells.insert(3, f"{line.score or 0.0:+g}")
+        table.add_row(*cells)
     table.caption = f"{len(state.records) / seconds:.1f} games per second" if seconds else None
     Console().print(table)
 

@@ -175,7 +175,12 @@ class TournamentsController(Controller):
             "`games_per_table` or (swiss) `rounds` below 1; a ruleset the game refuses "
             "(`ruleset.<field>`); a schedule `at` in the past (`schedule.at`); more than 20,000 "
             "games in all (`games_per_table`, `entrants` or `rounds`, whichever drives the "
-            "count)."
+            "count); a `duplicate` field of fewer than twice `table_size` entrants "
+            "(`entrants`: each deal is played at two or more tables, nobody at two of them), "
+            "or one external or webhook bot entered twice (`entrants[i].bot`). A duplicate "
+            "tournament plays `games_per_table` cycles of one deal per entrant, each deal at "
+            "every table the field fills (entrants // table_size), and keeps each deal's "
+            "tables sealed (their places, logs and seeds) until the last of them ends."
         ),
         sync_to_thread=True,
         status_code=201,
