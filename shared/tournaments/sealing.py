@@ -131,7 +131,7 @@ def game_sealed(store: EventStore, archive: EventArchive, created: GameCreated) 
     if not created.tournament:
         return False
     state = states_of(store).state(store, archive, created.tournament)
-    if state is None:
+    if state is None or state.definition.format != "duplicate":
         return False
     return is_sealed(state, created.tournament_key, tables_over(store, archive))
 
