@@ -20,6 +20,7 @@ from pathlib import Path
 import psycopg
 import redis
 
+from services.projection import dead_letters
 from services.projection.migrate import MIGRATIONS_DIR
 from shared.store.port import EventStore
 
@@ -33,6 +34,11 @@ class Readiness(abc.ABC):
     @abc.abstractmethod
     def problems(self) -> list[str]:
         """Returns what is down, one phrase each (`redis: ...`); empty when ready."""
+
+    def report(self) -> tuple[list[str], list[str]]:
+        """Returns what is down and what works but is degraded (`projection: ... dead
+        letters`), one phrase each; this default reports nothing degraded."""
+        return self.problems(), []
 
 
 class StoreReadiness(Readiness):
@@ -60,31 +66,56 @@ class StackReadiness(Readiness):
         self.database_url = database_url
         self.timeout = timeout
 
-    def problems(self) -> list[str]:
+    def _checks(self) -> dict[str, Callable[[], str | None]]:
+        """Returns the checks of what the service needs."""
         checks: dict[str, Callable[[], str | None]] = {
             "redis": lambda: redis_problem(self.redis_url, self.timeout)
         }
         if self.database_url is not None:
             url = self.database_url
             checks["postgresql"] = lambda: database_problem(url, self.timeout)
-        return run_checks(checks, self.timeout + 1.0)
+        return checks
+
+    def problems(self) -> list[str]:
+        return run_checks(self._checks(), self.timeout + 1.0)
+
+    def report(self) -> tuple[list[str], list[str]]:
+        """Returns what is down and, with a `database_url`, the projection's dead letters
+        (events it set aside: degraded, not down); all checks run at once."""
+        checks = self._checks()
+        if self.database_url is not None:
+            url = self.database_url
+            checks[DEAD_LETTERS] = lambda: dead_letters_problem(url, self.timeout)
+        found = run_named_checks(checks, self.timeout + 1.0)
+        degraded = found.pop(DEAD_LETTERS, None)
+        if found:
+            return list(found.values()), []  # a dead-letter count is moot while a store is down
+        return [], [degraded] if degraded is not None else []
 
 
 def run_checks(checks: dict[str, Callable[[], str | None]], deadline_s: float) -> list[str]:
     """Runs `checks` in threads at once; returns their problems, and `<name>: no answer
     within Ns` for each still running at `deadline_s` (its thread is left to finish)."""
+    return list(run_named_checks(checks, deadline_s).values())
+
+
+def run_named_checks(
+    checks: dict[str, Callable[[], str | None]], deadline_s: float
+) -> dict[str, str]:
+    """Runs `checks` like `run_checks`; returns the problem of each check that found one, by
+    the check's name."""
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(checks))
     try:
         futures = {name: pool.submit(check) for name, check in checks.items()}
         concurrent.futures.wait(futures.values(), timeout=deadline_s)
-        found: list[str] = []
+        found: dict[str, str] = {}
         for name, future in futures.items():
             if not future.done():
-                found.append(f"{name}: no answer within {deadline_s:g}s")
+                found[name] = f"{name}: no answer within {deadline_s:g}s"
             elif future.exception() is not None:
-                found.append(f"{name}: {future.exception()}")
+                found[name] = f"{name}: {future.exception()}"
             elif (problem := future.result()) is not None:
-                found.append(problem)
+                found[name] = problem
         return found
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
@@ -129,6 +160,30 @@ def database_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
     if missing:
         return f"postgresql: migrations not applied: {', '.join(missing)}"
     return None
+
+
+DEAD_LETTERS = "projection dead letters"
+"""The name of the check of the projection's dead letters."""
+
+
+def dead_letters_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
+    """Returns one line on the events the projection set aside as dead letters (see
+    `services.projection.dead_letters`), None when there are none or the table is missing
+    (migrations not applied: `database_problem` says so)."""
+    seconds = max(2, round(timeout))
+    try:
+        with psycopg.connect(
+            url,
+            autocommit=True,
+            connect_timeout=seconds,
+            options=f"-c statement_timeout={int(timeout * 1000)}",
+        ) as conn:
+            table = conn.execute("SELECT to_regclass('projection_dead_letters')").fetchone()
+            if table is None or table[0] is None:
+                return None
+            return dead_letters.summary(conn)
+    except psycopg.Error as error:
+        return f"{DEAD_LETTERS}: {str(error).strip().splitlines()[0] if str(error) else error!r}"
 
 
 def heartbeat_path(directory: str, service: str) -> Path:
