@@ -66,56 +66,51 @@ class StackReadiness(Readiness):
         self.database_url = database_url
         self.timeout = timeout
 
-    def _checks(self) -> dict[str, Callable[[], str | None]]:
-        """Returns the checks of what the service needs."""
+    def problems(self) -> list[str]:
         checks: dict[str, Callable[[], str | None]] = {
             "redis": lambda: redis_problem(self.redis_url, self.timeout)
         }
         if self.database_url is not None:
             url = self.database_url
             checks["postgresql"] = lambda: database_problem(url, self.timeout)
-        return checks
-
-    def problems(self) -> list[str]:
-        return run_checks(self._checks(), self.timeout + 1.0)
+        return run_checks(checks, self.timeout + 1.0)
 
     def report(self) -> tuple[list[str], list[str]]:
         """Returns what is down and, with a `database_url`, the projection's dead letters
-        (events it set aside: degraded, not down); all checks run at once."""
-        checks = self._checks()
-        if self.database_url is not None:
-            url = self.database_url
-            checks[DEAD_LETTERS] = lambda: dead_letters_problem(url, self.timeout)
-        found = run_named_checks(checks, self.timeout + 1.0)
-        degraded = found.pop(DEAD_LETTERS, None)
-        if found:
-            return list(found.values()), []  # a dead-letter count is moot while a store is down
-        return [], [degraded] if degraded is not None else []
+        (events it set aside: degraded, not down), both checked at once."""
+        if self.database_url is None:
+            return self.problems(), []
+        deadline_s = self.timeout + 1.0
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            held = pool.submit(dead_letters_problem, self.database_url, self.timeout)
+            down = self.problems()
+            if down:
+                return down, []  # a dead-letter count is moot while a store is down
+            try:
+                degraded = held.result(timeout=deadline_s)
+            except concurrent.futures.TimeoutError:
+                degraded = f"{DEAD_LETTERS}: no answer within {deadline_s:g}s"
+            return [], [degraded] if degraded is not None else []
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_checks(checks: dict[str, Callable[[], str | None]], deadline_s: float) -> list[str]:
     """Runs `checks` in threads at once; returns their problems, and `<name>: no answer
     within Ns` for each still running at `deadline_s` (its thread is left to finish)."""
-    return list(run_named_checks(checks, deadline_s).values())
-
-
-def run_named_checks(
-    checks: dict[str, Callable[[], str | None]], deadline_s: float
-) -> dict[str, str]:
-    """Runs `checks` like `run_checks`; returns the problem of each check that found one, by
-    the check's name."""
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(checks))
     try:
         futures = {name: pool.submit(check) for name, check in checks.items()}
         concurrent.futures.wait(futures.values(), timeout=deadline_s)
-        found: dict[str, str] = {}
+        found: list[str] = []
         for name, future in futures.items():
             if not future.done():
-                found[name] = f"{name}: no answer within {deadline_s:g}s"
+                found.append(f"{name}: no answer within {deadline_s:g}s")
             elif future.exception() is not None:
-                found[name] = f"{name}: {future.exception()}"
+                found.append(f"{name}: {future.exception()}")
             elif (problem := future.result()) is not None:
-                found[name] = problem
+                found.append(problem)
         return found
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
