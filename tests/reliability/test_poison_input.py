@@ -17,8 +17,9 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -28,12 +29,19 @@ import redis
 from psycopg import sql
 
 from services.dev import Launcher, cardarena, stack_commands, stack_environment
+from services.projection.migrate import migrate
+from services.projection.projector import Projector
 from shared.handlers import create_game, play_bot_turns
 from shared.messages.common import Seat
 from shared.store.port import NewEvent
-from shared.store.redis_store import RedisEventStore
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
-from tests.reliability.conftest import assert_views_equal_a_rebuild, wait_for
+from tests.reliability.conftest import (
+    assert_archive_holds_the_feed_once,
+    assert_views_equal_a_rebuild,
+    projection_caught_up,
+    wait_for,
+)
 
 pytestmark = pytest.mark.reliability
 
@@ -394,14 +402,30 @@ def games_view(database_url: str) -> set[str]:
         return {str(row[0]) for row in conn.execute("SELECT game_id FROM games").fetchall()}
 
 
-def beggar_games(stack: Stack, count: int) -> list[str]:
-    """Creates and plays out `count` two-seat beggar games straight on the store."""
+def beggar_games(store: RedisEventStore, count: int, *seats: Seat) -> list[str]:
+    """Creates and plays out `count` beggar games (of `seats`, else two) straight on the store."""
     ids = []
     for _ in range(count):
-        outcome = create_game(stack.store, "beggar", players=2)
-        play_bot_turns(stack.store, outcome.game_id)
+        outcome = create_game(store, "beggar", seats=list(seats) or None, players=len(seats) or 2)
+        play_bot_turns(store, outcome.game_id)
         ids.append(outcome.game_id)
     return ids
+
+
+def add_fault(database_url: str) -> None:
+    """Makes the games view refuse every game with a seat named FAULT (a CHECK constraint)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("ALTER TABLE games ADD CONSTRAINT poison_fault CHECK ({})").format(
+                sql.SQL("seats::text NOT LIKE {}").format(sql.Literal(f"%{FAULT}%"))
+            )
+        )
+
+
+def remove_fault(database_url: str) -> None:
+    """Drops the constraint of `add_fault`."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE games DROP CONSTRAINT poison_fault")
 
 
 def metric(port: int, name: str) -> float | None:
@@ -431,29 +455,22 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
         "CARDARENA_PROJECTION_RETRY_SECONDS": "3600",  # retried at the start only, here
     }
     with running(redis_url, admin_database_url, **extra) as stack:
-        before = beggar_games(stack, 3)
+        before = beggar_games(stack.store, 3)
         wait_for(lambda: games_view(stack.database_url) >= set(before), "the first games")
-        with psycopg.connect(stack.database_url, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("ALTER TABLE games ADD CONSTRAINT poison_fault CHECK ({})").format(
-                    sql.SQL("seats::text NOT LIKE {}").format(sql.Literal(f"%{FAULT}%"))
-                )
-            )
+        add_fault(stack.database_url)
 
         # Straight into the store: a seat name PostgreSQL cannot hold, a game of a kind this
         # release does not know, and a game the (removable) fault refuses.
-        nul = create_game(stack.store, "beggar", seats=[Seat(name="a\x00b"), Seat(name="b")])
-        play_bot_turns(stack.store, nul.game_id)
+        (nul,) = beggar_games(stack.store, 1, Seat(name="a\x00b"), Seat(name="b"))
         unknown = f"unknown-{uuid.uuid4().hex[:8]}"
         stack.store.append(unknown, "nosuchgame", 0, [NewEvent("GameCreated", b'{"x": 1}')])
-        faulty = create_game(stack.store, "beggar", seats=[Seat(name=FAULT), Seat(name="b")])
-        play_bot_turns(stack.store, faulty.game_id)
-        after = beggar_games(stack, 3)
+        (faulty,) = beggar_games(stack.store, 1, Seat(name=FAULT), Seat(name="b"))
+        after = beggar_games(stack.store, 3)
 
         wait_for(lambda: games_view(stack.database_url) >= set(after), "the games after them")
         (projection,) = [c for c in stack.launcher.children if c.name == "projection"]
         assert projection.process.poll() is None, "the projection died"
-        poisoned = {nul.game_id, unknown, faulty.game_id}
+        poisoned = {nul, unknown, faulty}
 
         def all_held() -> dict[str, list[str]] | None:
             found = dead_letters(stack.database_url)
@@ -461,9 +478,9 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
 
         held = wait_for(all_held, "the dead letters")
         assert set(held) == poisoned
-        assert "Unicode" in held[nul.game_id][0] or "NUL" in held[nul.game_id][0], held
-        assert all("held behind" in error for error in held[nul.game_id][1:])
-        assert nul.game_id not in games_view(stack.database_url)
+        assert "Unicode" in held[nul][0] or "NUL" in held[nul][0], held
+        assert all("held behind" in error for error in held[nul][1:])
+        assert nul not in games_view(stack.database_url)
 
         ready = stack.http.get("/ready")
         assert ready.status_code == 200, ready.text
@@ -478,18 +495,82 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
 
         # The fault is removed (a fixed release): the restarted projection projects the
         # faulty game's events, and they leave the dead letters; the others stay.
-        with psycopg.connect(stack.database_url, autocommit=True) as conn:
-            conn.execute("ALTER TABLE games DROP CONSTRAINT poison_fault")
+        remove_fault(stack.database_url)
         restart_projection(stack)
         wait_for(
-            lambda: faulty.game_id in games_view(stack.database_url),
+            lambda: faulty in games_view(stack.database_url),
             "the faulty game to be projected",
         )
-        assert set(dead_letters(stack.database_url)) == {nul.game_id, unknown}
+        assert set(dead_letters(stack.database_url)) == {nul, unknown}
         with psycopg.connect(stack.database_url, autocommit=True) as conn:
             row = conn.execute(
-                "SELECT status, version FROM games WHERE game_id = %s", (faulty.game_id,)
+                "SELECT status, version FROM games WHERE game_id = %s", (faulty,)
             ).fetchone()
-        assert row == ("finished", stack.store.version(faulty.game_id)), row
+        assert row == ("finished", stack.store.version(faulty)), row
         assert_views_equal_a_rebuild(stack.database_url)
         assert stack.http.get("/ready").json()["status"] == "degraded"
+
+
+class CrashingOnce(RedisFeedConsumer):
+    """A member that dies once, between the commit of its first batch and its ack."""
+
+    crashed = False
+
+    def ack(self, positions: Sequence[str]) -> None:
+        if not CrashingOnce.crashed:
+            CrashingOnce.crashed = True
+            raise SimulatedCrashError
+        super().ack(positions)
+
+
+class SimulatedCrashError(Exception):
+    """The projection died between committing a batch and acknowledging it."""
+
+
+def test_dead_letters_are_recorded_once_retried_periodically_and_projected_exactly_once(
+    redis_client: redis.Redis, namespace: str, database_url: str
+) -> None:
+    migrate(database_url)
+    store = RedisEventStore(redis_client, namespace)
+    add_fault(database_url)
+    ordinary = beggar_games(store, 2)
+    (faulty,) = beggar_games(store, 1, Seat(name=FAULT), Seat(name="b"))
+    ordinary += beggar_games(store, 2)
+    consumer = CrashingOnce(redis_client, "projection", "projector-1", namespace)
+    with Projector(database_url, consumer) as projector, pytest.raises(SimulatedCrashError):
+        projector.run_once(count=1000)
+    first = dead_letters(database_url)
+    assert set(first) == {faulty}
+
+    # Redelivered after the crash: nothing is projected or dead-lettered twice.
+    survivor = RedisFeedConsumer(redis_client, "projection", "projector-1", namespace)
+    projector = Projector(database_url, survivor, retry_s=0.2)
+    projector.run_once(count=1000)
+    assert dead_letters(database_url) == first
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        attempts = conn.execute("SELECT max(attempts) FROM projection_dead_letters").fetchone()
+    assert attempts == (1,)
+    assert games_view(database_url) == set(ordinary)
+
+    stop = threading.Event()
+    thread = threading.Thread(target=projector.run_forever, args=(stop,), name="projector")
+    thread.start()
+    try:
+        remove_fault(database_url)
+        wait_for(lambda: not dead_letters(database_url), "a periodic retry to clear them")
+        later = beggar_games(store, 1)
+        wait_for(
+            lambda: projection_caught_up(redis_client, namespace, "projection"),
+            "the projection to catch up",
+        )
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    assert not thread.is_alive(), "the projector did not stop"
+    assert games_view(database_url) == {*ordinary, faulty, *later}
+    recovered = projector.metrics.registry.get_sample_value(
+        "cardarena_projection_dead_letters_recovered_total"
+    )
+    assert recovered == len(first[faulty])
+    assert_archive_holds_the_feed_once(database_url, redis_client, namespace)
+    assert_views_equal_a_rebuild(database_url)
