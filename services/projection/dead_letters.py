@@ -191,7 +191,12 @@ def retry(conn: psycopg.Connection[Any], name: str, project: Project) -> Retried
     still fails keeps its dead letters (with the new error and one more attempt)."""
     with conn.cursor() as cur:
         rows = cur.execute(_SELECT, (name,)).fetchall()
-    entries = [_ENTRY.decode(row[1]) for row in rows]
+    entries = []
+    for position, entry in rows:
+        try:
+            entries.append(_ENTRY.decode(entry))
+        except msgspec.DecodeError as error:  # not written by this module: leave it be
+            log.error("projection %s: dead letter %s cannot be read: %s", name, position, error)
     if not entries:
         return Retried(0, 0)
     try:
