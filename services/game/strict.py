@@ -11,8 +11,10 @@ signature first:
 - a query or header parameter holding such text, or an integer parameter that is not
   written as a plain integer (`1e3`, `1.0`), is a 400 naming it;
 - the JSON body is converted strictly (msgspec `strict=True`) to the handler's `data` type:
-  a string is not an integer (400 naming the field), and a string or key anywhere in it that
-  no store can hold is a 422 naming its field (`seats[0].name`).
+  a string or a boolean is not an integer (400 naming the field), and a string or key
+  anywhere in it that no store can hold is a 422 naming its field (`seats[0].name`). A number
+  with no fraction (`2.0`) is an integer, as JSON Schema (and so the API's OpenAPI document)
+  has it: JSON itself does not tell `2.0` from `2`.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ async def _check_body(request: Request[Any, Any, Any], data: FieldDefinition) ->
         _surrogates(await request.body())
         raise ClientException(str(error)) from error
     try:
-        msgspec.convert(value, data.annotation, strict=True)
+        msgspec.convert(_integral(value), data.annotation, strict=True)
     except msgspec.ValidationError as error:
         message, _, where = str(error).partition(" - at ")
         at = _AT.search(where)
@@ -133,6 +135,21 @@ async def _check_body(request: Request[Any, Any, Any], data: FieldDefinition) ->
     if (bad := find_unstorable(value)) is not None:
         field, found = bad
         raise InvalidRequest(field or "body", f"holds {found}, which cannot be stored")
+
+
+_EXACT = 2**63
+"""Floats below this (in size) with no fraction are integers here, as Litestar's lax mode has it."""
+
+
+def _integral(value: Any) -> Any:
+    """Returns decoded JSON `value` with every number that has no fraction (`2.0`) an int."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < _EXACT:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
 
 
 def _surrogates(body: bytes) -> None:
