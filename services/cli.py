@@ -140,6 +140,7 @@ def serve_projection(settings: ProjectionSettings) -> int:
     """Runs the projection service on the feed until SIGINT or SIGTERM."""
     import redis  # noqa: PLC0415
 
+    from services.metrics import ProjectionMetrics  # noqa: PLC0415
     from services.projection.migrate import migrate  # noqa: PLC0415
     from services.projection.probes import install  # noqa: PLC0415
     from services.projection.projector import Projector  # noqa: PLC0415
@@ -156,9 +157,16 @@ def serve_projection(settings: ProjectionSettings) -> int:
         signal.signal(signum, lambda *_: stop.set())
     print("cardarena projection service: following the feed", flush=True)
     retention = build_retention(settings, RedisEventStore(client, settings.namespace))
-    beat = install(settings, client)
+    metrics = ProjectionMetrics()
+    beat = install(settings, client, metrics)
     linger_s = settings.projection_linger_ms / 1000
-    projector = Projector(settings.database_url, consumer, retention=retention)
+    projector = Projector(
+        settings.database_url,
+        consumer,
+        retention=retention,
+        metrics=metrics,
+        retry_s=settings.projection_retry_seconds,
+    )
     projector.run_forever(stop, beat=beat, linger_s=linger_s)
     return 0
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import psycopg
 import redis
 
+from services.projection import dead_letters
 from services.projection.migrate import MIGRATIONS_DIR
 from shared.store.port import EventStore
 
@@ -33,6 +34,11 @@ class Readiness(abc.ABC):
     @abc.abstractmethod
     def problems(self) -> list[str]:
         """Returns what is down, one phrase each (`redis: ...`); empty when ready."""
+
+    def report(self) -> tuple[list[str], list[str]]:
+        """Returns what is down and what works but is degraded (`projection: ... dead
+        letters`), one phrase each; this default reports nothing degraded."""
+        return self.problems(), []
 
 
 class StoreReadiness(Readiness):
@@ -68,6 +74,26 @@ class StackReadiness(Readiness):
             url = self.database_url
             checks["postgresql"] = lambda: database_problem(url, self.timeout)
         return run_checks(checks, self.timeout + 1.0)
+
+    def report(self) -> tuple[list[str], list[str]]:
+        """Returns what is down and, with a `database_url`, the projection's dead letters
+        (events it set aside: degraded, not down), both checked at once."""
+        if self.database_url is None:
+            return self.problems(), []
+        deadline_s = self.timeout + 1.0
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            held = pool.submit(dead_letters_problem, self.database_url, self.timeout)
+            down = self.problems()
+            if down:
+                return down, []  # a dead-letter count is moot while a store is down
+            try:
+                degraded = held.result(timeout=deadline_s)
+            except concurrent.futures.TimeoutError:
+                degraded = f"{DEAD_LETTERS}: no answer within {deadline_s:g}s"
+            return [], [degraded] if degraded is not None else []
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_checks(checks: dict[str, Callable[[], str | None]], deadline_s: float) -> list[str]:
@@ -129,6 +155,30 @@ def database_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
     if missing:
         return f"postgresql: migrations not applied: {', '.join(missing)}"
     return None
+
+
+DEAD_LETTERS = "projection dead letters"
+"""The name of the check of the projection's dead letters."""
+
+
+def dead_letters_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
+    """Returns one line on the events the projection set aside as dead letters (see
+    `services.projection.dead_letters`), None when there are none or the table is missing
+    (migrations not applied: `database_problem` says so)."""
+    seconds = max(2, round(timeout))
+    try:
+        with psycopg.connect(
+            url,
+            autocommit=True,
+            connect_timeout=seconds,
+            options=f"-c statement_timeout={int(timeout * 1000)}",
+        ) as conn:
+            table = conn.execute("SELECT to_regclass('projection_dead_letters')").fetchone()
+            if table is None or table[0] is None:
+                return None
+            return dead_letters.summary(conn)
+    except psycopg.Error as error:
+        return f"{DEAD_LETTERS}: {str(error).strip().splitlines()[0] if str(error) else error!r}"
 
 
 def heartbeat_path(directory: str, service: str) -> Path:

@@ -92,6 +92,24 @@ class WorkerMetrics:
         )
 
 
+class ProjectionMetrics:
+    """The projection's counters: events set aside as dead letters, and dead letters
+    projected on a retry (the gauges of its lag and held dead letters are read at scrape)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.dead_lettered = Counter(
+            f"{PREFIX}projection_dead_letters",
+            "Feed entries the projection could not project and set aside as dead letters.",
+            registry=self.registry,
+        )
+        self.recovered = Counter(
+            f"{PREFIX}projection_dead_letters_recovered",
+            "Dead letters projected on a retry (they left the dead-letter table).",
+            registry=self.registry,
+        )
+
+
 class _Gauges(Collector):
     """A collector of gauges computed at scrape time by `read`; nothing when `read` fails."""
 
@@ -163,6 +181,22 @@ def projection_lag(lag: Callable[[], tuple[int, float]]) -> Collector:
         ]
 
     return _Gauges(read, "the projection lag")
+
+
+def dead_letters_held(count: Callable[[], int]) -> Collector:
+    """Returns the collector of `cardarena_projection_dead_letters_held`: the dead letters
+    waiting in the table now, from `count()`."""
+
+    def read() -> Iterable[GaugeMetricFamily]:
+        return [
+            GaugeMetricFamily(
+                f"{PREFIX}projection_dead_letters_held",
+                "Feed entries set aside as dead letters and not projected yet.",
+                value=count(),
+            )
+        ]
+
+    return _Gauges(read, "the dead letters")
 
 
 def serve_metrics(port: int, registry: CollectorRegistry, what: str) -> None:

@@ -55,6 +55,7 @@ from shared.messages.common import (
     WebhookFailed,
 )
 from shared.store.port import SCHEMA_VERSION
+from shared.text import find_unstorable
 
 FORMAT = "cardarena-game"
 """The `format` of an export's header."""
@@ -215,6 +216,8 @@ def _read_events(header: Header, rows: Sequence[str | bytes], events: list[Event
         tag = type(event).__struct_config__.tag
         if tag != line.type:
             raise InvalidLog(expected, f"the line says {line.type}, its data is {tag}")
+        if (bad := find_unstorable(msgspec.to_builtins(event))) is not None:
+            raise InvalidLog(expected, f"{bad[0] or 'the event'} holds {bad[1]}")
         events.append(event)
 
 

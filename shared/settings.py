@@ -85,6 +85,9 @@ class ProjectionSettings(CommonSettings):
     """CARDARENA_PROJECTION_LINGER_MS: after a batch smaller than a full one, how long the
     projection lets the feed gather more before its next batch (under load: fewer, bigger
     transactions, at up to this much more lag; 0: none)."""
+    projection_retry_seconds: Annotated[int, msgspec.Meta(ge=1)] = 300
+    """CARDARENA_PROJECTION_RETRY_SECONDS: how often the projection retries its dead letters
+    (events it could not project; also retried at every start)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,6 +145,7 @@ _ENV = {
     "heartbeat_max_age": "CARDARENA_HEARTBEAT_MAX_AGE",
     "projection_metrics_port": "CARDARENA_PROJECTION_METRICS_PORT",
     "projection_linger_ms": "CARDARENA_PROJECTION_LINGER_MS",
+    "projection_retry_seconds": "CARDARENA_PROJECTION_RETRY_SECONDS",
     "workers_metrics_port": "CARDARENA_WORKERS_METRICS_PORT",
     "broker_visibility_timeout": "CARDARENA_BROKER_VISIBILITY_TIMEOUT",
     "broker_restore_interval": "CARDARENA_BROKER_RESTORE_INTERVAL",

@@ -8,7 +8,7 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 
-from services.game import auth, problems, schemas
+from services.game import auth, problems, schemas, strict
 from services.game.bots import BotsController
 from services.game.challenges import ChallengesController
 from services.game.context import GameContext
@@ -127,8 +127,15 @@ def create_app(
             "caller": auth.CALLER,
         },
         guards=[auth.authenticate],
+        before_request=strict.guard,
         state=State({auth.STATE_KEY: access}),
-        exception_handlers={**problems.HANDLERS, **auth.HANDLERS, **OPS_HANDLERS, **SEALS},
+        exception_handlers={
+            **problems.HANDLERS,
+            **auth.HANDLERS,
+            **OPS_HANDLERS,
+            **strict.HANDLERS,
+            **SEALS,
+        },
         middleware=[ObserveMiddleware(observed)],
         plugins=[problems.ProblemDocumentation(), schemas.AcceptedValues()],
         on_shutdown=[] if scheduler is not None else [schedules.close],

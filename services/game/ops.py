@@ -24,9 +24,13 @@ from services.metrics import GameMetrics
 
 
 class Ready(msgspec.Struct, frozen=True):
-    """The service and its dependencies answer."""
+    """The service and its dependencies answer; `degraded` names what works only in part."""
 
     status: str = "ready"
+    """`ready`, or `degraded` when something is named in `degraded`."""
+    degraded: list[str] | msgspec.UnsetType = msgspec.UNSET
+    """What works only in part, one phrase each: the projection's dead letters, events it
+    set aside (every other game goes on; they are retried)."""
 
 
 class NotReady(Exception):
@@ -53,7 +57,9 @@ HANDLERS: ExceptionHandlersMap = {NotReady: _not_ready}
         "200 when the service can work: the event store answers and, on the real stack,"
         " Redis and PostgreSQL answer with every migration applied. Otherwise 503 with a"
         " problem (`urn:cardarena:problem:not-ready`) whose detail names what is down."
-        " Answers within about 3 seconds, whatever is down."
+        " A 200 with `status` `degraded` names in `degraded` what works only in part: events"
+        " the projection could not project and set aside (dead letters; every other game"
+        " goes on, they are retried). Answers within about 3 seconds, whatever is down."
     ),
     tags=["service"],
     sync_to_thread=True,
@@ -67,11 +73,12 @@ HANDLERS: ExceptionHandlersMap = {NotReady: _not_ready}
     },
 )
 def ready(readiness: NamedDependency[Readiness]) -> Ready:
-    """Returns `ready` when every dependency answers; raises NotReady naming those that do not."""
-    down = readiness.problems()
+    """Returns `ready` (or `degraded`, naming what is) when every dependency answers; raises
+    NotReady naming those that do not."""
+    down, degraded = readiness.report()
     if down:
         raise NotReady(down)
-    return Ready()
+    return Ready("degraded", degraded) if degraded else Ready()
 
 
 @get("/metrics", include_in_schema=False, sync_to_thread=True)

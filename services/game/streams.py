@@ -44,6 +44,7 @@ import anyio.to_thread
 import msgspec
 from litestar import Controller, Request, get
 from litestar.di import NamedDependency
+from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
@@ -67,6 +68,7 @@ from shared.handlers import (
 )
 from shared.messages.common import GameCreated, GameFinished, Result
 from shared.store.port import EventStore, FeedEntry, RecordedEvent
+from shared.views.fold import position_key
 
 STATE_KEY = "streams"
 """Where the app's `Streams` lives in `app.state` (created on first use when absent)."""
@@ -584,6 +586,23 @@ LastPosition = Annotated[
         description="Replay the starts and finishes after this feed position (the last `id:`)",
     ),
 ]
+MAX_ID_PART = 2**64 - 1
+"""The largest part of a Redis stream id (`ms-seq`, each an unsigned 64-bit integer)."""
+
+
+def check_position(position: str | None) -> None:
+    """Raises a 400 naming `Last-Event-ID` unless `position` is None or a feed position the
+    store can read after (each part at most 2**64 - 1, not both)."""
+    if position is None:
+        return
+    key = position_key(position)
+    if max(key) > MAX_ID_PART or key == (MAX_ID_PART, MAX_ID_PART):
+        message = "no feed position is there: each part is at most 2**64 - 1"
+        raise ValidationException(
+            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
+        )
+
+
 _SSE = {
     200: ResponseSpec(
         str,
@@ -734,6 +753,7 @@ class BotStreamsController(Controller):
         last_event_id: LastPosition = None,
     ) -> ServerSentEvent:
         """Returns the calling bot's event stream."""
+        check_position(last_event_id)
         stream = _BotStream(streams_of(request), store, calling_bot(caller), last_event_id)
         return ServerSentEvent(stream.events())
 

@@ -11,6 +11,7 @@ import psycopg
 from services.projection.queries import Target, archived_events, connected
 from shared.archive import EventArchive
 from shared.store.port import RecordedEvent, StoreUnavailable
+from shared.text import unstorable
 
 _HELD = "SELECT count(*) FROM events WHERE game_id = %s AND version BETWEEN 1 AND %s"
 
@@ -23,12 +24,16 @@ class PostgresEventArchive(EventArchive):
         self._target = target
 
     def read(self, game_id: str) -> list[RecordedEvent]:
+        if unstorable(game_id) is not None:
+            return []  # no archived game has such an id (PostgreSQL text cannot hold it)
         try:
             return archived_events(self._target, game_id)
         except psycopg.OperationalError as error:
             raise StoreUnavailable(f"the archive's database is unavailable: {error}") from error
 
     def holds(self, game_id: str, version: int) -> bool:
+        if unstorable(game_id) is not None:
+            return False
         try:
             with connected(self._target) as conn:
                 row = conn.execute(_HELD, (game_id, version)).fetchone()

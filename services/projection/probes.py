@@ -1,5 +1,5 @@
 """What `cardarena serve projection` adds for operations: a heartbeat file for `cardarena probe
-projection`, and its lag as Prometheus metrics on a port."""
+projection`, and its lag and dead letters as Prometheus metrics on a port."""
 
 from __future__ import annotations
 
@@ -7,20 +7,24 @@ import functools
 import time
 from collections.abc import Callable
 
+import psycopg
 import redis
-from prometheus_client import CollectorRegistry
 
 from services.health import heartbeat_path, touch
-from services.metrics import projection_lag, serve_metrics
+from services.metrics import ProjectionMetrics, dead_letters_held, projection_lag, serve_metrics
 from services.projection.lag import projection_lag as read_lag
 from shared.settings import ProjectionSettings
 
 
 def install(
-    settings: ProjectionSettings, client: redis.Redis, name: str = "main"
+    settings: ProjectionSettings,
+    client: redis.Redis,
+    metrics: ProjectionMetrics,
+    name: str = "main",
 ) -> Callable[[], None]:
-    """Serves the projection's metrics on its port; returns the heartbeat to call every loop."""
-    registry = CollectorRegistry()
+    """Serves the projection's `metrics`, with its lag and held dead letters, on its port;
+    returns the heartbeat to call every loop."""
+    registry = metrics.registry
     lag = functools.partial(
         read_lag,
         client,
@@ -30,8 +34,16 @@ def install(
         name,
     )
     registry.register(projection_lag(lag))
+    registry.register(dead_letters_held(functools.partial(held, settings.database_url)))
     serve_metrics(settings.projection_metrics_port, registry, "the projection")
     return throttled(functools.partial(touch, heartbeat_path(settings.heartbeat_dir, "projection")))
+
+
+def held(conninfo: str) -> int:
+    """Returns how many dead letters wait in the projection's database at `conninfo`."""
+    with psycopg.connect(conninfo, autocommit=True, connect_timeout=2) as conn:
+        row = conn.execute("SELECT count(*) FROM projection_dead_letters").fetchone()
+    return int(row[0]) if row else 0
 
 
 def throttled(action: Callable[[], None], every_s: float = 1.0) -> Callable[[], None]:

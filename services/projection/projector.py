@@ -6,12 +6,17 @@ acknowledged only after it commits. An entry is new when the archive did not hol
 so nothing is projected twice, and entries claimed late from a dead consumer (older than
 the checkpoint) are still projected, so nothing is lost. The checkpoint (the newest
 position projected) belongs to one consumer: run one projector per `name` at a time.
+
+An entry that cannot be projected never stops the projection: it becomes a dead letter
+(see `services.projection.dead_letters`), retried when `run_forever` starts and every
+`retry_s` seconds after.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +25,8 @@ import msgspec
 import psycopg
 from psycopg.types.json import Jsonb
 
+from services.metrics import ProjectionMetrics
+from services.projection import dead_letters
 from services.projection.changes import Created, Finished, game_changes, latest
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
 from services.projection.retention import Retention
@@ -146,7 +153,8 @@ class Projector:
     """Projects the global feed, read through `consumer`, into the database at `conninfo`.
 
     With a `retention`, `run_forever` also sweeps finished games' streams out of the event
-    store after its batches (at most as often as the retention allows).
+    store after its batches (at most as often as the retention allows). Dead letters are
+    counted in `metrics` and retried by `run_forever` at its start and every `retry_s`.
     """
 
     def __init__(
@@ -155,11 +163,15 @@ class Projector:
         consumer: FeedConsumer,
         name: str = "main",
         retention: Retention | None = None,
+        metrics: ProjectionMetrics | None = None,
+        retry_s: float = 300.0,
     ) -> None:
         self.conninfo = conninfo
         self.consumer = consumer
         self.name = name
         self.retention = retention
+        self.metrics = metrics if metrics is not None else ProjectionMetrics()
+        self.retry_s = retry_s
         self._conn: psycopg.Connection[Any] | None = None
 
     def run_once(self, count: int = 500, block_ms: int = 0) -> int:
@@ -181,11 +193,15 @@ class Projector:
 
         Calls `beat` at every turn of the loop (a heartbeat: the loop is alive), outage or not.
         """
+        retry_at = 0.0
         try:
             while not stop.is_set():
                 if beat is not None:
                     beat()
                 try:
+                    if time.monotonic() >= retry_at:
+                        self.retry_dead_letters()
+                        retry_at = time.monotonic() + self.retry_s
                     read, _ = self._step(count, block_ms)
                     if self.retention is not None:
                         self.retention.maybe_sweep()
@@ -211,16 +227,29 @@ class Projector:
             self._conn.close()
             self._conn = None
 
+    def retry_dead_letters(self) -> dead_letters.Retried:
+        """Projects the dead letters again; those that project leave the dead-letter table."""
+        retried = dead_letters.retry(self._connection(), self.name, project_batch)
+        if retried.recovered or retried.held:
+            log.warning(
+                "projection %s: %s dead letters projected on a retry, %s still held",
+                self.name, retried.recovered, retried.held,
+            )  # fmt: skip
+        self.metrics.recovered.inc(retried.recovered)
+        return retried
+
     def _step(self, count: int, block_ms: int) -> tuple[int, int]:
-        """Reads, projects and acks one batch; returns how many entries were read and new."""
+        """Reads, projects and acks one batch (an entry that cannot be projected becomes a
+        dead letter); returns how many entries were read and new."""
         entries = self.consumer.read(count, block_ms)
         if not entries:
             return 0, 0
-        conn = self._connection()
-        with conn.transaction(), conn.cursor() as cur:
-            fresh = project_batch(cur, self.name, entries)
+        projected = dead_letters.project_guarded(
+            self._connection(), self.name, entries, project_batch
+        )
+        self.metrics.dead_lettered.inc(projected.dead)
         self.consumer.ack([entry.position for entry in entries])
-        return len(entries), fresh
+        return len(entries), projected.fresh
 
     def _connection(self) -> psycopg.Connection[Any]:
         """Returns the open connection, opening a new one when there is none or it broke."""

@@ -185,7 +185,9 @@ def test_a_crash_between_commit_and_ack_projects_nothing_twice(db: str) -> None:
 
 
 def fail_next_checkpoint_write(url: str) -> None:
-    """Makes the next checkpoint write, the last step of a batch, raise once."""
+    """Makes the next checkpoint write, the last step of a batch, raise once: a serialization
+    failure, a transient fault of the database that fails the batch, not one of its entries
+    (which would be set aside as a dead letter)."""
     with psycopg.connect(url) as conn:
         conn.execute(
             b"""
@@ -193,7 +195,7 @@ def fail_next_checkpoint_write(url: str) -> None:
             CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF nextval('checkpoint_writes') = 1 THEN
-                    RAISE EXCEPTION 'injected failure';
+                    RAISE EXCEPTION 'injected failure' USING ERRCODE = 'serialization_failure';
                 END IF;
                 RETURN NEW;
             END $$;
@@ -209,7 +211,7 @@ def test_a_batch_failing_midway_leaves_nothing_and_the_next_run_completes(db: st
         projector.run_once(count=20)
         games_before = list_games(db)
         fail_next_checkpoint_write(db)
-        with pytest.raises(psycopg.errors.RaiseException, match="injected failure"):
+        with pytest.raises(psycopg.errors.SerializationFailure, match="injected failure"):
             projector.run_once(count=20)
 
         assert scalar(db, b"SELECT count(*) FROM events") == 20
@@ -370,17 +372,22 @@ def test_list_games_filters_by_status_and_limits(db: str) -> None:
         assert get_game_row(conn, "g-running") == list_games(conn, status="playing")[0]
 
 
-def test_an_event_of_an_unknown_schema_version_raises_and_writes_nothing(db: str) -> None:
+def test_an_event_of_an_unknown_schema_version_becomes_a_dead_letter_and_writes_nothing_else(
+    db: str,
+) -> None:
     store = InMemoryEventStore()
     start_beggar(store, "g-future")
     future = SchemaTwoConsumer(store, GROUP, "p1")
-    with Projector(db, future) as projector, pytest.raises(UnknownSchemaVersion):
+    with Projector(db, future) as projector:
         projector.run_once()
 
     assert scalar(db, b"SELECT count(*) FROM events") == 0
     assert get_game_row(db, "g-future") is None
-    assert checkpoint(db) is None
-    assert len(member(store, "p1").read()) == 2
+    assert scalar(db, b"SELECT count(*) FROM projection_dead_letters") == 2
+    errors = scalar(db, b"SELECT string_agg(error, ' | ') FROM projection_dead_letters")
+    assert UnknownSchemaVersion.__name__ in str(errors)
+    assert checkpoint(db) == store.feed_position()
+    assert member(store, "p1").read() == []
 
 
 def test_migrations_apply_once_in_order(database_url: str, tmp_path: Path) -> None:

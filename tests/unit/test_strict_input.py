@@ -1,0 +1,78 @@
+"""The game service's door (`services.game.strict`), in process over the in-memory store: the
+same guard the real stack runs (tests/reliability/test_poison_input.py attacks that one)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from services.game.app import create_app
+from shared.handlers import InProcessDispatcher
+from shared.store.memory import InMemoryEventStore
+
+pytestmark = pytest.mark.unit
+
+Client = TestClient[Litestar]
+
+
+@pytest.fixture
+def client() -> Iterator[Client]:
+    """Returns a client of the embedded game service (open mode)."""
+    store = InMemoryEventStore()
+    with TestClient(create_app(store, InProcessDispatcher(store))) as c:
+        yield c
+
+
+def problem(response: Any, status: int) -> dict[str, Any]:
+    """Checks a problem of `status`; returns its body."""
+    assert response.status_code == status, response.text[:300]
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def running_game(client: Client) -> tuple[str, dict[str, Any]]:
+    """Creates a two-seat Shithead game of external seats; returns its id and seat 0's view."""
+    seats = [{"kind": "external"}, {"kind": "external"}]
+    created = client.post("/v1/games", json={"game": "shithead", "seats": seats, "seed": 1})
+    game_id: str = created.json()["game_id"]
+    return game_id, client.get(f"/v1/games/{game_id}/view", params={"seat": 0}).json()
+
+
+def test_a_body_is_converted_strictly_naming_the_field(client: Client) -> None:
+    game_id, view = running_game(client)
+    action, version = view["legal_actions"][0], view["version"]
+    body = {"seat": "0", "action": action, "expected_version": version}
+    assert problem(client.post(f"/v1/games/{game_id}/actions", json=body), 400)["field"] == "seat"
+    nested = {"game": "shithead", "seats": [{"kind": 1}, {"kind": "external"}]}
+    assert problem(client.post("/v1/games", json=nested), 400)["field"] == "seats[0].kind"
+    missing = {"game": "beggar", "entrants": [{"bot": "turner"}]}
+    assert problem(client.post("/v1/tournaments", json=missing), 400)["field"] == "table_size"
+    good = {"seat": 0, "action": action, "expected_version": version}
+    assert client.post(f"/v1/games/{game_id}/actions", json=good).status_code == 200
+
+
+def test_a_nul_anywhere_in_a_body_is_a_422_naming_its_field(client: Client) -> None:
+    seats = [{"kind": "external"}, {"kind": "external", "name": "x\x00"}]
+    refused = problem(client.post("/v1/games", json={"game": "shithead", "seats": seats}), 422)
+    assert refused["field"] == "seats[1].name"
+
+
+def test_an_id_holding_a_nul_is_a_404_of_its_kind(client: Client) -> None:
+    assert problem(client.get("/v1/games/%00/view?seat=0"), 404)["type"].endswith("unknown-game")
+    tournament = problem(client.get("/v1/tournaments/a%00"), 404)
+    assert (tournament["type"].rsplit(":", 1)[-1], tournament["field"]) == (
+        "unknown-tournament",
+        "tournament_id",
+    )
+
+
+def test_an_integer_parameter_is_a_plain_integer(client: Client) -> None:
+    game_id, _ = running_game(client)
+    assert problem(client.get(f"/v1/games/{game_id}/events?limit=1e3"), 400)["field"] == "limit"
+    assert problem(client.get(f"/v1/games/{game_id}/events?after=-0.0"), 400)["field"] == "after"
+    assert client.get(f"/v1/games/{game_id}/events?limit=1000&after=0").status_code == 200
