@@ -40,6 +40,7 @@ from services.game.schemas import (
 )
 from services.game.streams import due, streams_of, until_due
 from services.metrics import GameMetrics
+from shared import deal_keys
 from shared.archive import EventArchive, game_log, load_logged, loaded_from
 from shared.game_slots import admit
 from shared.games.base import GameNotFound, get_game
@@ -126,7 +127,7 @@ def _create(
             ruleset=data.ruleset,
             seats=table,
             players=data.players,
-            seed=data.seed,
+            seed=deal_keys.deal_key(store, "game", data.seed),
             idempotency_key=key,
             created_at=datetime.now(UTC).isoformat(),
             clock=data.clock,

@@ -18,6 +18,7 @@ from services.game.schedules import ScheduleDetail, detail, schedule_id_for
 from shared.handlers import BotTurnDispatcher, game_id_for
 from shared.registry import registered_bots
 from shared.store.port import EventStore
+from shared.tournaments import seeds
 from shared.tournaments.model import TournamentDefinition, TournamentState, validate
 from shared.tournaments.runner import cancel_tournament, ensure_tournament, load_tournament
 from shared.tournaments.schedule import Scheduler
@@ -68,8 +69,8 @@ class Tournament(msgspec.Struct, frozen=True):
     winner: int | None
 
     @classmethod
-    def of(cls, tournament_id: str, state: TournamentState) -> Tournament:
-        """Returns the tournament's representation."""
+    def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
+        """Returns the tournament's representation: its seed withheld while it runs."""
         records = {record.key: record for record in state.records}
         rounds = [
             TournamentRound(
@@ -92,7 +93,7 @@ class Tournament(msgspec.Struct, frozen=True):
         return cls(
             tournament_id=tournament_id,
             status=state.status,
-            definition=state.definition,
+            definition=seeds.shown(store, state),
             entrants=[entrant.label for entrant in state.definition.entrants],
             rounds=rounds,
             games_played=len(state.records),
@@ -197,7 +198,8 @@ class TournamentsController(Controller):
         dispatcher.start_tournament(data, tournament_id)
         state, _ = load_tournament(store, tournament_id)
         headers = {"Location": f"/v1/tournaments/{tournament_id}"}
-        return Response(Tournament.of(tournament_id, state), status_code=201, headers=headers)
+        shown = Tournament.of(store, tournament_id, state)
+        return Response(shown, status_code=201, headers=headers)
 
     @get(
         "/{tournament_id:str}",
@@ -208,7 +210,7 @@ class TournamentsController(Controller):
     )
     def read(self, store: NamedDependency[EventStore], tournament_id: TournamentId) -> Tournament:
         state, _ = load_tournament(store, tournament_id)
-        return Tournament.of(tournament_id, state)
+        return Tournament.of(store, tournament_id, state)
 
     @get(
         "/{tournament_id:str}/standings",
@@ -268,4 +270,4 @@ class TournamentsController(Controller):
     ) -> Tournament:
         reason = data.reason if data is not None else ""
         state = cancel_tournament(store, tournament_id, reason)
-        return Tournament.of(tournament_id, state)
+        return Tournament.of(store, tournament_id, state)
