@@ -30,7 +30,7 @@ from shared.tournaments.runner import run_in_process
 from shared.tournaments.standings import Standing, standings
 
 USAGE_ERROR = 2
-OFFLINE_SECRET = "cardarena tournament: offline deals, no secret"
+OFFLINE_SECRET = "cardarena tournament: offline deals, no secret"  # noqa: S105 - public on purpose
 """The deal secret of a run when `CARDARENA_DEAL_SECRET` is not set."""
 
 
