@@ -205,6 +205,10 @@ class TournamentsController(Controller):
         "/{tournament_id:str}",
         operation_id="getTournament",
         summary="A tournament's status, rounds and games",
+        description=(
+            "While the tournament runs (a cancelled one: while a game of it still plays), "
+            "`definition.seed` shows as empty; it shows once the tournament has ended."
+        ),
         sync_to_thread=True,
         responses=responses(400, 404, 503),
     )

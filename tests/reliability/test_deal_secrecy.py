@@ -176,6 +176,9 @@ def test_the_public_tournament_document_predicts_no_card_of_its_running_games(
         for game_id in ids:
             created_event = anonymous.get(f"/v1/games/{game_id}/events").json()["events"][0]
             assert created_event["data"]["deal_seed"] == created_event["data"]["salt"] == ""
+        for read in ("events", "export", "replay"):
+            stream = anonymous.get(f"/v1/games/tournament:{tournament_id}/{read}")
+            assert stream.status_code == 404, (read, stream.text[:200])
 
         with Client(url, token=token) as mole:
             for game_id in ids:
