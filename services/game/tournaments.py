@@ -93,7 +93,7 @@ class Tournament(msgspec.Struct, frozen=True):
         return cls(
             tournament_id=tournament_id,
             status=state.status,
-            definition=seeds.shown(store, state),
+            definition=seeds.shown(store, tournament_id, state),
             entrants=[entrant.label for entrant in state.definition.entrants],
             rounds=rounds,
             games_played=len(state.records),

@@ -10,6 +10,9 @@ plays; it shows once the tournament has ended, for a host to run it again.
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import msgspec
 
 from shared import deal_keys
@@ -39,21 +42,39 @@ def may_run(state: TournamentState) -> bool:
     return state.status == "running" or (state.status == "cancelled" and bool(pending(state)))
 
 
-def runs(store: EventStore, state: TournamentState) -> bool:
-    """Returns whether the tournament runs, or a game of it still plays (a cancelled one's)."""
+_over: weakref.WeakKeyDictionary[EventStore, dict[str, int]] = weakref.WeakKeyDictionary()
+"""Per store: for each cancelled tournament, how many of its last round's unrecorded games
+were seen over (a game over stays over, and a cancelled tournament starts none)."""
+_over_lock = threading.Lock()
+
+
+def runs(store: EventStore, tournament_id: str, state: TournamentState) -> bool:
+    """Returns whether the tournament runs, or a game of it still plays (a cancelled one's:
+    its unrecorded games are read in order up to the first still playing; those seen over
+    are not read again in this process). A game the store does not hold (not created yet,
+    or its stream dropped once archived) is not playing, but read again next time."""
     if state.status != "cancelled":
         return state.status == "running"
-    for game in pending(state):
+    games = pending(state)
+    with _over_lock:
+        start = _over.setdefault(store, {}).get(tournament_id, 0)
+    settled, playing = start, False
+    for index in range(start, len(games)):
         try:
-            loaded = load(store, game_id_for(game.key))
+            loaded = load(store, game_id_for(games[index].key))
         except UnknownGame:
             continue
         if not loaded.spec.is_over(loaded.state):
-            return True
-    return False
+            playing = True
+            break
+        if settled == index:
+            settled = index + 1
+    with _over_lock:
+        _over[store][tournament_id] = settled
+    return playing
 
 
-def shown(store: EventStore, state: TournamentState) -> TournamentDefinition:
+def shown(store: EventStore, tournament_id: str, state: TournamentState) -> TournamentDefinition:
     """Returns the tournament's definition as anyone may see it: its seed withheld while it
     runs (`runs`)."""
-    return withheld(state.definition) if runs(store, state) else state.definition
+    return withheld(state.definition) if runs(store, tournament_id, state) else state.definition

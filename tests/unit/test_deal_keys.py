@@ -131,15 +131,15 @@ def test_a_tournament_withholds_its_seed_while_it_or_a_game_of_it_runs() -> None
     definition = msgspec.structs.replace(TOURNAMENT, entrants=external, seed="7")
     create_tournament(store, definition, "t")
     state, _ = load_tournament(store, "t")
-    assert seeds.shown(store, state).seed == ""
+    assert seeds.shown(store, "t", state).seed == ""
     start_pending_games(store, "t", lambda _: None)  # created; its bots have not moved
     cancelled = cancel_tournament(store, "t")
-    assert seeds.runs(store, cancelled)
-    assert seeds.shown(store, cancelled).seed == ""
+    assert seeds.runs(store, "t", cancelled)
+    assert seeds.shown(store, "t", cancelled).seed == ""
     for game in cancelled.rounds[-1].games:
         play_bot_turns(store, game_id_for(game.key))
-    assert not seeds.runs(store, cancelled)
-    assert seeds.shown(store, cancelled).seed == "7"
+    assert not seeds.runs(store, "t", cancelled)
+    assert seeds.shown(store, "t", cancelled).seed == "7"
 
 
 def test_a_schedule_shows_no_seed_and_a_tournament_shows_it_once_over() -> None:
