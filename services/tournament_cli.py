@@ -1,4 +1,9 @@
-"""`cardarena tournament`: a whole tournament in this process, on the in-memory store."""
+"""`cardarena tournament`: a whole tournament in this process, on the in-memory store.
+
+Its deals are keyed with `CARDARENA_DEAL_SECRET` when it is set, so a run deals what that
+deployment deals for the same definition and seed; else with `OFFLINE_SECRET`, which is no
+secret: a local run of built-in bots hides nothing, and so repeats from run to run.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,9 @@ from typing import Any
 
 import msgspec
 
+from shared import deal_keys
+from shared.deal_keys import GivenDealSecret
+from shared.settings import CommonSettings, load_settings
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments.model import (
     Entrant,
@@ -22,6 +30,16 @@ from shared.tournaments.runner import run_in_process
 from shared.tournaments.standings import Standing, standings
 
 USAGE_ERROR = 2
+OFFLINE_SECRET = "cardarena tournament: offline deals, no secret"  # noqa: S105 - public on purpose
+"""The deal secret of a run when `CARDARENA_DEAL_SECRET` is not set."""
+
+
+def offline_store() -> InMemoryEventStore:
+    """Returns the in-memory store of a run, its deals keyed as the module says."""
+    store = InMemoryEventStore()
+    secret = load_settings(None, CommonSettings).deal_secret or OFFLINE_SECRET
+    deal_keys.attach(store, GivenDealSecret(secret))
+    return store
 
 
 def add_parser(commands: Any) -> None:
@@ -91,7 +109,7 @@ def tournament_command(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     start = time.perf_counter()
     if args.json:
-        state = run_in_process(InMemoryEventStore(), definition)
+        state = run_in_process(offline_store(), definition)
         print(json.dumps(report(state, time.perf_counter() - start)))
         return 0
     from rich.console import Console  # noqa: PLC0415
@@ -100,7 +118,7 @@ def tournament_command(args: argparse.Namespace) -> int:
     with Progress(console=Console(stderr=True)) as progress:
         task = progress.add_task(f"{definition.format} of {definition.game}", total=None)
         state = run_in_process(
-            InMemoryEventStore(),
+            offline_store(),
             definition,
             on_game=lambda s: progress.update(task, completed=len(s.records)),
         )

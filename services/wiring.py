@@ -10,12 +10,15 @@ import redis
 from services.game.auth import Access
 from services.health import Readiness, StackReadiness, StoreReadiness
 from services.metrics import GameMetrics, queue_depth, tournaments_running
+from shared import deal_keys
 from shared.archive import EventArchive, StoreArchive
+from shared.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
 from shared.registry import RegistryIndex
 from shared.settings import CommonSettings, GameSettings, ProjectionSettings
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
+from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
 from shared.store.redis_store import RedisEventStore
 from shared.tournaments.schedule import InProcessScheduler, Scheduler
@@ -27,11 +30,22 @@ if TYPE_CHECKING:
 
 
 def build_store(settings: CommonSettings) -> EventStore:
-    """Returns the event store of `settings`: in memory, or Redis Streams."""
+    """Returns the event store of `settings`: in memory, or Redis Streams; its games are
+    dealt with the deployment's deal secret (`shared.deal_keys`)."""
+    store: EventStore
     if settings.store == "memory":
-        return InMemoryEventStore()
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=10, health_check_interval=30)
-    return RedisEventStore(client, namespace=settings.namespace)
+        store = InMemoryEventStore()
+        secret: DealSecret = ProcessDealSecret()
+    else:
+        client = redis.Redis.from_url(
+            settings.redis_url, socket_timeout=10, health_check_interval=30
+        )
+        store = RedisEventStore(client, namespace=settings.namespace)
+        secret = RedisDealSecret(client, settings.namespace)
+    deal_keys.attach(
+        store, GivenDealSecret(settings.deal_secret) if settings.deal_secret else secret
+    )
+    return store
 
 
 def build_access(settings: GameSettings, store: EventStore) -> Access:

@@ -9,6 +9,8 @@ SHA-256 of the UTF-8 bytes
   seed as it was given (`7:12`). Every engine deals from the seed's text alone
   (`shared.games.cards.shuffled` shuffles by `str(seed)`), so dealing from the text deals
   the same cards as the seed did; a test holds every game to it.
+  The platform deals every game from a deal key (`shared.deal_keys`), never from a host's
+  seed itself, so the seed committed to and revealed is that key.
 - `<salt>` is 64 lowercase hex digits (32 random bytes drawn for the game), so that the
   commitment tells nothing about the seed. The salt holds no `:` (the seed may).
 

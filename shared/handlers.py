@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from shared import clocks, deals
+from shared import clocks, deal_keys, deals
 from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
 from shared.messages.codec import encode, encode_all
 from shared.messages.common import (
@@ -231,8 +231,10 @@ def create_game(
 
     `tournament` is (tournament id, the game's key in its schedule) for a tournament game;
     `clock` times its client seats, overriding the ruleset's clock (a game with a webhook
-    seat always has one, see `shared.clocks.clock_for`). The game commits to its seed with
-    `salt` (None: 32 random bytes; tests fix it), see `shared.deals`.
+    seat always has one, see `shared.clocks.clock_for`). The engine deals from `seed` itself
+    (None: a fresh deal key of 256 random bits); the platform passes a host's seed as its
+    deal key (`shared.deal_keys`). The game commits to its seed with `salt` (None: 32 random
+    bytes; tests fix it), see `shared.deals`.
     """
     try:
         spec = get_game(game)
@@ -250,7 +252,7 @@ def create_game(
         _fingerprint(game, ruleset, seats, players, seed, *timing) if idempotency_key else ""
     )
     clock = clocks.clock_for(_ruleset_clock(rules) if clock is None else clock, table)
-    seed = secrets.randbits(63) if seed is None else seed
+    seed = deal_keys.fresh() if seed is None else seed
     salt = secrets.token_hex(32) if salt is None else salt
     created = GameCreated(
         game=spec.name,

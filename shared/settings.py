@@ -45,6 +45,9 @@ class CommonSettings:
     """CARDARENA_HEARTBEAT_MAX_AGE: seconds after which a heartbeat is stale (probe fails)."""
     log_json: bool = True
     """CARDARENA_LOG_JSON: `cardarena serve` logs JSON lines to stderr (false: readable text)."""
+    deal_secret: Annotated[str, msgspec.Meta(pattern="^(.{32,})?$")] = ""
+    """CARDARENA_DEAL_SECRET: what every deal is keyed with, at least 32 characters (empty: 32
+    random bytes, drawn once per deployment into Redis, or per process in memory)."""
 
     @property
     def celery_broker(self) -> str:
@@ -151,6 +154,7 @@ _ENV = {
     "broker_restore_interval": "CARDARENA_BROKER_RESTORE_INTERVAL",
     "reconcile_seconds": "CARDARENA_RECONCILE_SECONDS",
     "log_json": "CARDARENA_LOG_JSON",
+    "deal_secret": "CARDARENA_DEAL_SECRET",
 }
 
 

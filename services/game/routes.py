@@ -41,6 +41,7 @@ from services.game.schemas import (
 from services.game.seals import check_unsealed
 from services.game.streams import due, streams_of, until_due
 from services.metrics import GameMetrics
+from shared import deal_keys
 from shared.archive import EventArchive, game_log, load_logged, loaded_from
 from shared.game_slots import admit
 from shared.games.base import GameNotFound, get_game
@@ -127,7 +128,7 @@ def _create(
             ruleset=data.ruleset,
             seats=table,
             players=data.players,
-            seed=data.seed,
+            seed=deal_keys.deal_key(store, "game", data.seed),
             idempotency_key=key,
             created_at=datetime.now(UTC).isoformat(),
             clock=data.clock,

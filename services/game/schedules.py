@@ -21,6 +21,7 @@ from services.game.auth import BEARER, host_only
 from services.game.problems import problem, responses
 from services.game.schemas import Problem
 from shared.store.port import EventStore
+from shared.tournaments import seeds
 from shared.tournaments.model import TournamentDefinition
 from shared.tournaments.runner import stream_id
 from shared.tournaments.schedule import (
@@ -42,7 +43,8 @@ class ScheduleRun(msgspec.Struct, frozen=True):
 
 
 class ScheduleSummary(msgspec.Struct, frozen=True):
-    """A schedule: its id, kind (`once` or `cron`), timing, tournament and next run."""
+    """A schedule: its id, kind (`once` or `cron`), timing, tournament (its seed withheld:
+    each run's tournament shows it once it ends) and next run."""
 
     schedule_id: str
     kind: Literal["once", "cron"]
@@ -78,7 +80,7 @@ def summary(entry: ScheduledTournament) -> ScheduleSummary:
         schedule_id=entry.schedule_id,
         kind=entry.schedule.kind,
         schedule=entry.schedule,
-        definition=run_definition(entry.definition),
+        definition=seeds.withheld(run_definition(entry.definition)),
         created_at=entry.since,
         next_run=entry.next_run,
     )

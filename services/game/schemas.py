@@ -71,6 +71,8 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seats: list[SeatSpec] | None = None
     players: PlayerCount | None = None
     seed: int | str | None = None
+    """The same seed on the same deployment deals the same cards, keyed with its deal secret
+    (see the README's Seeds); none: fresh random cards."""
     clock: Clock | None = None
     """Times the client seats: `{"move_seconds", "bank_seconds", "strikes_to_forfeit"}`,
     overriding the ruleset's clock; none: the ruleset's, else untimed (a game with a webhook

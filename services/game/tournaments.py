@@ -19,6 +19,7 @@ from shared.archive import EventArchive
 from shared.handlers import BotTurnDispatcher, game_id_for
 from shared.registry import registered_bots
 from shared.store.port import EventStore
+from shared.tournaments import seeds
 from shared.tournaments.model import TournamentDefinition, TournamentState, validate
 from shared.tournaments.runner import cancel_tournament, ensure_tournament, load_tournament
 from shared.tournaments.schedule import Scheduler
@@ -72,8 +73,8 @@ class Tournament(msgspec.Struct, frozen=True):
     winner: int | None
 
     @classmethod
-    def of(cls, tournament_id: str, state: TournamentState) -> Tournament:
-        """Returns the tournament's representation."""
+    def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
+        """Returns the tournament's representation: its seed withheld while it runs."""
         records = {record.key: record for record in state.records}
         rounds = [
             TournamentRound(
@@ -97,7 +98,7 @@ class Tournament(msgspec.Struct, frozen=True):
         return cls(
             tournament_id=tournament_id,
             status=state.status,
-            definition=state.definition,
+            definition=seeds.shown(store, tournament_id, state),
             entrants=[entrant.label for entrant in state.definition.entrants],
             rounds=rounds,
             games_played=len(state.records),
@@ -213,12 +214,17 @@ class TournamentsController(Controller):
         dispatcher.start_tournament(data, tournament_id)
         state, _ = load_tournament(store, tournament_id)
         headers = {"Location": f"/v1/tournaments/{tournament_id}"}
-        return Response(Tournament.of(tournament_id, state), status_code=201, headers=headers)
+        shown = Tournament.of(store, tournament_id, state)
+        return Response(shown, status_code=201, headers=headers)
 
     @get(
         "/{tournament_id:str}",
         operation_id="getTournament",
         summary="A tournament's status, rounds and games",
+        description=(
+            "While the tournament runs (a cancelled one: while a game of it still plays), "
+            "`definition.seed` shows as empty; it shows once the tournament has ended."
+        ),
         sync_to_thread=True,
         responses=responses(400, 404, 503),
     )
@@ -229,7 +235,7 @@ class TournamentsController(Controller):
         tournament_id: TournamentId,
     ) -> Tournament:
         state, _ = load_tournament(store, tournament_id)
-        return Tournament.of(tournament_id, _shown(store, archive, state))
+        return Tournament.of(store, tournament_id, _shown(store, archive, state))
 
     @get(
         "/{tournament_id:str}/standings",
@@ -293,4 +299,4 @@ class TournamentsController(Controller):
     ) -> Tournament:
         reason = data.reason if data is not None else ""
         state = cancel_tournament(store, tournament_id, reason)
-        return Tournament.of(tournament_id, _shown(store, archive, state))
+        return Tournament.of(store, tournament_id, _shown(store, archive, state))

@@ -22,7 +22,7 @@ from services.projection.queries import recorded_from_row
 from shared.handlers import game_id_for
 from shared.messages.common import GameFinished, Seat
 from shared.store.port import FeedEntry, RecordedEvent
-from shared.tournaments import model
+from shared.tournaments import model, seeds
 from shared.tournaments import runner as tournaments
 from shared.tournaments.standings import standings
 from shared.views.fold import (
@@ -142,12 +142,13 @@ def _write_tournament(cur: Cursor, tournament_id: str, events: Sequence[Position
     first, last = events[0], events[-1]
     line = summary(tournament_id, state, first.event.recorded_at)
     d = state.definition
+    shown = seeds.withheld(d) if seeds.may_run(state) else d
     created_ms, created_seq = position_key(first.position)
     cur.execute(
         _INSERT_TOURNAMENT,
         (
             tournament_id, line.game, line.format, line.status, line.table_size, line.rounds,
-            line.games_scheduled, line.games_played, line.winner, Jsonb(msgspec.to_builtins(d)),
+            line.games_scheduled, line.games_played, line.winner, Jsonb(msgspec.to_builtins(shown)),
             last.event.version, line.created_at, created_ms, created_seq,
         ),
     )  # fmt: skip

@@ -59,7 +59,10 @@ class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=Tr
     (each deal at every table the field fills, nobody at two of them)."""
     rounds: int = 3
     """Swiss: the number of rounds."""
-    seed: str = "0"
+    seed: str = ""
+    """The games' seed: the same definition and seed on the same deployment deal the same
+    cards (empty: a random seed, drawn when the tournament is created). Withheld, as empty,
+    while the tournament runs."""
     schedule: Schedule | None = None
     """When to run it: once `at` a time or on a `cron` expression; None runs it now."""
     clock: Clock | None = None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 
+from shared import deal_keys
 from shared.deadlines import watch_of
 from shared.handlers import (
     InvalidRequest,
@@ -28,6 +29,7 @@ from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
 from shared.registry import registered_bots
 from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
+from shared.tournaments import seeds
 from shared.tournaments.model import (
     AnyTournamentEvent,
     Entrant,
@@ -58,10 +60,11 @@ def stream_id(tournament_id: str) -> str:
 def create_tournament(
     store: EventStore, definition: TournamentDefinition, tournament_id: str | None = None
 ) -> str:
-    """Validates and records a tournament with its first round; returns its id."""
+    """Validates and records a tournament with its first round; returns its id. A host that
+    gave no seed gets a fresh random one (`seeds.drawn`)."""
     bots = registered_bots(store)
     validate(definition, bots)
-    definition = resolve_entrants(definition, bots)
+    definition = seeds.drawn(resolve_entrants(definition, bots))
     tournament_id = tournament_id or uuid.uuid4().hex
     created = TournamentCreated(definition)
     events: list[TournamentEvent] = [created]
@@ -105,7 +108,7 @@ def start_game(
         d.game,
         ruleset=d.ruleset,
         seats=seats,
-        seed=game.seed,
+        seed=deal_keys.deal_key(store, "tournament", game.seed),
         idempotency_key=game.key,
         tournament=(tournament_id, game.key),
         clock=d.clock,

@@ -13,9 +13,12 @@ import httpx
 import msgspec
 import psycopg
 import pytest
+import redis
 
 from services.projection.views import PostgresTournamentViews
+from shared import deal_keys
 from shared.store.memory import InMemoryEventStore
+from shared.store.redis_deal_secret import RedisDealSecret
 from shared.tournaments.model import TournamentDefinition
 from shared.tournaments.runner import run_in_process
 from shared.tournaments.standings import standings
@@ -45,7 +48,7 @@ KEYS = {"heuristic@h", "random@a", "random@b", "random@c"}
 
 
 def test_a_shithead_round_robin_on_the_workers_projects_the_in_process_standings(
-    stack: Stack,
+    stack: Stack, redis_client: redis.Redis, namespace: str
 ) -> None:
     views = PostgresTournamentViews(stack.database_url)
     with httpx.Client(base_url=stack.base_url, timeout=10) as http:
@@ -66,7 +69,9 @@ def test_a_shithead_round_robin_on_the_workers_projects_the_in_process_standings
         board = http.get("/v1/leaderboards/shithead").json()
 
     definition = msgspec.convert(BODY, TournamentDefinition)
-    in_process = run_in_process(InMemoryEventStore(), definition, tournament_id)
+    same_deployment = InMemoryEventStore()  # dealing with the stack's deal secret
+    deal_keys.attach(same_deployment, RedisDealSecret(redis_client, namespace))
+    in_process = run_in_process(same_deployment, definition, tournament_id)
     assert projected.standings == standings(in_process)
     assert [line.games for line in projected.standings] == [4, 4, 4, 4]
     assert from_store["standings"] == msgspec.to_builtins(projected.standings)

@@ -10,7 +10,7 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared import deals
+from shared import deal_keys, deals
 from shared.deadlines import enforce_deadline, record_webhook_failure, watch_of
 from shared.games.base import game_names, get_game
 from shared.handlers import (
@@ -176,9 +176,10 @@ def test_the_api_shows_a_running_game_commitment_but_not_its_seed_until_it_is_ov
             act(store, game_id, seat=0, action=action, expected_version=loaded.version)
             play_bot_turns(store, game_id)
         created = client.get(f"/v1/games/{game_id}/events").json()["events"][0]["data"]
-        assert created["deal_seed"] == "12"
+        key = deal_keys.derive(deal_keys.secret_of(store), "game", 12)
+        assert created["deal_seed"] == key
         over = client.get(f"/v1/games/{game_id}/verification").json()
-    assert (over["status"], over["seed"], over["salt"]) == ("ok", "12", created["salt"])
+    assert (over["status"], over["seed"], over["salt"]) == ("ok", key, created["salt"])
 
 
 def test_a_finish_by_the_clock_reveals_the_seed_too() -> None:

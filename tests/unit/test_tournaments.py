@@ -10,6 +10,8 @@ import msgspec
 import pytest
 
 from services.cli import main
+from shared import deal_keys
+from shared.deal_keys import GivenDealSecret
 from shared.handlers import InProcessDispatcher, game_id_for, play_bot_turns
 from shared.store.memory import InMemoryEventStore
 from shared.tournaments import formats
@@ -31,6 +33,16 @@ from shared.tournaments.runner import (
 from shared.tournaments.standings import Rating, standings, update_ratings, wilson
 
 pytestmark = pytest.mark.unit
+
+
+DEPLOYMENT = GivenDealSecret("one deployment's deal secret, 32+ chars")
+
+
+def deployment() -> InMemoryEventStore:
+    """Returns a store of one deployment: each deals with the same secret, `DEPLOYMENT`."""
+    store = InMemoryEventStore()
+    deal_keys.attach(store, DEPLOYMENT)
+    return store
 
 
 def field(*bots: str) -> list[Entrant]:
@@ -104,8 +116,8 @@ def test_a_tournament_runs_to_its_end_and_replays_identically_from_its_seed(fmt:
         rounds=3,
         seed="9",
     )
-    first = run_in_process(InMemoryEventStore(), definition, "t1")
-    again = run_in_process(InMemoryEventStore(), definition, "t2")
+    first = run_in_process(deployment(), definition, "t1")
+    again = run_in_process(deployment(), definition, "t2")
     assert first.status == "finished"
     assert [(r.places, r.status) for r in first.records] == [
         (r.places, r.status) for r in again.records
@@ -253,7 +265,7 @@ def test_the_cli_refuses_a_bad_tournament_with_exit_code_2(
 
 
 def test_the_in_process_dispatcher_runs_a_whole_tournament_iteratively() -> None:
-    store = InMemoryEventStore()
+    store = deployment()
     definition = TournamentDefinition(
         game="autobus",
         entrants=field("heuristic", "random", "random", "random"),
@@ -265,7 +277,7 @@ def test_the_in_process_dispatcher_runs_a_whole_tournament_iteratively() -> None
     state, _ = load_tournament(store, "t")
     assert state.status == "finished"
     assert len(state.records) == 6 * 5
-    assert standings(state) == standings(run_in_process(InMemoryEventStore(), definition, "u"))
+    assert standings(state) == standings(run_in_process(deployment(), definition, "u"))
 
 
 def test_a_finished_game_starts_the_next_round_only_when_it_completes_its_own() -> None:

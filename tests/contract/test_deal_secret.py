@@ -1,0 +1,57 @@
+"""The DealSecret contract (what a deployment's deals are keyed with), in memory and in Redis."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import redis
+
+from shared.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
+from shared.store.redis_deal_secret import RedisDealSecret
+
+pytestmark = pytest.mark.contract
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+def deployment(request: pytest.FixtureRequest) -> tuple[DealSecret, DealSecret]:
+    """Returns the secret of one process of a deployment and that of another process of the
+    same deployment (in memory: one process, so the same object; Redis: this test's prefix)."""
+    if request.param == "memory":
+        secret = ProcessDealSecret()
+        return secret, secret
+    client: redis.Redis = request.getfixturevalue("redis_client")
+    namespace: str = request.getfixturevalue("namespace")
+    return RedisDealSecret(client, namespace), RedisDealSecret(client, namespace)
+
+
+def test_a_secret_holds_at_least_128_random_bits_and_never_changes(
+    deployment: tuple[DealSecret, DealSecret],
+) -> None:
+    secret, _ = deployment
+    first = secret.get()
+    assert len(first) >= 16
+    assert secret.get() == first
+
+
+def test_every_process_of_a_deployment_gets_the_same_secret_however_they_race(
+    deployment: tuple[DealSecret, DealSecret],
+) -> None:
+    one, other = deployment
+    with ThreadPoolExecutor(8) as pool:
+        seen = set(pool.map(lambda i: (one, other)[i % 2].get(), range(16)))
+    assert len(seen) == 1
+
+
+def test_another_deployment_gets_another_secret() -> None:
+    assert ProcessDealSecret().get() != ProcessDealSecret().get()
+    assert GivenDealSecret("x" * 32).get() == b"x" * 32
+
+
+@pytest.mark.integration
+def test_redis_keeps_one_secret_per_namespace(redis_client: redis.Redis, namespace: str) -> None:
+    mine = RedisDealSecret(redis_client, namespace).get()
+    theirs = RedisDealSecret(redis_client, f"{namespace}other:").get()
+    assert mine != theirs
+    assert redis_client.get(f"{namespace}deal-secret") == mine
+    assert len(bytes.fromhex(mine.decode())) == 32
