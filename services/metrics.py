@@ -17,9 +17,16 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from shared.stalls import Stall
+
 log = logging.getLogger(__name__)
 
 PREFIX = "cardarena_"
+STALLS = f"{PREFIX}platform_stalls"
+STALLS_HELP = (
+    "Platform loops (bot turns, deadlines, webhook turns, tournament records) that gave up"
+    " after tries that made no progress, left to reconciliation; by loop."
+)
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -65,6 +72,11 @@ class GameMetrics:
             ["operation"],
             registry=r,
         )
+        self.stalls = Counter(STALLS, STALLS_HELP, ["loop"], registry=r)
+
+    def count_stall(self, stall: Stall) -> None:
+        """Counts a platform loop that gave up in this process (bot turns played in-process)."""
+        self.stalls.labels(stall.loop).inc()
 
     def watch(self, collector: Collector) -> None:
         """Adds a scrape-time collector (queue depth, tournaments running) to the registry."""
@@ -72,7 +84,8 @@ class GameMetrics:
 
 
 class WorkerMetrics:
-    """The workers' metrics: bot turns played and the wait before a bot's first move."""
+    """The workers' metrics: bot turns played, the wait before a bot's first move, and the
+    platform loops that gave up (`shared.stalls`)."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
@@ -90,6 +103,11 @@ class WorkerMetrics:
             buckets=_LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self.stalls = Counter(STALLS, STALLS_HELP, ["loop"], registry=self.registry)
+
+    def count_stall(self, stall: Stall) -> None:
+        """Counts a platform loop that gave up in a worker."""
+        self.stalls.labels(stall.loop).inc()
 
 
 class ProjectionMetrics:

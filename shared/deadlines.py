@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared import clocks, deals
+from shared import clocks, deals, idempotency, stalls
 from shared.games.base import IllegalAction
 from shared.handlers import InvalidRequest, LoadedGame, appendable, load, parse_action
 from shared.messages.codec import encode_all
@@ -76,9 +76,10 @@ def watch_of(loaded: LoadedGame) -> Watch | None:
 @dataclass(frozen=True)
 class DeadlineCheck:
     """What `enforce_deadline` did: `timed_out` (it appended), `moved_on` (the wait is over,
-    nothing to do) or `early` (no deadline is past yet; check again at `retry_at_ms`)."""
+    nothing to do), `early` (no deadline is past yet; check again at `retry_at_ms`) or
+    `stalled` (its appends made no progress: reported, left to reconciliation)."""
 
-    status: Literal["timed_out", "moved_on", "early"]
+    status: Literal["timed_out", "moved_on", "early", "stalled"]
     retry_at_ms: int | None = None
 
 
@@ -86,7 +87,11 @@ def enforce_deadline(
     store: EventStore, game_id: str, turn_version: int, now: int, attempts: int = 5
 ) -> DeadlineCheck:
     """Times out every wait of `game_id` begun at `turn_version` whose deadline is past at
-    `now` (ms): a strike, a forfeit at the last one, the default action, in one append."""
+    `now` (ms): a strike, a forfeit at the last one, the default action, in one append.
+
+    An append answered as a replay wrote nothing: the game is looked at again (a twin run
+    appended it: the wait is over); `stalls.MAX_IDLE_TRIES` such answers are a stall."""
+    idle = 0
     for _ in range(attempts):
         loaded = load(store, game_id)
         clock, spec = loaded.clock, loaded.spec
@@ -96,13 +101,17 @@ def enforce_deadline(
         if not events:
             retry = clocks.next_deadline_ms(spec, loaded.state, clock)
             return DeadlineCheck("moved_on") if retry is None else DeadlineCheck("early", retry)
+        key = idempotency.timeout(turn_version)
         try:
-            store.append(
-                game_id, spec.name, loaded.version, encode_all(events), f"timeout:{turn_version}"
-            )
+            result = store.append(game_id, spec.name, loaded.version, encode_all(events), key)
         except ConcurrencyConflict:
             continue  # a webhook failure was recorded, or the seat moved: look again
-        return DeadlineCheck("timed_out")
+        if not result.replayed:
+            return DeadlineCheck("timed_out")
+        idle += 1
+        if idle >= stalls.MAX_IDLE_TRIES:
+            stalls.report(stalls.Stall("deadline", game_id, loaded.version, idle))
+            return DeadlineCheck("stalled")
     return DeadlineCheck("moved_on")
 
 
@@ -163,15 +172,19 @@ def answer_events(loaded: LoadedGame, seat: int, answer: Any) -> list[Event]:
 def apply_webhook_answer(
     store: EventStore, loaded: LoadedGame, seat: int, turn_version: int, answer: Any
 ) -> bool:
-    """Appends the webhook's answer for `seat` at the version it was sent; returns False when
-    the game moved on first. Raises WebhookRefused for an answer that is no legal action."""
+    """Appends the webhook's answer for `seat` at the version it was sent; returns whether
+    it did: False when the game moved on first, or the append was answered as a replay
+    (written by an earlier run, or by nobody: the caller looks at the game again).
+    Raises WebhookRefused for an answer that is no legal action."""
     events = answer_events(loaded, seat, answer)
-    key = f"webhook:{turn_version}:{seat}"
+    key = idempotency.webhook_answer(turn_version, seat)
     try:
-        store.append(loaded.game_id, loaded.spec.name, loaded.version, encode_all(events), key)
+        result = store.append(
+            loaded.game_id, loaded.spec.name, loaded.version, encode_all(events), key
+        )
     except ConcurrencyConflict:
         return False
-    return True
+    return not result.replayed
 
 
 def record_webhook_failure(
@@ -180,7 +193,7 @@ def record_webhook_failure(
     """Appends a `WebhookFailed` for `seat` (once per turn and attempt); does nothing when
     the game moved on first."""
     event = WebhookFailed(seat=seat, reason=reason, detail=detail[:500])
-    key = f"webhook-failed:{attempt}:{seat}"
+    key = idempotency.webhook_failure(attempt, seat)
     try:
         store.append(loaded.game_id, loaded.spec.name, loaded.version, encode_all([event]), key)
     except ConcurrencyConflict:

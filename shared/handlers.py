@@ -19,8 +19,9 @@ from typing import Any
 
 import msgspec
 
-from shared import clocks, deal_keys, deals
+from shared import clocks, deal_keys, deals, idempotency, stalls
 from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
+from shared.idempotency import ClientKey
 from shared.messages.codec import encode, encode_all
 from shared.messages.common import (
     Action,
@@ -462,7 +463,7 @@ def act(
     seat: int,
     action: Any,
     expected_version: int,
-    idempotency_key: str | None = None,
+    idempotency_key: ClientKey | None = None,
     loaded: LoadedGame | None = None,
 ) -> Outcome:
     """Applies a client's action for `seat` at `expected_version` (to `loaded`, the game as
@@ -557,7 +558,7 @@ def _bot_moves(
             )
             events = spec.decide(state, seat, action)
         events = appendable(loaded, events)
-        batches.append((version, encode_all(events), f"bot:{version}"))
+        batches.append((version, encode_all(events), idempotency.bot_turn(version)))
         for event in events:
             state = spec.evolve(state, event)
         version += len(events)
@@ -565,16 +566,27 @@ def _bot_moves(
 
 
 def play_bot_turns(
-    store: EventStore, game_id: str, batch: int = 64, max_moves: int = 1_000_000
+    store: EventStore,
+    game_id: str,
+    batch: int = 64,
+    max_moves: int = 1_000_000,
+    max_idle: int = stalls.MAX_IDLE_TRIES,
 ) -> int:
     """Plays every consecutive built-in bot move of a game; returns how many it appended.
 
     Moves are appended `batch` at a time in one round trip, each at its expected version
-    and keyed by it, so a second runner (a retried task) appends nothing twice.
+    and keyed by it, so a second runner (a retried task) appends nothing twice. After
+    `max_idle` rounds in a row that left the game where it was (nothing appended, nothing
+    moved), it gives up and reports the stall (`shared.stalls`): reconciliation plays on.
     """
-    appended = 0
+    appended, idle, before = 0, 0, -1
     while appended < max_moves:
         loaded = load(store, game_id)
+        idle = idle + 1 if loaded.version == before else 0
+        if idle >= max_idle:
+            stalls.report(stalls.Stall("bot_turns", game_id, loaded.version, idle))
+            return appended
+        before = loaded.version
         batches, _ = _bot_moves(loaded, min(batch, max_moves - appended))
         if not batches:
             return appended

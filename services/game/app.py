@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
@@ -25,6 +27,7 @@ from services.game.tournaments import TournamentsController
 from services.game.viewer import viewer_handlers
 from services.health import Readiness, StoreReadiness
 from services.metrics import GameMetrics
+from shared import stalls
 from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher
 from shared.store.port import EventStore
@@ -93,6 +96,14 @@ def create_app(
         return observed
 
     context = GameContext(store, dispatcher, observed)
+    unsubscribe: list[Callable[[], None]] = []
+
+    def count_stalls() -> None:  # loops run here when bot turns play in-process
+        unsubscribe.append(stalls.subscribe(observed.count_stall))
+
+    def stop_counting_stalls() -> None:
+        while unsubscribe:
+            unsubscribe.pop()()
 
     def provide_context() -> GameContext:
         return context
@@ -138,7 +149,8 @@ def create_app(
         },
         middleware=[ObserveMiddleware(observed)],
         plugins=[problems.ProblemDocumentation(), schemas.AcceptedValues()],
-        on_shutdown=[] if scheduler is not None else [schedules.close],
+        on_startup=[count_stalls],
+        on_shutdown=[stop_counting_stalls, *([] if scheduler is not None else [schedules.close])],
         openapi_config=OpenAPIConfig(
             title="cardarena game service",
             version="1.0.0",

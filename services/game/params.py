@@ -6,6 +6,9 @@ from typing import Annotated
 
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
+from services.game.auth import Caller
+from shared.idempotency import HOST, ClientKey, scoped
+
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
@@ -13,7 +16,10 @@ IdempotencyKey = Annotated[
         required=False,
         min_length=1,
         max_length=200,
-        description="Makes a retry safe: the same key and body return the first result.",
+        description=(
+            "Makes a retry safe: the same key and body return the first result. A key is"
+            " the caller's own: another caller's key, or the platform's, never meets it."
+        ),
     ),
 ]
 GameId = Annotated[str, PathParameter(description="The game's id, as its creation returned it.")]
@@ -42,3 +48,11 @@ NextTurnWait = Annotated[
         schema_extra={"minimum": 0},
     ),
 ]
+
+
+def client_key_of(caller: Caller | None, key: str | None) -> ClientKey | None:
+    """Returns the store's key of a request's `Idempotency-Key` (None: none sent), scoped to
+    its caller: a bot's `name@version`, else the host (`caller` None: a host-only route)."""
+    if caller is not None and caller.bot is not None:
+        return scoped(caller.bot.key, key)
+    return scoped(HOST if caller is None or caller.host else "anyone", key)

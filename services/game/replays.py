@@ -14,7 +14,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
 from services.game.auth import BEARER, Access, Caller, check_seat, host_only
-from services.game.params import GameId, IdempotencyKey
+from services.game.params import GameId, IdempotencyKey, client_key_of
 from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
@@ -214,7 +214,8 @@ def _fork(
         ]
     table = seats if seats is not None else original.created.seats
     bound = [(f"seats[{i}]", s.bound_bot) for i, s in enumerate(table) if s.bound_bot]
-    retry = key is not None and store.version(game_id_for(key)) > 0
+    scoped = client_key_of(None, key)  # a host-only route
+    retry = scoped is not None and store.version(game_id_for(scoped)) > 0
     admission = admit(access.slots, store, [] if retry else bound, access.max_games_per_bot)
     try:
         outcome = fork_game(
@@ -224,7 +225,7 @@ def _fork(
             version,
             seats=seats,
             seed=data.seed,
-            idempotency_key=key,
+            idempotency_key=scoped,
             created_at=datetime.now(UTC).isoformat(),
         )
     except BaseException:

@@ -26,7 +26,14 @@ from services.game.auth import (
     host_only,
 )
 from services.game.context import GameContext
-from services.game.params import GameId, IdempotencyKey, NextTurnWait, SeatNumber, ViewerSeat
+from services.game.params import (
+    GameId,
+    IdempotencyKey,
+    NextTurnWait,
+    SeatNumber,
+    ViewerSeat,
+    client_key_of,
+)
 from services.game.problems import responses
 from services.game.schemas import (
     ActionAccepted,
@@ -119,7 +126,8 @@ def _create(
     """
     table = _table(store, data)
     bound = [(f"seats[{i}]", s.bound_bot) for i, s in enumerate(table or []) if s.bound_bot]
-    retry = key is not None and store.version(game_id_for(key)) > 0
+    scoped = client_key_of(None, key)  # a host-only route
+    retry = scoped is not None and store.version(game_id_for(scoped)) > 0
     admission = admit(access.slots, store, [] if retry else bound, access.max_games_per_bot)
     try:
         outcome = create_game(
@@ -129,7 +137,7 @@ def _create(
             seats=table,
             players=data.players,
             seed=deal_keys.deal_key(store, "game", data.seed),
-            idempotency_key=key,
+            idempotency_key=scoped,
             created_at=datetime.now(UTC).isoformat(),
             clock=data.clock,
         )
@@ -216,7 +224,7 @@ def _act(
         seat=data.seat,
         action=data.action,
         expected_version=data.expected_version,
-        idempotency_key=key,
+        idempotency_key=client_key_of(caller, key),
         loaded=loaded,
     )
     if outcome.replayed:

@@ -13,15 +13,23 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from services.game.auth import BEARER, host_only
+from services.game.params import client_key_of
 from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
 from shared.archive import EventArchive
 from shared.handlers import BotTurnDispatcher, game_id_for
+from shared.idempotency import ClientKey, tournament_created
 from shared.registry import registered_bots
-from shared.store.port import EventStore
+from shared.store.port import ConcurrencyConflict, EventStore
 from shared.tournaments import seeds
 from shared.tournaments.model import TournamentDefinition, TournamentState, validate
-from shared.tournaments.runner import cancel_tournament, ensure_tournament, load_tournament
+from shared.tournaments.runner import (
+    cancel_tournament,
+    create_tournament,
+    ensure_tournament,
+    load_tournament,
+    stream_id,
+)
 from shared.tournaments.schedule import Scheduler
 from shared.tournaments.sealing import tables_over, unsealed
 from shared.tournaments.standings import Standing, standings
@@ -35,7 +43,10 @@ IdempotencyKey = Annotated[
         required=False,
         min_length=1,
         max_length=200,
-        description="Makes a retry safe: the same key creates the tournament once.",
+        description=(
+            "Makes a retry safe: the same key and body create the tournament once (200 for"
+            " the retry); the same key with another body is refused (422)."
+        ),
     ),
 ]
 
@@ -136,7 +147,7 @@ GameFilter = Annotated[
 PageLimit = Annotated[int, QueryParameter(ge=1, le=500, description="At most this many (1-500)")]
 
 
-def _tournament_id(key: str | None) -> str:
+def _tournament_id(key: ClientKey | None) -> str:
     """Returns a new tournament id; a creation retried with the same key gets the same id."""
     if key is None:
         return uuid.uuid4().hex
@@ -147,6 +158,28 @@ def _shown(store: EventStore, archive: EventArchive, state: TournamentState) -> 
     """Returns what the tournament shows of itself: no places of a sealed duplicate table
     (see `shared.tournaments.sealing`) until its deal's last table ends."""
     return unsealed(state, tables_over(store, archive))
+
+
+def _record(
+    store: EventStore, data: TournamentDefinition, tournament_id: str, key: ClientKey | None
+) -> bool:
+    """Records the tournament unless it is; returns whether this is a replay of its creation
+    with `key`. Raises IdempotencyKeyReused when `key` first created another definition,
+    ConcurrencyConflict when the tournament exists and its key's record is gone."""
+    if key is None:
+        ensure_tournament(store, data, tournament_id)
+        return False
+    stream, created = stream_id(tournament_id), tournament_created(tournament_id)
+    fingerprint = hashlib.sha256(msgspec.json.encode(data)).hexdigest()
+    if store.recall(stream, created, fingerprint) is not None:
+        return True
+    try:
+        create_tournament(store, data, tournament_id, fingerprint)
+    except ConcurrencyConflict:  # a twin request recorded it first, or the record expired
+        if store.recall(stream, created, fingerprint) is None:
+            raise
+        return True
+    return False
 
 
 class TournamentsController(Controller):
@@ -178,17 +211,24 @@ class TournamentsController(Controller):
             "games in all (`games_per_table`, `entrants` or `rounds`, whichever drives the "
             "count); a `duplicate` field of fewer than twice `table_size` entrants "
             "(`entrants`: each deal is played at two or more tables, nobody at two of them), "
-            "or one external or webhook bot entered twice (`entrants[i].bot`). A duplicate "
-            "tournament plays `games_per_table` cycles of one deal per entrant, each deal at "
-            "every table the field fills (entrants // table_size), and keeps each deal's "
-            "tables sealed (their places, logs and seeds) until the last of them ends."
+            "or one external or webhook bot entered twice (`entrants[i].bot`); an "
+            "`Idempotency-Key` first used with another body (`idempotency-key-reused`). A "
+            "retry with the same key and body answers 200 and the tournament first created. A "
+            "duplicate tournament plays `games_per_table` cycles of one deal per entrant, each "
+            "deal at every table the field fills (entrants // table_size), and keeps each "
+            "deal's tables sealed (their places, logs and seeds) until the last of them ends."
         ),
         sync_to_thread=True,
         status_code=201,
         guards=[host_only],
         security=BEARER,
         responses={
-            **responses(400, 401, 403, 422, 503),
+            **responses(400, 401, 403, 409, 422, 503),
+            200: ResponseSpec(
+                data_container=Tournament,
+                description="A retried creation: the tournament first created",
+                generate_examples=False,
+            ),
             202: ResponseSpec(
                 data_container=ScheduleDetail,
                 description="Scheduled: each run creates a tournament",
@@ -209,13 +249,15 @@ class TournamentsController(Controller):
             entry = scheduler.add(schedule_id_for(idempotency_key), data)
             location = {"Location": f"/v1/schedules/{entry.schedule_id}"}
             return Response(detail(store, entry), status_code=202, headers=location)
-        tournament_id = _tournament_id(idempotency_key)
-        ensure_tournament(store, data, tournament_id)  # recorded before the answer says so
+        key = client_key_of(None, idempotency_key)  # a host-only route
+        tournament_id = _tournament_id(key)
+        replayed = _record(store, data, tournament_id, key)  # before the answer says so
         dispatcher.start_tournament(data, tournament_id)
         state, _ = load_tournament(store, tournament_id)
         headers = {"Location": f"/v1/tournaments/{tournament_id}"}
+        status = 200 if replayed else 201
         shown = Tournament.of(store, tournament_id, state)
-        return Response(shown, status_code=201, headers=headers)
+        return Response(shown, status_code=status, headers=headers)
 
     @get(
         "/{tournament_id:str}",

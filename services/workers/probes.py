@@ -21,6 +21,7 @@ from celery import Task, signals
 
 from services.health import Heartbeat, heartbeat_path
 from services.logs import ids_of
+from shared import stalls
 from shared.settings import WorkerSettings
 
 if TYPE_CHECKING:
@@ -79,7 +80,13 @@ def install(settings: WorkerSettings) -> None:
 
     signals.task_prerun.connect(bind_task_ids, weak=False)
     signals.task_postrun.connect(unbind_task_ids, weak=False)
+    stalls.subscribe(count_stall)
     _serve_metrics(settings)
+
+
+def count_stall(stall: stalls.Stall) -> None:
+    """Counts a platform loop of this worker that gave up (`cardarena_platform_stalls`)."""
+    worker_metrics().count_stall(stall)
 
 
 def _serve_metrics(settings: WorkerSettings) -> None:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 import httpx
 import msgspec
 
+from shared import stalls
 from shared.deadlines import (
     WebhookRefused,
     apply_webhook_answer,
@@ -167,7 +168,9 @@ def play_webhook_turn(
 ) -> str:
     """Calls `seat`'s webhook for its turn begun at `turn_version` until an answer is played
     or the deadline passes; returns `played`, `moved_on` (the turn ended otherwise),
-    `deadline` (the deadline passed) or `no_webhook` (the seat has no registered webhook).
+    `deadline` (the deadline passed), `no_webhook` (the seat has no registered webhook) or
+    `stalled` (legal answers that `stalls.MAX_IDLE_TRIES` times in a row neither landed nor
+    found the game moved: reported, and the clock's deadline still applies).
 
     Each call's URL is checked first (`check_target`, resolving with `resolve`); with
     `allow_private`, loopback and private addresses are called too.
@@ -177,7 +180,7 @@ def play_webhook_turn(
     own_client = client is None
     http = httpx.Client() if client is None else client
     try:
-        attempt = 0
+        attempt = idle = 0
         while True:
             turn = webhook_turn(loaded, seat, turn_version)
             if turn is None:
@@ -198,6 +201,10 @@ def play_webhook_turn(
                 answer = call_webhook(http, url, secret, msgspec.json.encode(turn), timeout)
                 if apply_webhook_answer(store, loaded, seat, turn_version, answer):
                     return "played"
+                idle = idle + 1 if store.version(game_id) == loaded.version else 0
+                if idle >= stalls.MAX_IDLE_TRIES:
+                    stalls.report(stalls.Stall("webhook", game_id, loaded.version, idle))
+                    return "stalled"
             except (CallFailed, WebhookRefused) as failure:
                 attempt += 1
                 record_webhook_failure(

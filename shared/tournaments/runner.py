@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 
-from shared import deal_keys
+from shared import deal_keys, idempotency, stalls
 from shared.deadlines import watch_of
 from shared.handlers import (
     InvalidRequest,
@@ -58,10 +58,15 @@ def stream_id(tournament_id: str) -> str:
 
 
 def create_tournament(
-    store: EventStore, definition: TournamentDefinition, tournament_id: str | None = None
+    store: EventStore,
+    definition: TournamentDefinition,
+    tournament_id: str | None = None,
+    fingerprint: str = "",
 ) -> str:
     """Validates and records a tournament with its first round; returns its id. A host that
-    gave no seed gets a fresh random one (`seeds.drawn`)."""
+    gave no seed gets a fresh random one (`seeds.drawn`).
+
+    `fingerprint` is the digest of the request that asked for it (see `store.recall`)."""
     bots = registered_bots(store)
     validate(definition, bots)
     definition = seeds.drawn(resolve_entrants(definition, bots))
@@ -69,7 +74,8 @@ def create_tournament(
     created = TournamentCreated(definition)
     events: list[TournamentEvent] = [created]
     events += advance(evolve(None, created), tournament_id)
-    store.append(stream_id(tournament_id), KIND, 0, encode_all(events), f"create:{tournament_id}")
+    key = idempotency.tournament_created(tournament_id)
+    store.append(stream_id(tournament_id), KIND, 0, encode_all(events), key, fingerprint)
     return tournament_id
 
 
@@ -175,12 +181,20 @@ def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -
         events: list[TournamentEvent] = [recorded]
         events += advance(evolve(state, recorded), tournament_id)
         try:
-            store.append(
-                stream_id(tournament_id), KIND, version, encode_all(events), f"record:{key}"
+            appended = store.append(
+                stream_id(tournament_id),
+                KIND,
+                version,
+                encode_all(events),
+                idempotency.game_recorded(key),
             )
         except ConcurrencyConflict:
             continue
-        return fold([*CODEC.decode_all(store.read(stream_id(tournament_id)))])
+        state = fold([*CODEC.decode_all(store.read(stream_id(tournament_id)))])
+        if appended.replayed and not any(record.key == key for record in state.records):
+            # The record's key answered an append that wrote no record: never loop on it.
+            stalls.report(stalls.Stall("tournament", stream_id(tournament_id), version, 1))
+        return state
 
 
 class TournamentOver(InvalidRequest):

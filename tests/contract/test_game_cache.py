@@ -19,6 +19,7 @@ from shared.handlers import (
     current,
     load,
 )
+from shared.idempotency import client_key
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import ConcurrencyConflict, EventStore
@@ -105,7 +106,7 @@ def test_a_timed_game_or_a_replay_is_not_folded_on_but_loaded(store: EventStore)
         seat=seat,
         action=action,
         expected_version=loaded.version,
-        idempotency_key="k",
+        idempotency_key=client_key("host", "k"),
         loaded=loaded,
     )
     assert first.loaded is None  # the clock folds by the store's timestamps
@@ -115,7 +116,7 @@ def test_a_timed_game_or_a_replay_is_not_folded_on_but_loaded(store: EventStore)
         seat=seat,
         action=action,
         expected_version=loaded.version,
-        idempotency_key="k",
+        idempotency_key=client_key("host", "k"),
         loaded=load(store, game_id),
     )
     assert retry.replayed

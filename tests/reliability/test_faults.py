@@ -33,6 +33,7 @@ from services.projection.projector import Projector
 from services.projection.queries import checkpoint
 from services.wiring import build_access, build_store
 from shared.handlers import InProcessDispatcher, create_game, game_id_for, play_bot_turns
+from shared.idempotency import HOST, client_key
 from shared.settings import load_settings
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 from shared.views.fold import position_key
@@ -188,7 +189,7 @@ def test_with_redis_down_the_game_service_answers_503_and_recovers_by_itself(
         assert (moved.json()["first_version"], moved.json()["replayed"]) == (version + 1, False)
         again = api.post("/v1/games", json=SHITHEAD, headers={"Idempotency-Key": new_game_key})
         assert again.status_code == 201, again.text
-        assert again.json()["game_id"] == game_id_for(new_game_key)
+        assert again.json()["game_id"] == game_id_for(client_key(HOST, new_game_key))
     probe.close()
     print(f"\nredis down: {requests} requests answered 503 with Retry-After, none 500;")
     print(f"  version {version}, {feed_length} feed entries unchanged; recovered unrestarted")
