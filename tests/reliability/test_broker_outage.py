@@ -275,3 +275,27 @@ def test_a_cut_rabbitmq_broker_loses_no_move_and_no_bot_turn_and_answers_no_500(
             check_played_on(stack, answers, outage)
     finally:
         delete_queue(f"{namespace}bots")
+
+
+def test_probe_deadline_across_outage(broker_stack: Stack, private_redis: PrivateRedis) -> None:
+    with httpx.Client(base_url=broker_stack.base_url, timeout=30) as http:
+        answers = Answers(http)
+        seats = [{"kind": "external"}, {"kind": "bot", "bot": "random"}]
+        body = {"game": "shithead", "ruleset": RULES, "seed": 7, "seats": seats,
+                "clock": {"move_seconds": 4, "strikes_to_forfeit": 100}}
+        created = answers.send("POST", "/v1/games", json=body)
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
+        human_to_move(answers, game_id)
+        start = time.monotonic()
+        time.sleep(0.5)
+        private_redis.kill()
+        time.sleep(1)
+        private_redis.start()
+
+        def timed_out() -> bool:
+            page = answers.send("GET", f"/v1/games/{game_id}/events").json()["events"]
+            return any(e["type"] == "TurnTimedOut" for e in page)
+
+        wait_for(timed_out, "timeout", 60)
+        print("TIMED OUT AFTER", time.monotonic() - start)
