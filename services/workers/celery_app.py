@@ -16,6 +16,8 @@ belongs to a tournament or not.
 Sends fail fast while the broker is unreachable (`PUBLISH_TIMEOUT_S`, one quick retry on a
 fresh connection), and `broker_reachable` turns their failure into `DispatchUnavailable`:
 the sender keeps the work in the outbox (`shared.outbox`) instead of failing its request.
+A worker that loses a Redis broker while it holds tasks goes on, and puts those tasks back
+on their queue when it reconnects (`services.workers.transport`).
 """
 
 from __future__ import annotations
@@ -69,6 +71,9 @@ def create_celery(settings: WorkerSettings) -> Celery:
     """Returns the Celery app for `settings`: late acks, one task prefetched at a time, sends
     that fail fast."""
     app = Celery("cardarena", broker=settings.celery_broker, include=["services.workers.tasks"])
+    if settings.celery_broker.startswith("redis://"):
+        # kombu's Redis transport, with a worker that survives losing the broker mid-task
+        app.conf.broker_transport = "services.workers.transport:Transport"
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
