@@ -9,7 +9,7 @@ import redis
 
 from services.game.auth import Access
 from services.health import Readiness, StackReadiness, StoreReadiness
-from services.metrics import GameMetrics, queue_depth, tournaments_running
+from services.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from shared.archive import EventArchive, StoreArchive
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
 from shared.outbox import InMemoryOutbox, Outbox, OutboxDispatcher
@@ -55,7 +55,7 @@ def build_access(settings: GameSettings, store: EventStore) -> Access:
     )
 
 
-def build_outbox(settings: CommonSettings, store: EventStore) -> Outbox:
+def build_outbox(settings: CommonSettings) -> Outbox:
     """Returns where work the broker could not take waits: this process (memory store), or
     the event store's Redis, shared by the game service and the workers."""
     if settings.store == "memory":
@@ -76,7 +76,7 @@ def build_dispatcher(settings: CommonSettings, store: EventStore) -> BotTurnDisp
         return InProcessDispatcher(store, webhooks=webhooks)
     from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415 - Celery only when asked
 
-    dispatcher = OutboxDispatcher(CeleryDispatcher(settings.queue), build_outbox(settings, store))
+    dispatcher = OutboxDispatcher(CeleryDispatcher(settings.queue), build_outbox(settings))
     dispatcher.start()
     return dispatcher
 
@@ -132,11 +132,13 @@ def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:
 
 def build_game_metrics(settings: CommonSettings, views: TournamentViews) -> GameMetrics:
     """Returns the game service's metrics, with the running tournaments (from `views`) and,
-    when bot turns go to Celery over Redis, the depth of its queue (another broker, such as
-    RabbitMQ, has its own)."""
+    when bot turns go to Celery, the records waiting in the outbox and, over Redis, the
+    depth of its queue (another broker, such as RabbitMQ, has its own)."""
     metrics = GameMetrics()
     metrics.watch(tournaments_running(lambda: len(views.tournaments("running", limit=1000))))
     over_redis = settings.celery_broker.startswith(("redis://", "rediss://", "unix://"))
+    if settings.dispatch == "celery":
+        metrics.watch(outbox_records(build_outbox(settings).size))
     if settings.dispatch == "celery" and over_redis:
         client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
         metrics.watch(queue_depth(client, settings.queue))

@@ -75,6 +75,10 @@ class Outbox(abc.ABC):
     def done(self, entry: OutboxEntry) -> bool:
         """Drops `entry` unless a later record of its key replaced it; returns whether it did."""
 
+    @abc.abstractmethod
+    def size(self) -> int:
+        """Returns how many records the outbox holds."""
+
 
 def new_entry(pending: Pending) -> OutboxEntry:
     """Returns a record of `pending` with a fresh token."""
@@ -104,6 +108,10 @@ class InMemoryOutbox(Outbox):
                 return False
             del self._entries[entry.pending.key]
             return True
+
+    def size(self) -> int:
+        with self._lock:
+            return len(self._entries)
 
 
 class OutboxDispatcher(BotTurnDispatcher):

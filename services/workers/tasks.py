@@ -41,7 +41,7 @@ def worker_store() -> EventStore:
 @functools.cache
 def worker_outbox() -> Outbox:
     """Returns this worker process's outbox (in the event store's Redis), built on first use."""
-    return build_outbox(load_settings(), worker_store())
+    return build_outbox(load_settings())
 
 
 @functools.cache

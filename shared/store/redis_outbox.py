@@ -54,3 +54,7 @@ class RedisOutbox(Outbox):
         with reachable():
             reply: Any = self._done(keys=[self._key], args=[entry.pending.key, entry.token])
         return int(reply) == 1
+
+    def size(self) -> int:
+        with reachable():
+            return int(self._client.hlen(self._key))

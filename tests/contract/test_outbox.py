@@ -27,6 +27,7 @@ def outbox(request: pytest.FixtureRequest) -> Outbox:
 
 def test_an_empty_outbox_has_no_entries(outbox: Outbox) -> None:
     assert outbox.entries() == []
+    assert outbox.size() == 0
 
 
 def test_a_record_is_kept_with_its_work_until_done(outbox: Outbox) -> None:
@@ -48,6 +49,7 @@ def test_a_key_keeps_one_record_and_a_later_one_outlives_the_earlier_done(
     second = outbox.put(Pending("game", "g1"))
     assert first.token != second.token
     assert outbox.entries() == [second], "one record per game"
+    assert outbox.size() == 1
     assert not outbox.done(first), "the work failed again since it was read: keep it"
     assert outbox.entries() == [second]
     assert outbox.done(second)
@@ -65,6 +67,7 @@ def test_entries_come_a_batch_at_a_time(outbox: Outbox) -> None:
         list(pool.map(lambda i: outbox.put(Pending("game", f"g{i}")), range(250)))
     batch = outbox.entries(100)
     assert len(batch) == 100
+    assert outbox.size() == 250
     for entry in batch:
         assert outbox.done(entry)
     rest = outbox.entries(1000)

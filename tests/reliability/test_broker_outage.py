@@ -126,6 +126,10 @@ class Outage:
     accepted: list[int] = field(default_factory=list)
     bot_due: bool = False
     """Whether an accepted move gave the bot the turn (its turn is the follow-up work)."""
+    deferred: int = 0
+    """How many requests the game service accepted while the broker was down."""
+    kept: float = 0
+    """The game service's `cardarena_outbox_records` at the end of the outage."""
 
 
 def outage_and_return(
@@ -173,6 +177,9 @@ def outage_and_return(
         assert tournament.status_code == 201, tournament.text
         outage.tournament_id = tournament.json()["tournament_id"]
     time.sleep(OUTAGE_S)  # the sender's retries fail meanwhile
+    outage.kept = outbox_records(answers)
+    outage.deferred = sum(1 for r in (bots, tournament) if r.status_code != 503)
+    outage.deferred += 0 if refused is not None else 1
     restart()
     if refused is not None:  # a client retries what was refused, with the same key
         path, headers = f"/v1/games/{game_id}/actions", {"Idempotency-Key": refused[0]}
@@ -235,6 +242,18 @@ def check_played_on(stack: Stack, answers: Answers, outage: Outage) -> None:
         assert log[first]["type"] in SEAT_DECISIONS, log[first]
         assert log[first]["data"]["seat"] == HUMAN, log[first]
     assert answers.errors() == [], "a request answered a server error"
+    assert outage.kept >= (1 if outage.deferred else 0), "no work waited for the broker"
+    wait_for(lambda: outbox_records(answers) == 0, "the outbox to be sent")
+
+
+def outbox_records(answers: Answers) -> float:
+    """Returns the game service's `cardarena_outbox_records` (0 when it has none)."""
+    exposition = answers.send("GET", "/metrics")
+    assert exposition.status_code == 200, exposition.text
+    for line in exposition.text.splitlines():
+        if line.startswith("cardarena_outbox_records "):
+            return float(line.split()[1])
+    return 0.0
 
 
 @pytest.fixture

@@ -132,10 +132,10 @@ def test_work_the_broker_refuses_is_kept_and_sent_once_it_is_back(
 def test_while_the_broker_is_down_a_request_does_not_wait_for_it(
     dispatcher: OutboxDispatcher, broker: Broker, outbox: InMemoryOutbox
 ) -> None:
+    dispatcher.close()  # no sender: only the requests could try the broker now
     broker.down = True
     dispatcher.dispatch("g0")
     before = broker.tries
-    dispatcher.close()  # no sender: only the requests could try the broker now
     for index in range(50):
         dispatcher.dispatch(f"g{index}")
     assert broker.tries == before, "a request tried the broker it knows is down"
@@ -184,3 +184,23 @@ def test_a_game_of_bots_created_while_the_broker_is_down_plays_once_it_is_back()
             )
     finally:
         dispatcher.close()
+
+
+def test_a_worker_keeps_a_task_it_cannot_send_as_the_games_bot_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kombu.exceptions import OperationalError  # noqa: PLC0415 - Celery's own tests only
+
+    from services.workers import tasks  # noqa: PLC0415
+
+    outbox = InMemoryOutbox()
+    monkeypatch.setattr(tasks, "worker_outbox", lambda: outbox)
+
+    def unreachable() -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    tasks._send_or_keep("g1", unreachable)
+    tasks._send_or_keep("g1", unreachable)
+    assert [entry.pending for entry in outbox.entries()] == [Pending("game", "g1")]
+    tasks._send_or_keep("g2", lambda: None)
+    assert len(outbox.entries()) == 1, "a task sent is not kept"
