@@ -7,12 +7,18 @@ move against a built-in bot, a creation of a game of bots and of a tournament ea
 either 503 with Retry-After and nothing appended, or 2xx; once the broker is back, the bots
 play on and the tournament runs to its end (bounded waits, only to detect a hang), no
 request answered 500 and no move was lost or appended twice. The same runs over RabbitMQ,
-reached through a proxy of the test's own that it cuts. And a deadline task that a worker
-holds when the broker goes down still fires once it is back. See docs/security/broker.md.
+reached through a proxy of the test's own that it cuts, and over a Redis broker that goes
+silent (a proxy that stops answering but keeps the connections open), where no request may
+hang. And a deadline task that a worker holds when the broker goes down still fires once
+it is back. See docs/security/broker.md.
 """
 
 from __future__ import annotations
 
+import contextlib
+import selectors
+import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -26,6 +32,7 @@ import redis
 
 from shared.handlers import game_id_for
 from tests.e2e.conftest import Stack, running_stack
+from tests.e2e.support import free_port
 from tests.reliability.conftest import PrivateRedis, TcpProxy, wait_for
 
 pytestmark = pytest.mark.reliability
@@ -48,6 +55,9 @@ TOURNAMENT = {
 }
 """A small round robin of built-in bots: its games start, and the next ones follow, on the
 workers."""
+HOLD_S = 30.0
+"""How long the silent-broker test lets a request take before it counts as held (a hang):
+a send gives up on a silent broker after a few seconds."""
 MAX_TRIES = 20
 """How many moves the test makes, while the broker is down, to give the bot a turn."""
 
@@ -277,6 +287,112 @@ def test_a_stopped_redis_broker_loses_no_move_and_no_bot_turn_and_answers_no_500
         answers = Answers(http)
         outage = outage_and_return(broker_stack, private_redis.kill, private_redis.start, answers)
         check_played_on(broker_stack, answers, outage)
+
+
+class SilentProxy:
+    """Forwards TCP connections from a free local port to `target`, in threads; `hold()`
+    makes the broker behind it silent: connections stay open, and what clients send is
+    read and dropped, unanswered (a broker gone without closing its connections: a
+    failover, a network partition). `release()` closes every connection and forwards again.
+    """
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = free_port()
+        self._held = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._listener.settimeout(0.1)
+
+    def __enter__(self) -> SilentProxy:
+        threading.Thread(target=self._accept, name="silent-proxy", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._close_all()
+        self._listener.close()
+
+    def hold(self) -> None:
+        """Stops answering: nothing reaches the broker, nothing comes back."""
+        self._held.set()
+
+    def release(self) -> None:
+        """Closes every connection (held or not) and forwards new ones again."""
+        self._close_all()
+        self._held.clear()
+
+    def _close_all(self) -> None:
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            upstream = None
+            if not self._held.is_set():
+                with contextlib.suppress(OSError):
+                    upstream = socket.create_connection(self.target, timeout=5)
+            with self._lock:
+                self._sockets += [client] if upstream is None else [client, upstream]
+            threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
+
+    def _pump(self, client: socket.socket, upstream: socket.socket | None) -> None:
+        """Copies bytes both ways, dropping them while held, until a side closes."""
+        ends = [client] if upstream is None else [client, upstream]
+        with selectors.DefaultSelector() as selector:
+            for sock in ends:
+                selector.register(sock, selectors.EVENT_READ)
+            try:
+                while not self._stop.is_set():
+                    for key, _ in selector.select(timeout=0.2):
+                        source: socket.socket = key.fileobj  # type: ignore[assignment]
+                        data = source.recv(65536)
+                        if not data:
+                            return
+                        if upstream is not None and not self._held.is_set():
+                            (upstream if source is client else client).sendall(data)
+            except (OSError, ValueError):
+                return
+            finally:
+                for sock in ends:
+                    sock.close()
+
+
+@pytest.fixture
+def silent_broker(private_redis: PrivateRedis) -> Iterator[SilentProxy]:
+    """A proxy to the private Redis, which the test makes silent."""
+    with SilentProxy(("127.0.0.1", private_redis.port)) as proxy:
+        yield proxy
+
+
+def test_a_silent_redis_broker_holds_no_request_and_loses_no_bot_turn(
+    silent_broker: SilentProxy,
+    redis_url: str,
+    redis_client: redis.Redis,
+    namespace: str,
+    database_url: str,
+) -> None:
+    broker = f"redis://127.0.0.1:{silent_broker.port}/0"
+    extra = {"CELERY_BROKER_URL": broker, "CARDARENA_RECONCILE_SECONDS": "0"}
+    with (
+        running_stack(redis_url, redis_client, namespace, database_url, extra) as stack,
+        httpx.Client(base_url=stack.base_url, timeout=HOLD_S) as http,
+    ):
+        answers = Answers(http)  # a request held HOLD_S by the silent broker fails: a hang
+        outage = outage_and_return(stack, silent_broker.hold, silent_broker.release, answers)
+        check_played_on(stack, answers, outage)
 
 
 RABBITMQ = ("127.0.0.1", 5672)
