@@ -179,6 +179,22 @@ def tournaments_running(count: Callable[[], int]) -> Collector:
     return _Gauges(read, "the running tournaments")
 
 
+def outbox_records(count: Callable[[], int]) -> Collector:
+    """Returns the collector of `cardarena_outbox_records`: work the broker did not take yet."""
+
+    def read() -> Iterable[GaugeMetricFamily]:
+        return [
+            GaugeMetricFamily(
+                f"{PREFIX}outbox_records",
+                "Games and tournaments whose work the broker did not take yet (see"
+                " shared/outbox.py); above 0 only while the broker is unreachable.",
+                value=count(),
+            )
+        ]
+
+    return _Gauges(read, "the outbox")
+
+
 def projection_lag(lag: Callable[[], tuple[int, float]]) -> Collector:
     """Returns the collector of the projection's lag: `cardarena_projection_lag_events` and
     `cardarena_projection_lag_seconds`, from `lag()` (events, seconds)."""

@@ -9,17 +9,19 @@ import redis
 
 from services.game.auth import Access
 from services.health import Readiness, StackReadiness, StoreReadiness
-from services.metrics import GameMetrics, queue_depth, tournaments_running
+from services.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from shared import deal_keys
 from shared.archive import EventArchive, StoreArchive
 from shared.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.handlers import BotTurnDispatcher, InProcessDispatcher
+from shared.outbox import InMemoryOutbox, Outbox, OutboxDispatcher
 from shared.registry import RegistryIndex
 from shared.settings import CommonSettings, GameSettings, ProjectionSettings
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
+from shared.store.redis_outbox import RedisOutbox
 from shared.store.redis_store import RedisEventStore
 from shared.tournaments.schedule import InProcessScheduler, Scheduler
 from shared.views.memory import InMemoryTournamentViews
@@ -67,8 +69,18 @@ def build_access(settings: GameSettings, store: EventStore) -> Access:
     )
 
 
+def build_outbox(settings: CommonSettings) -> Outbox:
+    """Returns where work the broker could not take waits: this process (memory store), or
+    the event store's Redis, shared by the game service and the workers."""
+    if settings.store == "memory":
+        return InMemoryOutbox()
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=10, health_check_interval=30)
+    return RedisOutbox(client, settings.namespace)
+
+
 def build_dispatcher(settings: CommonSettings, store: EventStore) -> BotTurnDispatcher:
-    """Returns how bot turns run: in this process, or as tasks on the Celery workers."""
+    """Returns how bot turns run: in this process, or as tasks on the Celery workers, sent
+    through the outbox (its sender thread started) while the broker is unreachable."""
     if settings.dispatch == "inprocess":
         from services.workers.webhooks import play_webhook_turn  # noqa: PLC0415 - httpx
 
@@ -78,7 +90,9 @@ def build_dispatcher(settings: CommonSettings, store: EventStore) -> BotTurnDisp
         return InProcessDispatcher(store, webhooks=webhooks)
     from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415 - Celery only when asked
 
-    return CeleryDispatcher(settings.queue)
+    dispatcher = OutboxDispatcher(CeleryDispatcher(settings.queue), build_outbox(settings))
+    dispatcher.start()
+    return dispatcher
 
 
 def build_views(settings: CommonSettings, store: EventStore) -> TournamentViews:
@@ -132,10 +146,14 @@ def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:
 
 def build_game_metrics(settings: CommonSettings, views: TournamentViews) -> GameMetrics:
     """Returns the game service's metrics, with the running tournaments (from `views`) and,
-    when bot turns go to Celery, the depth of its queue."""
+    when bot turns go to Celery, the records waiting in the outbox and, over Redis, the
+    depth of its queue (another broker, such as RabbitMQ, has its own)."""
     metrics = GameMetrics()
     metrics.watch(tournaments_running(lambda: len(views.tournaments("running", limit=1000))))
+    over_redis = settings.celery_broker.startswith(("redis://", "rediss://", "unix://"))
     if settings.dispatch == "celery":
+        metrics.watch(outbox_records(build_outbox(settings).size))
+    if settings.dispatch == "celery" and over_redis:
         client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
         metrics.watch(queue_depth(client, settings.queue))
     return metrics

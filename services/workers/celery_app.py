@@ -12,15 +12,35 @@ A task that Redis hands to a worker that dies before it records the task in `una
 is lost to both: kombu takes it with BRPOP, then records it. Beat's reconciliation
 (`cardarena.reconcile_tournaments`) sends such a game's bot turns again, whether the game
 belongs to a tournament or not.
+
+Sends fail fast while the broker is unreachable (`PUBLISH_TIMEOUT_S`, one quick retry on a
+fresh connection), and `broker_reachable` turns their failure into `DispatchUnavailable`:
+the sender keeps the work in the outbox (`shared.outbox`) instead of failing its request.
+A worker that loses a Redis broker while it holds tasks goes on, and puts those tasks back
+on their queue when it reconnects (`services.workers.transport`).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from celery import Celery
+from kombu.exceptions import OperationalError
 
+from shared.outbox import DispatchUnavailable
 from shared.settings import WorkerSettings, load_settings
+
+PUBLISH_TIMEOUT_S = 2.0
+"""How long a send waits for the broker to connect, or to answer a command, before it fails."""
+PUBLISH_RETRY: dict[str, Any] = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+"""A send's retries: one, at once, on a fresh connection (a restarted broker closed the old)."""
 
 
 def transport_options(settings: WorkerSettings) -> dict[str, Any]:
@@ -30,7 +50,8 @@ def transport_options(settings: WorkerSettings) -> dict[str, Any]:
     The keys are the namespace's own so that another deployment (or test) on the same Redis
     database, with another visibility timeout, never sends this one's tasks again, and a
     worker killed in the middle of a sweep holds up only its own deployment's sweeps, for
-    one restore interval (kombu's default: 300 s, for every user of the database).
+    one restore interval (kombu's default: 300 s, for every user of the database). The
+    socket timeouts bound a send to a broker that is gone without closing the connection.
     """
     prefix = settings.namespace
     return {
@@ -41,12 +62,18 @@ def transport_options(settings: WorkerSettings) -> dict[str, Any]:
         "unacked_index_key": f"{prefix}unacked_index",
         "unacked_mutex_key": f"{prefix}unacked_mutex",
         "unacked_mutex_expire": settings.broker_restore_interval,
+        "socket_connect_timeout": PUBLISH_TIMEOUT_S,
+        "socket_timeout": PUBLISH_TIMEOUT_S,
     }
 
 
 def create_celery(settings: WorkerSettings) -> Celery:
-    """Returns the Celery app for `settings`: late acks, one task prefetched at a time."""
+    """Returns the Celery app for `settings`: late acks, one task prefetched at a time, sends
+    that fail fast."""
     app = Celery("cardarena", broker=settings.celery_broker, include=["services.workers.tasks"])
+    if settings.celery_broker.startswith("redis://"):
+        # kombu's Redis transport, with a worker that survives losing the broker mid-task
+        app.conf.broker_transport = "services.workers.transport:Transport"
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -56,10 +83,21 @@ def create_celery(settings: WorkerSettings) -> Celery:
         accept_content=["json"],
         task_ignore_result=True,
         broker_connection_retry_on_startup=True,
+        broker_connection_timeout=PUBLISH_TIMEOUT_S,
+        task_publish_retry_policy=PUBLISH_RETRY,
         broker_transport_options=transport_options(settings),
         worker_hijack_root_logger=False,
     )
     return app
+
+
+@contextlib.contextmanager
+def broker_reachable() -> Iterator[None]:
+    """Turns a send's failure to reach the broker into `DispatchUnavailable`."""
+    try:
+        yield
+    except (OperationalError, OSError) as error:
+        raise DispatchUnavailable(f"broker: {error}") from error
 
 
 app = create_celery(load_settings())

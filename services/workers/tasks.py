@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
-from services.wiring import build_store, build_views
-from services.workers.celery_app import app
+from services.wiring import build_outbox, build_store, build_views
+from services.workers.celery_app import app, broker_reachable
 from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
 from shared.deadlines import enforce_deadline, now_ms, watch_of
 from shared.handlers import BotTurnDispatcher, load, play_bot_turns
+from shared.outbox import DispatchUnavailable, Outbox, Pending
 from shared.settings import load_settings
 from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
 from shared.tournaments.model import TournamentDefinition
@@ -34,6 +36,12 @@ from shared.views.port import TournamentViews
 def worker_store() -> EventStore:
     """Returns this worker process's event store, built on first use."""
     return build_store(load_settings())
+
+
+@functools.cache
+def worker_outbox() -> Outbox:
+    """Returns this worker process's outbox (in the event store's Redis), built on first use."""
+    return build_outbox(load_settings())
 
 
 @functools.cache
@@ -96,8 +104,12 @@ def turn_deadline(game_id: str, turn_version: int) -> str:
     """
     check = enforce_deadline(worker_store(), game_id, turn_version, now_ms())
     if check.retry_at_ms is not None:
-        turn_deadline.apply_async(
-            (game_id, turn_version), countdown=_countdown(check.retry_at_ms), queue=_queue()
+        countdown = _countdown(check.retry_at_ms)
+        _send_or_keep(
+            game_id,
+            lambda: turn_deadline.apply_async(
+                (game_id, turn_version), countdown=countdown, queue=_queue()
+            ),
         )
     elif check.status == "timed_out":
         _dispatch(game_id)
@@ -141,12 +153,29 @@ def _watch(store: EventStore, game_id: str) -> None:
     watch = watch_of(load(store, game_id))
     if watch is None:
         return
-    if watch.deadline_ms is not None:
-        turn_deadline.apply_async(
-            (game_id, watch.turn_version), countdown=_countdown(watch.deadline_ms), queue=_queue()
+    version, deadline_ms = watch.turn_version, watch.deadline_ms
+    if deadline_ms is not None:
+        countdown = _countdown(deadline_ms)
+        _send_or_keep(
+            game_id,
+            lambda: turn_deadline.apply_async(
+                (game_id, version), countdown=countdown, queue=_queue()
+            ),
         )
     for seat in watch.webhook_seats:
-        webhook_turn.apply_async((game_id, watch.turn_version, seat), queue=_queue())
+        send = functools.partial(webhook_turn.apply_async, (game_id, version, seat), queue=_queue())
+        _send_or_keep(game_id, send)
+
+
+def _send_or_keep(game_id: str, send: Callable[[], object]) -> None:
+    """Sends a task of `game_id`; when the broker is unreachable, keeps the game's bot turns
+    in the outbox instead (their task watches the game again), for the game service's
+    sender to send once the broker is back (see `shared.outbox`)."""
+    try:
+        with broker_reachable():
+            send()
+    except DispatchUnavailable:
+        worker_outbox().put(Pending("game", game_id))
 
 
 @app.task(
@@ -204,19 +233,23 @@ def reconcile_tournaments(stall_seconds: float) -> int:
 
 
 def _dispatch(game_id: str) -> None:
-    """Queues the bot turns of `game_id` on the queue this worker serves."""
-    bot_turns.apply_async((game_id,), queue=load_settings().queue)
+    """Queues the bot turns of `game_id` on the queue this worker serves (into the outbox
+    while the broker is unreachable)."""
+    _send_or_keep(game_id, lambda: bot_turns.apply_async((game_id,), queue=load_settings().queue))
 
 
 class CeleryDispatcher(BotTurnDispatcher):
-    """Sends bot turns to the Celery workers listening on `queue`."""
+    """Sends bot turns to the Celery workers listening on `queue`; raises
+    `DispatchUnavailable` when the broker cannot be reached (see `shared.outbox`)."""
 
     def __init__(self, queue: str) -> None:
         self._queue = queue
 
     def dispatch(self, game_id: str) -> None:
-        bot_turns.apply_async((game_id,), queue=self._queue)
+        with broker_reachable():
+            bot_turns.apply_async((game_id,), queue=self._queue)
 
     def start_tournament(self, definition: Any, tournament_id: str) -> None:
         payload = msgspec.to_builtins(definition)
-        start_tournament.apply_async((payload, tournament_id), queue=self._queue)
+        with broker_reachable():
+            start_tournament.apply_async((payload, tournament_id), queue=self._queue)
