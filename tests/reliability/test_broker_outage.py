@@ -31,6 +31,7 @@ import pytest
 import redis
 
 from shared.handlers import game_id_for
+from shared.idempotency import HOST, client_key
 from tests.e2e.conftest import Stack, running_stack
 from tests.e2e.support import free_port
 from tests.reliability.conftest import PrivateRedis, TcpProxy, wait_for
@@ -157,7 +158,7 @@ def outage_and_return(
 
     stop()
     bots_key = uuid.uuid4().hex
-    outage = Outage(game_id, game_id_for(bots_key))
+    outage = Outage(game_id, game_id_for(client_key(HOST, bots_key)))
     refused: tuple[str, dict[str, Any]] | None = None
     for _ in range(MAX_TRIES):
         before = stack.store.version(game_id)
