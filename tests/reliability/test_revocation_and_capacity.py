@@ -275,6 +275,9 @@ def test_a_hundred_anonymous_spectators_leave_the_bots_their_capacity_and_the_re
                     crowd.enter_context(Streamed(url, f"/v1/games/{game_id}/stream", None))
                     for _ in range(SPECTATORS)
                 ]
+                # First of all, cut them all at once: each reader ends at its next keep-alive.
+                for spectator in spectators:
+                    crowd.callback(spectator.cut)
                 for spectator in spectators:
                     assert spectator.opened.wait(BOUND_S), "a spectator got no answer"
                 admitted = [s for s in spectators if s.status == 200]
@@ -304,8 +307,6 @@ def test_a_hundred_anonymous_spectators_leave_the_bots_their_capacity_and_the_re
                     wait_for(lambda: events.events, "the bot's turn on its event stream")
                     assert events.events[0][1].event == "your_turn"
                 move(url, alice, game_id, 0)  # and its move is taken
-                for spectator in spectators:  # all at once: each reader ends at a keep-alive
-                    spectator.cut()
 
 
 def test_anonymous_streams_over_the_rate_limit_get_429_and_a_bot_token_is_not_limited(
