@@ -110,24 +110,32 @@ class TokenWatch:
         self._holds: set[Hold] = set()
         self._thread: threading.Thread | None = None
 
-    @contextlib.contextmanager
-    def hold(self, caller: Caller) -> Iterator[Hold]:
-        """Yields the hold of `caller`'s bot token while the block runs (none held for the
-        admin key or anyone)."""
+    def take(self, caller: Caller) -> Hold:
+        """Returns the hold of `caller`'s bot token, watched until `give` (none is watched
+        for the admin key or anyone)."""
         if caller.token_id is None:
-            yield Hold()
-            return
+            return Hold()
         hold = Hold(self._registry, caller.token_id)
         with self._lock:
             self._holds.add(hold)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="token-watch", daemon=True)
                 self._thread.start()
+        return hold
+
+    def give(self, hold: Hold) -> None:
+        """Stops watching `hold` (again: nothing)."""
+        with self._lock:
+            self._holds.discard(hold)
+
+    @contextlib.contextmanager
+    def hold(self, caller: Caller) -> Iterator[Hold]:
+        """Yields the hold of `caller`'s bot token while the block runs (see `take`)."""
+        hold = self.take(caller)
         try:
             yield hold
         finally:
-            with self._lock:
-                self._holds.discard(hold)
+            self.give(hold)
 
     def _watch(self) -> None:
         """Waits on the registry and ends dead holds until no hold is left."""

@@ -465,54 +465,50 @@ class _GameStream:
 
     async def events(self) -> AsyncIterator[ServerSentEventMessage]:
         """Yields the snapshot (unless resuming), the events after it, and the seat's turns,
-        until the game ends, the stream's lifetime does, or the caller's token does."""
-        self.streams.open += 1
+        until the game ends, or the stream's lifetime, or the caller's token (each message
+        follows a look-up of it)."""
+        config, self.streams.open = self.streams.config, self.streams.open + 1
         try:
-            with self.watch.hold(self.caller) as self._hold:
-                async for message in self._messages():
-                    yield message
+            self._hold = self.watch.take(self.caller)
+            deadline = time.monotonic() + config.lifetime_s
+            await self._call(_nothing)
+            version = self.resume_after
+            if version is None:
+                version = self.loaded.version
+                yield self._snapshot()
+            while True:
+                if version >= self.loaded.version:
+                    if (turn := self._turn()) is not None:
+                        yield turn
+                    if self.loaded.spec.is_over(self.loaded.state):
+                        return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                if version < self.loaded.version:  # resumed: what it missed, as it stands
+                    batch = await self._call(self._logged_after, version)
+                else:
+                    wait = _ms(min(remaining, config.keepalive_s))
+                    batch = await self._call(self.store.wait, self.loaded.game_id, version, wait)
+                    if not batch:
+                        yield _keepalive()
+                        continue
+                    if batch[0].version == self.loaded.version + 1:  # a fold, no I/O
+                        self.loaded = caught_up(self.store, self.loaded, batch)
+                    else:
+                        self.loaded = await self._call(caught_up, self.store, self.loaded, batch)
+                spec = self.loaded.spec
+                for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
+                    seen = as_seen_by(self.loaded, event, self.seat)
+                    yield _message("event", EventItem.of(recorded, seen), recorded.version)
+                version = batch[-1].version
         except CredentialEnded:
             return
         finally:
+            self.watch.give(self._hold)
             self.streams.open -= 1
             if self.ticket is not None:
                 self.ticket.release()
-
-    async def _messages(self) -> AsyncIterator[ServerSentEventMessage]:
-        """Yields the stream's messages; each follows a look-up of the caller's token."""
-        config = self.streams.config
-        deadline = time.monotonic() + config.lifetime_s
-        await self._call(_nothing)
-        version = self.resume_after
-        if version is None:
-            version = self.loaded.version
-            yield self._snapshot()
-        while True:
-            if version >= self.loaded.version:
-                if (turn := self._turn()) is not None:
-                    yield turn
-                if self.loaded.spec.is_over(self.loaded.state):
-                    return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return
-            if version < self.loaded.version:  # resumed: what it missed, as it stands
-                batch = await self._call(self._logged_after, version)
-            else:
-                wait = _ms(min(remaining, config.keepalive_s))
-                batch = await self._call(self.store.wait, self.loaded.game_id, version, wait)
-                if not batch:
-                    yield _keepalive()
-                    continue
-                if batch[0].version == self.loaded.version + 1:  # a fold, no I/O
-                    self.loaded = caught_up(self.store, self.loaded, batch)
-                else:
-                    self.loaded = await self._call(caught_up, self.store, self.loaded, batch)
-            spec = self.loaded.spec
-            for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
-                seen = as_seen_by(self.loaded, event, self.seat)
-                yield _message("event", EventItem.of(recorded, seen), recorded.version)
-            version = batch[-1].version
 
 
 def _nothing() -> None:
@@ -609,44 +605,41 @@ class _BotStream:
 
     async def events(self) -> AsyncIterator[ServerSentEventMessage]:
         """Yields the missed starts and finishes, the resync, then the bot's news as it comes,
-        until the stream's lifetime or the bot's token ends."""
-        self.streams.open += 1
+        until the stream's lifetime or the bot's token ends (each message follows a look-up
+        of it)."""
+        streams, store, config, call = self.streams, self.store, self.streams.config, self._call
+        streams.open += 1
         try:
-            with self.watch.hold(self.caller) as self._hold:
-                async for message in self._messages():
+            self._hold = self.watch.take(self.caller)
+            deadline = time.monotonic() + config.lifetime_s
+            index = streams.index(store)
+            position = await call(store.feed_position)
+            async for message in self._backlog(index, position):
+                yield message
+            for challenge in await call(open_challenges, store, index, self.bot):
+                for message in self._challenge(challenge, position):
+                    yield message
+            for message in self._turns(await call(all_waiting, store, index, self.bot), position):
+                yield message
+            while (remaining := deadline - time.monotonic()) > 0:
+                wait = _ms(min(remaining, config.keepalive_s))
+                entries = await call(store.wait_feed, position, wait)
+                if not entries:
+                    yield _keepalive()
+                    continue
+                position = entries[-1].position
+                await call(index.refresh)
+                messages, touched = self._news(index, entries)
+                for message in messages:
+                    yield message
+                turns = await call(waiting_turns, store, index, self.bot, touched)
+                for message in self._turns(turns, position):
                     yield message
         except CredentialEnded:
             return
         finally:
-            self.streams.open -= 1
-
-    async def _messages(self) -> AsyncIterator[ServerSentEventMessage]:
-        """Yields the stream's messages; each follows a look-up of the bot's token."""
-        streams, store, config, call = self.streams, self.store, self.streams.config, self._call
-        deadline = time.monotonic() + config.lifetime_s
-        index = streams.index(store)
-        position = await call(store.feed_position)
-        async for message in self._backlog(index, position):
-            yield message
-        for challenge in await call(open_challenges, store, index, self.bot):
-            for message in self._challenge(challenge, position):
-                yield message
-        for message in self._turns(await call(all_waiting, store, index, self.bot), position):
-            yield message
-        while (remaining := deadline - time.monotonic()) > 0:
-            wait = _ms(min(remaining, config.keepalive_s))
-            entries = await call(store.wait_feed, position, wait)
-            if not entries:
-                yield _keepalive()
-                continue
-            position = entries[-1].position
-            await call(index.refresh)
-            messages, touched = self._news(index, entries)
-            for message in messages:
-                yield message
-            turns = await call(waiting_turns, store, index, self.bot, touched)
-            for message in self._turns(turns, position):
-                yield message
+            self.watch.give(self._hold)
+            streams.open -= 1
 
 
 async def admit_spectator(
