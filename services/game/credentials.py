@@ -60,6 +60,14 @@ class Hold:
             self.ended = True
             raise CredentialEnded(self.token_id)
 
+    def live(self) -> bool:
+        """Returns whether the token is still live (a registry look-up: blocks)."""
+        try:
+            self.check()
+        except CredentialEnded:
+            return False
+        return True
+
     async def wait(self, call: Callable[[], Awaitable[T]]) -> T:
         """Returns `await call()`; raises CredentialEnded, cancelling it, once the token ends."""
         if self.token_id is None:

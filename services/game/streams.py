@@ -30,12 +30,13 @@ that often, and notices then at the latest that its client has gone. A stream cl
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
@@ -44,12 +45,22 @@ import anyio
 import anyio.to_thread
 import msgspec
 from litestar import Controller, Request, Response, get
+from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.game.auth import BEARER, Access, Caller, RateLimited, calling_bot, check_seat
+from services.game.auth import (
+    BEARER,
+    Access,
+    Caller,
+    RateLimited,
+    caller_of,
+    calling_bot,
+    check_seat,
+)
+from services.game.auth import STATE_KEY as AUTH_KEY
 from services.game.credentials import CredentialEnded, Hold, TokenWatch, checked
 from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.problems import problem, responses
@@ -270,7 +281,7 @@ class Streams:
 _streams_lock = threading.Lock()
 
 
-def streams_of(request: Request[Any, Any, Any]) -> Streams:
+def streams_of(request: ASGIConnection[Any, Any, Any, Any]) -> Streams:
     """Returns the app's `Streams`, made with the default config on first use."""
     state = request.app.state
     with _streams_lock:
@@ -789,6 +800,16 @@ class GameStreamController(Controller):
         with streams.watch(store, access.registry).hold(caller) as hold:
             args = (store, archive, game_id, seat, caller, wait, chunk, hold)
             return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
+
+
+@contextlib.contextmanager
+def held(connection: ASGIConnection[Any, Any, Any, Any], store: EventStore) -> Iterator[Hold]:
+    """Yields the hold of the token of `connection`'s caller (identified already) while the
+    block runs."""
+    access: Access = connection.app.state[AUTH_KEY]
+    watch = streams_of(connection).watch(store, access.registry)
+    with watch.hold(caller_of(connection)) as hold:
+        yield hold
 
 
 def due(loaded: LoadedGame, seat: int) -> bool:

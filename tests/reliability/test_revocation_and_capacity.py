@@ -153,11 +153,12 @@ class Streamed:
 
 
 class Polled:
-    """One long-poll GET sent in a thread of its own: its answer once it came."""
+    """One long-poll GET (or, with `body`, POST) sent in a thread of its own: its answer
+    once it came."""
 
-    def __init__(self, url: str, path: str, token: str, **params: Any) -> None:
+    def __init__(self, url: str, path: str, token: str, body: Any = None, **params: Any) -> None:
         self._http = httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S + 70)
-        self._path, self._params = path, params
+        self._path, self._params, self._body = path, params, body
         self.response: httpx.Response | None = None
         self.answered = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
@@ -172,19 +173,26 @@ class Polled:
 
     def _poll(self) -> None:
         with contextlib.suppress(httpx.HTTPError, RuntimeError):
-            self.response = self._http.get(self._path, params=self._params)
+            if self._body is None:
+                self.response = self._http.get(self._path, params=self._params)
+            else:
+                self.response = self._http.post(self._path, params=self._params, json=self._body)
         self.answered.set()
 
 
-def move(url: str, token: str, game_id: str, seat: int) -> None:
-    """Plays `seat`'s first legal action with `token`."""
+def action(url: str, token: str, game_id: str, seat: int, ending: bool = False) -> dict[str, Any]:
+    """Returns the body posting `seat`'s first legal action (with `ending`, its first
+    discard: the end of its Autobus turn), read with `token`."""
     with httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S) as bot:
         view = bot.get(f"/v1/games/{game_id}/view", params={"seat": seat}).json()
-        body = {
-            "seat": seat,
-            "action": view["legal_actions"][0],
-            "expected_version": view["version"],
-        }
+    legal = [a for a in view["legal_actions"] if not ending or a["type"] == "Discard"]
+    return {"seat": seat, "action": legal[0], "expected_version": view["version"]}
+
+
+def move(url: str, token: str, game_id: str, seat: int, ending: bool = False) -> None:
+    """Plays `seat`'s first legal action (with `ending`, its first discard) with `token`."""
+    body = action(url, token, game_id, seat, ending)
+    with httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S) as bot:
         played = bot.post(f"/v1/games/{game_id}/actions", json=body)
         assert played.status_code == 200, played.text
 
@@ -250,6 +258,28 @@ def test_a_revoked_or_rotated_token_ends_its_streams_and_long_polls_at_once(
                 turns = new.get("/v1/bots/me/turns", params={"wait": 0})
                 assert turns.status_code == 200, turns.text
                 assert started in {turn["game_id"] for turn in turns.json()["turns"]}
+
+
+def test_an_action_waiting_for_its_next_turn_across_a_revocation_answers_without_the_turn(
+    secured: Stack,
+) -> None:
+    url = secured.base_url
+    with Host(url) as host:
+        alice, bob = host.register("alice")["token"], host.register("bob")["token"]
+        game_id = host.game("alice", "bob")
+        ends_turn = action(url, alice, game_id, 0, ending=True)
+        path = f"/v1/games/{game_id}/actions"
+        with Polled(url, path, alice, ends_turn, wait=60) as acted:
+            time.sleep(1)  # let the action land and its wait for alice's next turn begin
+            assert not acted.answered.is_set()
+            revoked = host.http.delete("/v1/bots/alice/1/token")
+            assert revoked.status_code == 204, revoked.text
+            move(url, bob, game_id, 1, ending=True)  # alice's turn again: today in the answer
+            assert acted.answered.wait(BOUND_S), "the action's wait goes on"
+        assert acted.response is not None
+        assert acted.response.status_code == 200, acted.response.text  # the action stands
+        assert "turn" not in acted.response.json()
+        assert "legal_actions" not in acted.response.text
 
 
 # Capacity ---------------------------------------------------------------------------------
