@@ -98,6 +98,7 @@ def serve_game(settings: GameSettings) -> int:
 
     from services.game.app import create_app  # noqa: PLC0415
     from services.game.auth import warn_if_open  # noqa: PLC0415
+    from services.game.streams import StreamConfig  # noqa: PLC0415
     from services.wiring import (  # noqa: PLC0415
         build_access,
         build_archive,
@@ -125,6 +126,7 @@ def serve_game(settings: GameSettings) -> int:
         archive=archive,
         readiness=build_readiness(settings, store),
         game_metrics=build_game_metrics(settings, views),
+        streams=StreamConfig(spectators=settings.spectator_streams),
     )
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "

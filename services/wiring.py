@@ -66,6 +66,11 @@ def build_access(settings: GameSettings, store: EventStore) -> Access:
         slots=RedisGameSlots(client, settings.namespace),
         max_games_per_bot=settings.max_games_per_bot,
         webhook_allow_private=settings.webhook_allow_private,
+        spectator_limiter=RedisRateLimiter(
+            client, settings.spectator_rate_limit, settings.rate_window, settings.namespace
+        ),
+        challenges=RedisGameSlots(client, settings.namespace, "botchallenges:"),
+        max_open_challenges=settings.max_open_challenges,
     )
 
 

@@ -17,6 +17,7 @@ completed by the next `start` (any later answer or read through `settle`).
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -24,6 +25,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from shared.game_slots import GameSlots
 from shared.games.base import GameNotFound, InvalidRuleset, get_game
 from shared.handlers import InvalidRequest, create_game, game_id_for
 from shared.messages.codec import EventCodec, encode_all
@@ -146,6 +148,31 @@ class ChallengeClosed(Exception):
         self.message = message
 
 
+class Refused(Exception):
+    """A webhook bot named in a challenge is not seated by this challenger (`rule`)."""
+
+    def __init__(self, field: str, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+        self.rule = rule
+
+
+class TooManyOpen(Exception):
+    """The challenger has `limit` open challenges already; one closes in `retry_after` s at
+    the latest (it expires)."""
+
+    def __init__(self, bot: str, limit: int, retry_after: int) -> None:
+        message = (
+            f"{bot} has {limit} open challenges, the most a bot may hold; cancel one, or"
+            f" retry after {retry_after} s"
+        )
+        super().__init__(message)
+        self.message = message
+        self.limit = limit
+        self.retry_after = retry_after
+
+
 class NotYours(Exception):
     """The caller may not do this to the challenge (it is not the bot it concerns)."""
 
@@ -263,8 +290,57 @@ def _players(
             raise InvalidRequest(field, f"{found.key} plays {title}, not {game}")
         if any(b.key == found.key for b in seated):
             raise InvalidRequest(field, f"{found.key} is seated already")
+        if found.kind == "webhook":
+            _consents(found, challenger, field)
         seated.append(found)
     return seated
+
+
+def _consents(bot: RegisteredBot, challenger: RegisteredBot | None, field: str) -> None:
+    """Raises Refused unless the webhook `bot` is seated by challenges of `challenger` (None:
+    the host), as its `accept_challenges` says."""
+    rule = bot.accept_challenges
+    if rule == "registered" or (rule == "host" and challenger is None):
+        return
+    whose = "nobody's" if rule == "none" else "the host's only"
+    raise Refused(
+        field,
+        f"{bot.key} is seated by {whose} challenges (accept_challenges: {rule})",
+        f"accept_challenges: {rule}",
+    )
+
+
+def hold_open(slots: GameSlots, store: EventStore, bot: str, cap: int, now: datetime) -> str | None:
+    """Reserves one of `bot`'s `cap` places of open challenges; returns the reservation, for
+    `slots.confirm(bot, reservation, challenge_id)` once issued (else `slots.cancel`), None
+    for `cap` 0 (no cap: nothing reserved). Raises TooManyOpen. When full, the places of
+    challenges that closed (started, declined, cancelled, expired) are given back first."""
+    if cap == 0:
+        return None
+    reservation = f"reserved:{uuid.uuid4().hex}"
+    if slots.reserve(bot, reservation, cap, _RESERVATION_MS):
+        return reservation
+    expiring: list[datetime] = []
+    closed: list[str] = []
+    for challenge_id in slots.games(bot):
+        try:
+            challenge, _ = read(store, challenge_id, now)
+        except UnknownChallenge:
+            closed.append(challenge_id)
+            continue
+        if challenge.status == "open":
+            expiring.append(datetime.fromisoformat(challenge.expires_at))
+        else:
+            closed.append(challenge_id)
+    slots.release(bot, closed)
+    if slots.reserve(bot, reservation, cap, _RESERVATION_MS):
+        return reservation
+    soonest = min(expiring, default=now + timedelta(seconds=1))
+    raise TooManyOpen(bot, cap, max(1, math.ceil((soonest - now).total_seconds())))
+
+
+_RESERVATION_MS = 60_000
+"""How long a place reserved for a challenge outlives an issuer that never confirmed it."""
 
 
 def issue(

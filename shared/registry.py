@@ -48,6 +48,9 @@ TOKEN_PREFIX = "cab_"  # noqa: S105 - a public prefix, not a secret
 MAX_URL = 2000
 
 BotKind = Literal["builtin", "external", "webhook"]
+AcceptChallenges = Literal["host", "registered", "none"]
+"""Whose challenges seat a webhook bot (which cannot answer them): the host's only, any
+registered bot's (and the host's), or nobody's."""
 BotKey = tuple[str, str]
 """A bot's (name, version)."""
 
@@ -65,6 +68,8 @@ class BotRegistered(Event, frozen=True):
     kind: BotKind = "builtin"
     url: str = ""
     """Where the platform POSTs a `webhook` bot's turns."""
+    accept_challenges: AcceptChallenges = "host"
+    """Whose challenges seat a `webhook` bot (earlier events: `host`)."""
 
 
 class BotTokenIssued(Event, frozen=True):
@@ -104,7 +109,8 @@ class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A registration request: a name, a version label, a game, and how the bot plays.
 
     A `builtin` bot names one of the game's `strategy`s; an `external` bot names neither a
-    strategy nor a url; a `webhook` bot names its http(s) `url`.
+    strategy nor a url; a `webhook` bot names its http(s) `url`, and whose challenges seat
+    it (`accept_challenges`: the host's only, by default).
     """
 
     name: str
@@ -114,6 +120,7 @@ class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     description: str = ""
     kind: BotKind = "builtin"
     url: str = ""
+    accept_challenges: AcceptChallenges = "host"
 
 
 class RegisteredBot(msgspec.Struct, frozen=True):
@@ -127,6 +134,7 @@ class RegisteredBot(msgspec.Struct, frozen=True):
     registered_at: str
     kind: BotKind = "builtin"
     url: str = ""
+    accept_challenges: AcceptChallenges = "host"
 
     @property
     def key(self) -> str:
@@ -248,7 +256,7 @@ class RegistryIndex:
         self._lock = threading.Lock()
         self._registry = Registry()
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
         """Folds in the events appended since the last look-up (read outside the lock, so
         that look-ups of several threads do not queue behind one round trip).
         """
@@ -263,15 +271,29 @@ class RegistryIndex:
 
     def bot_of_token(self, token: str) -> RegisteredBot | None:
         """Returns the bot whose live token `token` is, None for anything else."""
-        self._refresh()
+        self.refresh()
         with self._lock:
             return self._registry.bot_of_token(token)
 
     def bot(self, name: str, version: str) -> RegisteredBot | None:
         """Returns the bot registered as `name@version`, None when there is none."""
-        self._refresh()
+        self.refresh()
         with self._lock:
             return self._registry.bots.get((name, version))
+
+    def live(self, token_id: str, *, look: bool = True) -> bool:
+        """Returns whether the token with id `token_id` is live (not rotated or revoked),
+        first folding in the registry's new events unless `look` is false."""
+        if look:
+            self.refresh()
+        with self._lock:
+            return token_id in self._registry.tokens
+
+    @property
+    def version(self) -> int:
+        """Returns the version of the registry's stream folded so far (no look-up)."""
+        with self._lock:
+            return self._registry.version
 
 
 def _check_url(url: str, *, allow_private: bool) -> None:
@@ -313,6 +335,12 @@ def _check(spec: BotSpec, *, allow_private_urls: bool) -> None:
         _check_url(spec.url, allow_private=allow_private_urls)
     elif spec.url:
         raise InvalidRequest("url", f"only a webhook bot has a url, not a {spec.kind} one")
+    if spec.kind != "webhook" and spec.accept_challenges != "host":
+        raise InvalidRequest(
+            "accept_challenges",
+            f"only a webhook bot has accept_challenges: a {spec.kind} bot "
+            + ("answers each challenge itself" if spec.kind == "external" else "accepts all"),
+        )
     if len(spec.description) > 500:
         raise InvalidRequest("description", "at most 500 characters")
 
@@ -332,6 +360,7 @@ def _bot(event: BotRegistered) -> RegisteredBot:
         event.registered_at,
         event.kind,
         event.url,
+        event.accept_challenges,
     )
 
 
@@ -373,7 +402,8 @@ def register(
         known = registry.bots.get((spec.name, spec.version))
         if known is not None:
             given = (spec.game, spec.strategy, spec.description, spec.kind, spec.url)
-            if (known.game, known.strategy, known.description, known.kind, known.url) == given:
+            held = (known.game, known.strategy, known.description, known.kind, known.url)
+            if (*held, known.accept_challenges) == (*given, spec.accept_challenges):
                 return Registration(known, new=False)
             raise BotExists(
                 "version", f"{spec.name}@{spec.version} is registered already; use a new version"
@@ -387,6 +417,7 @@ def register(
             registered_at,
             spec.kind,
             spec.url,
+            spec.accept_challenges,
         )
         bot = _bot(event)
         events: list[RegistryEvent] = [event]

@@ -71,6 +71,14 @@ class GameSettings(CommonSettings):
     """CARDARENA_RATE_WINDOW: the length of a rate-limit window, in seconds."""
     max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
     """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
+    spectator_streams: Annotated[int, msgspec.Meta(ge=1)] = 64
+    """CARDARENA_SPECTATOR_STREAMS: anonymous spectator streams a game service process keeps
+    open at once (more: 503); seats' and bots' streams have their own capacity."""
+    spectator_rate_limit: Annotated[int, msgspec.Meta(ge=0)] = 60
+    """CARDARENA_SPECTATOR_RATE_LIMIT: anonymous streams a client address may open per rate
+    window (more: 429; 0: unlimited)."""
+    max_open_challenges: Annotated[int, msgspec.Meta(ge=0)] = 20
+    """CARDARENA_MAX_OPEN_CHALLENGES: open challenges a bot may have issued at once (0: no cap)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,6 +150,9 @@ _ENV = {
     "rate_limit": "CARDARENA_RATE_LIMIT",
     "rate_window": "CARDARENA_RATE_WINDOW",
     "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
+    "spectator_streams": "CARDARENA_SPECTATOR_STREAMS",
+    "spectator_rate_limit": "CARDARENA_SPECTATOR_RATE_LIMIT",
+    "max_open_challenges": "CARDARENA_MAX_OPEN_CHALLENGES",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
     "heartbeat_dir": "CARDARENA_HEARTBEAT_DIR",

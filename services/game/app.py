@@ -22,7 +22,8 @@ from services.game.replays import ReplaysController
 from services.game.routes import GamesController, health
 from services.game.schedules import SchedulesController
 from services.game.seals import HANDLERS as SEALS
-from services.game.streams import BotStreamsController, GameStreamController
+from services.game.streams import STATE_KEY as STREAMS_KEY
+from services.game.streams import BotStreamsController, GameStreamController, StreamConfig, Streams
 from services.game.tournaments import TournamentsController
 from services.game.viewer import viewer_handlers
 from services.health import Readiness, StoreReadiness
@@ -50,6 +51,7 @@ def create_app(
     archive: EventArchive | None = None,
     readiness: Readiness | None = None,
     game_metrics: GameMetrics | None = None,
+    streams: StreamConfig | None = None,
     debug: bool = False,
 ) -> Litestar:
     """Returns the game service over `store`, starting bot turns through `dispatcher`.
@@ -63,6 +65,7 @@ def create_app(
     default never drops a stream; the real stack passes the PostgreSQL archive). `/ready`
     asks `readiness`; by default whether `store` answers (the real stack checks Redis and
     PostgreSQL). `/metrics` serves `game_metrics`; by default a fresh registry of its own.
+    Streams and long polls behave as `streams` says; by default as `StreamConfig()`.
     """
     access = access if access is not None else auth.Access.embedded(store)
     tournament_views = views if views is not None else InMemoryTournamentViews(store)
@@ -139,7 +142,7 @@ def create_app(
         },
         guards=[auth.authenticate],
         before_request=strict.guard,
-        state=State({auth.STATE_KEY: access}),
+        state=State({auth.STATE_KEY: access, STREAMS_KEY: Streams(streams or StreamConfig())}),
         exception_handlers={
             **problems.HANDLERS,
             **auth.HANDLERS,

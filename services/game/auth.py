@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio.to_thread
@@ -62,6 +62,8 @@ class Caller:
     role: Role
     bot: RegisteredBot | None = None
     host: bool = False
+    token_id: str | None = None
+    """The id of the bot token presented (see `services.game.credentials`)."""
 
     @property
     def key(self) -> str | None:
@@ -98,7 +100,9 @@ class RateLimited(Exception):
 @dataclass(frozen=True)
 class Access:
     """The admin key, the registry to check bot tokens in, the rate limiter, the game cap,
-    and whether webhook URLs may reach loopback and private addresses."""
+    whether webhook URLs may reach loopback and private addresses, the rate limit of
+    anonymous streams (per client address), and the cap on a bot's open challenges (the
+    slots of `challenges`, 0: none)."""
 
     admin_key: str
     registry: RegistryIndex
@@ -106,6 +110,9 @@ class Access:
     slots: GameSlots
     max_games_per_bot: int
     webhook_allow_private: bool = False
+    spectator_limiter: RateLimiter = field(default_factory=lambda: InMemoryRateLimiter(0, 60))
+    challenges: GameSlots = field(default_factory=InMemoryGameSlots)
+    max_open_challenges: int = 0
 
     @classmethod
     def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
@@ -118,6 +125,10 @@ class Access:
             slots=InMemoryGameSlots(),
             max_games_per_bot=settings.max_games_per_bot,
             webhook_allow_private=settings.webhook_allow_private,
+            spectator_limiter=InMemoryRateLimiter(
+                settings.spectator_rate_limit, settings.rate_window
+            ),
+            max_open_challenges=settings.max_open_challenges,
         )
 
     @property
@@ -162,7 +173,7 @@ class Access:
                 f"{self.limiter.window_s} s; retry after {decision.retry_after} s",
                 decision.retry_after,
             )
-        return Caller("bot", bot=bot)
+        return Caller("bot", bot=bot, token_id=token_id_of(credential))
 
 
 def _bearer(authorization: str | None) -> str | None:

@@ -18,6 +18,7 @@ from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized, 
 from services.game.problems import check_game_filter, problem, responses
 from services.game.schemas import Problem
 from shared.registry import (
+    AcceptChallenges,
     BotKind,
     BotSpec,
     Credentials,
@@ -59,6 +60,8 @@ class Bot(msgspec.Struct, frozen=True):
     """The bot's API token (`Authorization: Bearer <token>`); shown once."""
     signing_secret: str | msgspec.UnsetType = msgspec.UNSET
     """A webhook bot's HMAC key for the platform's calls; shown once."""
+    accept_challenges: AcceptChallenges | msgspec.UnsetType = msgspec.UNSET
+    """A webhook bot's: whose challenges seat it (`host`, `registered` or `none`)."""
 
     @classmethod
     def of(
@@ -81,6 +84,7 @@ class Bot(msgspec.Struct, frozen=True):
                 if credentials and credentials.signing_secret
                 else msgspec.UNSET
             ),
+            accept_challenges=bot.accept_challenges if bot.kind == "webhook" else msgspec.UNSET,
         )
 
 
@@ -124,7 +128,10 @@ class BotsController(Controller):
             " letter or digit (`me` is reserved); an unknown game or strategy, a `strategy`"
             " for a bot that plays itself, an external or webhook bot of a game without"
             " decisions, a `url` for anything but a webhook or a `description` over 500"
-            " characters is 422 naming the field."
+            " characters is 422 naming the field. A webhook bot cannot answer challenges, so"
+            " `accept_challenges` says whose challenges seat it: `host` (the default: only"
+            " the admin key's), `registered` (any registered bot's too) or `none`; another"
+            " kind with it is 422."
         ),
         sync_to_thread=True,
         status_code=201,

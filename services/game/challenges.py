@@ -21,6 +21,8 @@ from shared.challenges import (
     ExpirySeconds,
     NotYours,
     Opponent,
+    Refused,
+    TooManyOpen,
     UnknownChallenge,
 )
 from shared.game_slots import Admission, admit
@@ -107,6 +109,48 @@ def _not_yours(_: Request[Any, Any, Any], error: NotYours) -> Response[Problem]:
     return problem(403, "forbidden", error.message)
 
 
+def _refused(_: Request[Any, Any, Any], error: Refused) -> Response[Problem]:
+    return problem(403, "challenge-refused", error.message, field=error.field, rule=error.rule)
+
+
+def _too_many(_: Request[Any, Any, Any], error: TooManyOpen) -> Response[Problem]:
+    headers = {"Retry-After": str(error.retry_after)}
+    return problem(429, "too-many-challenges", error.message, headers=headers, limit=error.limit)
+
+
+def _issue(
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    access: Access,
+    caller: Caller,
+    data: IssueChallenge,
+) -> Challenge:
+    """Issues `data` as `caller` (a bot holds one of its places of open challenges while it
+    waits for answers) and starts it when nobody has to answer."""
+    now, bot = _now(), caller.bot
+    slots, cap = access.challenges, access.max_open_challenges
+    reservation = None if bot is None else challenges.hold_open(slots, store, bot.key, cap, now)
+    try:
+        challenge = challenges.issue(
+            store,
+            game=data.game,
+            ruleset=data.ruleset,
+            opponents=data.opponents,
+            bots=registered_bots(store),
+            challenger=bot,
+            now=now,
+            clock=data.clock,
+            expires_in=data.expires_in,
+        )
+    except BaseException:
+        if bot is not None and reservation is not None:
+            slots.cancel(bot.key, reservation)
+        raise
+    if bot is not None and reservation is not None:
+        slots.confirm(bot.key, reservation, challenge.challenge_id)
+    return _settle(store, dispatcher, access, challenge)
+
+
 class ChallengesController(Controller):
     """Challenges between registered bots."""
 
@@ -116,6 +160,8 @@ class ChallengesController(Controller):
         UnknownChallenge: _unknown,
         ChallengeClosed: _closed,
         NotYours: _not_yours,
+        Refused: _refused,
+        TooManyOpen: _too_many,
     }
 
     @post(
@@ -126,14 +172,18 @@ class ChallengesController(Controller):
             " of the same game) and takes seat 0; with the admin key (in open mode, nothing)"
             " the host matches the opponents alone. External opponents get a `challenge`"
             " event on `/v1/bots/me/events` and answer with accept or decline; built-in and"
-            " webhook bots accept at once. When every bot has accepted the game starts with"
-            " the seats bound to the bots (`status` `started`, `game_id`). The challenge"
-            " expires after `expires_in` seconds unless answered."
+            " webhook bots accept at once, a webhook bot only as its `accept_challenges` allows"
+            " (else 403 `challenge-refused`, naming the `field` and the `rule`). When every"
+            " bot has accepted the game starts with the seats bound to the bots (`status`"
+            " `started`, `game_id`). The challenge expires after `expires_in` seconds unless"
+            " answered. A bot holds at most `CARDARENA_MAX_OPEN_CHALLENGES` open challenges"
+            " (default 20): one more is 429 `too-many-challenges` with the `limit` and a"
+            " `Retry-After` until the first of them expires."
         ),
         sync_to_thread=True,
         status_code=201,
         security=BEARER,
-        responses=responses(400, 401, 403, 422, 503),
+        responses=responses(400, 401, 403, 422, 429, 503),
     )
     def issue(
         self,
@@ -145,18 +195,7 @@ class ChallengesController(Controller):
     ) -> Response[Challenge]:
         if caller.bot is None and not caller.host:
             raise Unauthorized("send a bot token, or the admin key to match bots as the host")
-        challenge = challenges.issue(
-            store,
-            game=data.game,
-            ruleset=data.ruleset,
-            opponents=data.opponents,
-            bots=registered_bots(store),
-            challenger=caller.bot,
-            now=_now(),
-            clock=data.clock,
-            expires_in=data.expires_in,
-        )
-        challenge = _settle(store, dispatcher, access, challenge)
+        challenge = _issue(store, dispatcher, access, caller, data)
         headers = {"Location": f"/v1/challenges/{challenge.challenge_id}"}
         return Response(challenge, status_code=201, headers=headers)
 

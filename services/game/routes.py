@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -26,6 +27,7 @@ from services.game.auth import (
     host_only,
 )
 from services.game.context import GameContext
+from services.game.credentials import CredentialEnded, Hold
 from services.game.params import (
     GameId,
     IdempotencyKey,
@@ -46,7 +48,7 @@ from services.game.schemas import (
     SeatView,
 )
 from services.game.seals import check_unsealed
-from services.game.streams import due, streams_of, until_due
+from services.game.streams import due, held, streams_of, until_due
 from services.metrics import GameMetrics
 from shared import deal_keys
 from shared.archive import EventArchive, game_log, load_logged, loaded_from
@@ -272,7 +274,8 @@ def _act_and_wait(
     accepted, pending = _act_now(connection, context, game_id, data, key, wait)
     if pending is None:
         return accepted
-    return _next_turn(context.store, accepted, pending, data.seat, wait, chunk)
+    with held(connection, context.store) as hold:
+        return _next_turn(context.store, accepted, pending, data.seat, wait, chunk, hold)
 
 
 def _next_turn(
@@ -282,9 +285,13 @@ def _next_turn(
     seat: int,
     wait: int,
     chunk: float,
+    hold: Hold,
 ) -> ActionAccepted:
-    """Returns `accepted` with `seat`'s turn, waited for up to `wait` s (blocks)."""
-    turn = SeatView.of(until_due(store, loaded, seat, wait, chunk), seat)
+    """Returns `accepted` with `seat`'s turn, waited for up to `wait` s (blocks); without it
+    once `hold`'s token was rotated or revoked (the wait stops within a `chunk`)."""
+    turn = SeatView.of(until_due(store, loaded, seat, wait, chunk, lambda: hold.ended), seat)
+    if not hold.live():
+        return accepted
     return msgspec.structs.replace(accepted, turn=turn)
 
 
@@ -455,8 +462,11 @@ class GamesController(Controller):
         accepted, pending = await anyio.to_thread.run_sync(functools.partial(_act_now, *args))
         if pending is None or wait is None:
             return accepted
-        store = context.store
-        return await streams.run(_next_turn, store, accepted, pending, data.seat, wait, chunk)
+        with held(request, context.store) as hold:
+            turn = (context.store, accepted, pending, data.seat, wait, chunk, hold)
+            with contextlib.suppress(CredentialEnded):  # the token ended: no turn
+                return await hold.wait(lambda: streams.run(_next_turn, *turn))
+        return accepted
 
 
 @get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)

@@ -241,6 +241,8 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """A closed challenge's status (`started`, `declined`, `cancelled`, `expired`)."""
     event_version: int | msgspec.UnsetType = msgspec.UNSET
     """The version of the first bad event of a refused import."""
+    limit: int | msgspec.UnsetType = msgspec.UNSET
+    """The limit reached: anonymous streams open at once, or a bot's open challenges."""
 
 
 def preset_names() -> list[str]:

@@ -30,11 +30,13 @@ that often, and notices then at the latest that its client has gone. A stream cl
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
@@ -42,17 +44,28 @@ from typing import Annotated, Any, TypeVar
 import anyio
 import anyio.to_thread
 import msgspec
-from litestar import Controller, Request, get
+from litestar import Controller, Request, Response, get
+from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.game.auth import BEARER, Caller, calling_bot, check_seat
+from services.game.auth import (
+    BEARER,
+    Access,
+    Caller,
+    RateLimited,
+    caller_of,
+    calling_bot,
+    check_seat,
+)
+from services.game.auth import STATE_KEY as AUTH_KEY
+from services.game.credentials import CredentialEnded, Hold, TokenWatch, checked
 from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
-from services.game.problems import responses
-from services.game.schemas import EventItem, Game, SeatView
+from services.game.problems import problem, responses
+from services.game.schemas import EventItem, Game, Problem, SeatView
 from services.game.seals import check_unsealed
 from shared import challenges
 from shared.archive import EventArchive, game_log, load_logged
@@ -67,6 +80,7 @@ from shared.handlers import (
     load,
 )
 from shared.messages.common import GameCreated, GameFinished, Result
+from shared.registry import RegistryIndex
 from shared.store.port import EventStore, FeedEntry, RecordedEvent
 from shared.views.fold import position_key
 
@@ -86,7 +100,11 @@ class StreamConfig:
     lifetime_s: float = 600.0
     """A stream closes after this long; its client reconnects with `Last-Event-ID`."""
     waiters: int = 64
-    """Threads that may wait on the store for streams and long polls at once."""
+    """Threads that may wait on the store at once for seats' and bots' streams and long polls
+    (spectator streams never take one)."""
+    spectators: int = 64
+    """Anonymous spectator streams open at once (one more is refused with 503); also the
+    threads that spectator streams (anyone's) wait in, apart from `waiters`."""
 
 
 class BotGames:
@@ -154,24 +172,76 @@ class BotGames:
             return [g for g in self._seats.get(bot, {}) if g not in self._finished]
 
 
+class StreamsBusy(Exception):
+    """As many anonymous spectator streams are open as the process allows."""
+
+    def __init__(self, limit: int, retry_after: int) -> None:
+        super().__init__(
+            f"{limit} anonymous spectator streams are open, the most this server keeps;"
+            f" retry after {retry_after} s, or send a bot token"
+        )
+        self.message = str(self)
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class Ticket:
+    """An anonymous spectator stream's place among `StreamConfig.spectators`; given back once."""
+
+    def __init__(self, streams: Streams) -> None:
+        self._streams: Streams | None = streams
+
+    def release(self) -> None:
+        """Gives the place back (again: nothing)."""
+        streams, self._streams = self._streams, None
+        if streams is not None:
+            with streams._lock:
+                streams.spectating -= 1
+
+
 @dataclass
 class Streams:
-    """The streams of one app: their config, limiter, bot index, and how many are open."""
+    """The streams of one app: their config, limiters, bot index, token watch, and how many
+    are open."""
 
     config: StreamConfig = field(default_factory=StreamConfig)
     open: int = 0
     """Streams whose generator runs now (a disconnected client's ends within a keep-alive)."""
+    spectating: int = 0
+    """Anonymous spectator streams admitted and not yet over."""
     _limiter: anyio.CapacityLimiter | None = None
+    _spectators: anyio.CapacityLimiter | None = None
     _unbounded: anyio.CapacityLimiter | None = None
     """The threads of `run_reserved` (counted by the places they hold in `_limiter`)."""
     _index: BotGames | None = None
+    _watch: TokenWatch | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def limiter(self) -> anyio.CapacityLimiter:
-        """Returns the capacity limiter of the streams' store calls (made in the event loop)."""
+    def limiter(self, *, spectator: bool = False) -> anyio.CapacityLimiter:
+        """Returns the capacity limiter of the seats' and bots' store calls, or with
+        `spectator` of the spectator streams' (made in the event loop)."""
+        if spectator:
+            if self._spectators is None:
+                self._spectators = anyio.CapacityLimiter(self.config.spectators)
+            return self._spectators
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.config.waiters)
         return self._limiter
+
+    def admit_spectator(self) -> Ticket:
+        """Returns a place for one more anonymous spectator stream; raises StreamsBusy."""
+        with self._lock:
+            if self.spectating >= self.config.spectators:
+                raise StreamsBusy(self.config.spectators, math.ceil(self.config.keepalive_s))
+            self.spectating += 1
+        return Ticket(self)
+
+    def watch(self, store: EventStore, registry: RegistryIndex) -> TokenWatch:
+        """Returns the watch that ends the holds of rotated and revoked tokens."""
+        with self._lock:
+            if self._watch is None:
+                self._watch = TokenWatch(store, registry, self.config.keepalive_s)
+            return self._watch
 
     def index(self, store: EventStore) -> BotGames:
         """Returns the index of the bots' games over `store` (the app's only store)."""
@@ -180,10 +250,12 @@ class Streams:
                 self._index = BotGames(store)
             return self._index
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        """Returns `function(*args)` run in a worker thread; a cancelled caller stops waiting."""
+    async def run(self, function: Callable[..., T], *args: Any, spectator: bool = False) -> T:
+        """Returns `function(*args)` run in a worker thread (with `spectator`, one of the
+        spectator streams'); a cancelled caller stops waiting."""
         call = functools.partial(function, *args)
-        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=self.limiter())
+        limiter = self.limiter(spectator=spectator)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=limiter)
 
     def reserve(self) -> object | None:
         """Takes one of the waiters' places now, if one is free (never queues for one);
@@ -212,7 +284,7 @@ class Streams:
 _streams_lock = threading.Lock()
 
 
-def streams_of(request: Request[Any, Any, Any]) -> Streams:
+def streams_of(request: ASGIConnection[Any, Any, Any, Any]) -> Streams:
     """Returns the app's `Streams`, made with the default config on first use."""
     state = request.app.state
     with _streams_lock:
@@ -381,11 +453,23 @@ class _GameStream:
     loaded: LoadedGame
     seat: int | None
     resume_after: int | None
+    caller: Caller
+    watch: TokenWatch
+    ticket: Ticket | None = None
+    """An anonymous spectator's place, given back when the stream ends."""
     sealed: bool = False
     """A duplicate deal's table that another table plays: streamed as a running game (a seal
     only ever opens, so one taken at the start errs on the safe side)."""
     announced: int = -1
     """The version of the last `your_turn` sent."""
+    _hold: Hold = field(default_factory=Hold)
+
+    async def _call(self, function: Callable[..., T], *args: Any) -> T:
+        """Returns `function(*args)` run in a worker thread, once the caller's token is known
+        to be live after it; raises CredentialEnded (at once when the watch ends the hold)."""
+        run = self.streams.run
+        hold, spectator = self._hold, self.seat is None
+        return await hold.wait(lambda: run(checked, hold, function, *args, spectator=spectator))
 
     def _turn(self) -> ServerSentEventMessage | None:
         """Returns `your_turn` when the game waits for the seat at a version not yet announced."""
@@ -411,10 +495,14 @@ class _GameStream:
         return [r for r in log if version < r.version <= self.loaded.version]
 
     async def events(self) -> AsyncIterator[ServerSentEventMessage]:
-        """Yields the snapshot (unless resuming), the events after it, and the seat's turns."""
+        """Yields the snapshot (unless resuming), the events after it, and the seat's turns,
+        until the game ends, or the stream's lifetime, or the caller's token (each message
+        follows a look-up of it)."""
         config, self.streams.open = self.streams.config, self.streams.open + 1
         try:
+            self._hold = self.watch.take(self.caller)
             deadline = time.monotonic() + config.lifetime_s
+            await self._call(_nothing)
             version = self.resume_after
             if version is None:
                 version = self.loaded.version
@@ -429,28 +517,33 @@ class _GameStream:
                 if remaining <= 0:
                     return
                 if version < self.loaded.version:  # resumed: what it missed, as it stands
-                    batch = await self.streams.run(self._logged_after, version)
+                    batch = await self._call(self._logged_after, version)
                 else:
                     wait = _ms(min(remaining, config.keepalive_s))
-                    batch = await self.streams.run(
-                        self.store.wait, self.loaded.game_id, version, wait
-                    )
+                    batch = await self._call(self.store.wait, self.loaded.game_id, version, wait)
                     if not batch:
                         yield _keepalive()
                         continue
                     if batch[0].version == self.loaded.version + 1:  # a fold, no I/O
                         self.loaded = caught_up(self.store, self.loaded, batch)
                     else:
-                        self.loaded = await self.streams.run(
-                            caught_up, self.store, self.loaded, batch
-                        )
+                        self.loaded = await self._call(caught_up, self.store, self.loaded, batch)
                 spec = self.loaded.spec
                 for recorded, event in zip(batch, spec.codec.decode_all(batch), strict=True):
                     seen = as_seen_by(self.loaded, event, self.seat, sealed=self.sealed)
                     yield _message("event", EventItem.of(recorded, seen), recorded.version)
                 version = batch[-1].version
+        except CredentialEnded:
+            return
         finally:
+            self.watch.give(self._hold)
             self.streams.open -= 1
+            if self.ticket is not None:
+                self.ticket.release()
+
+
+def _nothing() -> None:
+    """Does nothing (a call that only looks the caller's token up after it)."""
 
 
 @dataclass
@@ -461,10 +554,19 @@ class _BotStream:
     store: EventStore
     bot: str
     resume_from: str | None
+    caller: Caller
+    watch: TokenWatch
     announced: set[tuple[str, int, int]] = field(default_factory=set)
     """(game, seat, version) of every `your_turn` sent."""
     challenged: set[str] = field(default_factory=set)
     """The challenges announced."""
+    _hold: Hold = field(default_factory=Hold)
+
+    async def _call(self, function: Callable[..., T], *args: Any) -> T:
+        """Returns `function(*args)` run in a worker thread, once the bot's token is known to
+        be live after it; raises CredentialEnded (at once when the watch ends the hold)."""
+        run, hold = self.streams.run, self._hold
+        return await hold.wait(lambda: run(checked, hold, function, *args))
 
     def _challenge(self, challenge: Challenge, event_id: str) -> list[ServerSentEventMessage]:
         """Returns `challenge` for a challenge not yet announced."""
@@ -521,10 +623,10 @@ class _BotStream:
         """Yields the starts and finishes from `resume_from` up to the feed position `until`."""
         position = self.resume_from or until
         while position != until:
-            page = await self.streams.run(self.store.read_feed, position, 500)
+            page = await self._call(self.store.read_feed, position, 500)
             if not page:
                 return
-            await self.streams.run(index.refresh)
+            await self._call(index.refresh)
             messages, _ = self._news(index, page)
             for message in messages:
                 yield message
@@ -533,38 +635,71 @@ class _BotStream:
                 return
 
     async def events(self) -> AsyncIterator[ServerSentEventMessage]:
-        """Yields the missed starts and finishes, the resync, then the bot's news as it comes."""
-        streams, store, config = self.streams, self.store, self.streams.config
+        """Yields the missed starts and finishes, the resync, then the bot's news as it comes,
+        until the stream's lifetime or the bot's token ends (each message follows a look-up
+        of it)."""
+        streams, store, config, call = self.streams, self.store, self.streams.config, self._call
         streams.open += 1
         try:
+            self._hold = self.watch.take(self.caller)
             deadline = time.monotonic() + config.lifetime_s
             index = streams.index(store)
-            position = await streams.run(store.feed_position)
+            position = await call(store.feed_position)
             async for message in self._backlog(index, position):
                 yield message
-            for challenge in await streams.run(open_challenges, store, index, self.bot):
+            for challenge in await call(open_challenges, store, index, self.bot):
                 for message in self._challenge(challenge, position):
                     yield message
-            for message in self._turns(
-                await streams.run(all_waiting, store, index, self.bot), position
-            ):
+            for message in self._turns(await call(all_waiting, store, index, self.bot), position):
                 yield message
             while (remaining := deadline - time.monotonic()) > 0:
                 wait = _ms(min(remaining, config.keepalive_s))
-                entries = await streams.run(store.wait_feed, position, wait)
+                entries = await call(store.wait_feed, position, wait)
                 if not entries:
                     yield _keepalive()
                     continue
                 position = entries[-1].position
-                await streams.run(index.refresh)
+                await call(index.refresh)
                 messages, touched = self._news(index, entries)
                 for message in messages:
                     yield message
-                turns = await streams.run(waiting_turns, store, index, self.bot, touched)
+                turns = await call(waiting_turns, store, index, self.bot, touched)
                 for message in self._turns(turns, position):
                     yield message
+        except CredentialEnded:
+            return
         finally:
+            self.watch.give(self._hold)
             streams.open -= 1
+
+
+async def admit_spectator(
+    request: Request[Any, Any, Any], streams: Streams, access: Access
+) -> Ticket:
+    """Returns an anonymous spectator stream's place; raises StreamsBusy (503) when the
+    process holds as many as it may, RateLimited (429) when the client's address opened
+    more than its limit in the rate window."""
+    ticket = streams.admit_spectator()
+    address = request.client.host if request.client is not None else "unknown"
+    limiter = access.spectator_limiter
+    try:
+        decision = await anyio.to_thread.run_sync(limiter.hit, f"spectator:{address}")
+    except BaseException:
+        ticket.release()
+        raise
+    if not decision.allowed:
+        ticket.release()
+        raise RateLimited(
+            f"{address} opened more than {limiter.limit} anonymous streams in"
+            f" {limiter.window_s} s; retry after {decision.retry_after} s, or send a bot token",
+            decision.retry_after,
+        )
+    return ticket
+
+
+def _busy(_: Request[Any, Any, Any], error: StreamsBusy) -> Response[Problem]:
+    headers = {"Retry-After": str(error.retry_after)}
+    return problem(503, "streams-busy", error.message, headers=headers, limit=error.limit)
 
 
 LastVersion = Annotated[
@@ -618,6 +753,7 @@ class GameStreamController(Controller):
 
     path = "/v1/games"
     tags = ("games",)
+    exception_handlers = {StreamsBusy: _busy}
 
     @get(
         "/{game_id:str}/stream",
@@ -644,18 +780,39 @@ class GameStreamController(Controller):
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
         archive: NamedDependency[EventArchive],
+        access: NamedDependency[Access],
         caller: NamedDependency[Caller],
         game_id: GameId,
         seat: ViewerSeat = None,
         last_event_id: LastVersion = None,
     ) -> ServerSentEvent:
         """Returns the game's event stream as `seat` (none: a spectator) may see it."""
-        streams = streams_of(request)
-        loaded, sealed = await streams.run(
-            _opened_sealed, store, archive, game_id, seat, caller, last_event_id
+        streams, spectator = streams_of(request), seat is None
+        anonymous = spectator and caller.role == "anonymous"
+        ticket = await admit_spectator(request, streams, access) if anonymous else None
+        try:
+            loaded, sealed = await streams.run(
+                _opened_sealed,
+                store,
+                archive,
+                game_id,
+                seat,
+                caller,
+                last_event_id,
+                spectator=spectator,
+            )
+        except BaseException:
+            if ticket is not None:
+                ticket.release()
+            raise
+        watch = streams.watch(store, access.registry)
+        stream = _GameStream(
+            streams, store, archive, loaded, seat, last_event_id, caller, watch, ticket, sealed
         )
-        stream = _GameStream(streams, store, archive, loaded, seat, last_event_id, sealed)
-        return ServerSentEvent(stream.events())
+        events = stream.events()
+        if ticket is not None:  # a stream never iterated gives its place back when collected
+            weakref.finalize(events, ticket.release)
+        return ServerSentEvent(events)
 
     @get(
         "/{game_id:str}/turn",
@@ -676,15 +833,29 @@ class GameStreamController(Controller):
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
         archive: NamedDependency[EventArchive],
+        access: NamedDependency[Access],
         caller: NamedDependency[Caller],
         game_id: GameId,
         seat: SeatNumber,
         wait: Wait = 0,
     ) -> SeatView:
-        """Returns `seat`'s view once the game waits for it or is over, waiting up to `wait` s."""
+        """Returns `seat`'s view once the game waits for it or is over, waiting up to `wait` s;
+        401 at once when the caller's token is rotated or revoked meanwhile."""
         streams = streams_of(request)
         chunk = streams.config.keepalive_s
-        return await streams.run(seat_turn, store, archive, game_id, seat, caller, wait, chunk)
+        with streams.watch(store, access.registry).hold(caller) as hold:
+            args = (store, archive, game_id, seat, caller, wait, chunk, hold)
+            return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
+
+
+@contextlib.contextmanager
+def held(connection: ASGIConnection[Any, Any, Any, Any], store: EventStore) -> Iterator[Hold]:
+    """Yields the hold of the token of `connection`'s caller (identified already) while the
+    block runs."""
+    access: Access = connection.app.state[AUTH_KEY]
+    watch = streams_of(connection).watch(store, access.registry)
+    with watch.hold(caller_of(connection)) as hold:
+        yield hold
 
 
 def due(loaded: LoadedGame, seat: int) -> bool:
@@ -700,21 +871,32 @@ def seat_turn(
     caller: Caller,
     wait_s: float,
     chunk_s: float,
+    hold: Hold | None = None,
 ) -> SeatView:
     """Returns `seat`'s view as soon as the game waits for the seat or is over, or after
-    `wait_s` seconds (its view as it stands then). Blocks: run it in a worker thread (one
-    for the whole wait; each wait on the store lasts at most `chunk_s`)."""
+    `wait_s` seconds (its view as it stands then), waiting no more once `hold` ended.
+    Blocks: run it in a worker thread (one for the whole wait; each wait on the store lasts
+    at most `chunk_s`)."""
     loaded = _opened(store, archive, game_id, seat, caller, None)
-    return SeatView.of(until_due(store, loaded, seat, wait_s, chunk_s), seat)
+    ended = (lambda: hold.ended) if hold is not None else None
+    return SeatView.of(until_due(store, loaded, seat, wait_s, chunk_s, ended), seat)
 
 
 def until_due(
-    store: EventStore, loaded: LoadedGame, seat: int, wait_s: float, chunk_s: float
+    store: EventStore,
+    loaded: LoadedGame,
+    seat: int,
+    wait_s: float,
+    chunk_s: float,
+    ended: Callable[[], bool] | None = None,
 ) -> LoadedGame:
     """Returns the game `loaded` as it stands once it waits for `seat` or is over, or after
-    `wait_s` seconds. Blocks (each wait on the store lasts at most `chunk_s`)."""
+    `wait_s` seconds, or (checked between waits) once `ended()`. Blocks (each wait on the
+    store lasts at most `chunk_s`)."""
     deadline = time.monotonic() + wait_s
     while not due(loaded, seat) and (remaining := deadline - time.monotonic()) > 0:
+        if ended is not None and ended():
+            break
         batch = store.wait(loaded.game_id, loaded.version, _ms(min(remaining, chunk_s)))
         if batch:
             loaded = caught_up(store, loaded, batch)
@@ -749,12 +931,15 @@ class BotStreamsController(Controller):
         self,
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
         caller: NamedDependency[Caller],
         last_event_id: LastPosition = None,
     ) -> ServerSentEvent:
         """Returns the calling bot's event stream."""
         check_position(last_event_id)
-        stream = _BotStream(streams_of(request), store, calling_bot(caller), last_event_id)
+        bot, streams = calling_bot(caller), streams_of(request)
+        watch = streams.watch(store, access.registry)
+        stream = _BotStream(streams, store, bot, last_event_id, caller, watch)
         return ServerSentEvent(stream.events())
 
     @get(
@@ -774,27 +959,34 @@ class BotStreamsController(Controller):
         self,
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
         caller: NamedDependency[Caller],
         wait: Wait = 0,
     ) -> Turns:
-        """Returns the turns waiting for the calling bot, waiting up to `wait` s for one."""
+        """Returns the turns waiting for the calling bot, waiting up to `wait` s for one; 401
+        at once when its token is rotated or revoked meanwhile."""
         bot, streams = calling_bot(caller), streams_of(request)
-        index = streams.index(store)
-        deadline = time.monotonic() + wait
-        position = await streams.run(store.feed_position)
-        found = await streams.run(all_waiting, store, index, bot)
-        while not found and (remaining := deadline - time.monotonic()) > 0:
-            wait_ms = _ms(min(remaining, streams.config.keepalive_s))
-            entries = await streams.run(store.wait_feed, position, wait_ms)
-            if not entries:
-                continue
-            position = entries[-1].position
-            await streams.run(index.refresh)
-            touched = list(dict.fromkeys(e.event.game_id for e in entries))
-            mine = [g for g in touched if index.seats_of(bot, g)]
-            if mine:
-                found = await streams.run(waiting_turns, store, index, bot, mine)
-        return Turns(found)
+        with streams.watch(store, access.registry).hold(caller) as hold:
+
+            async def call(function: Callable[..., T], *args: Any) -> T:
+                return await hold.wait(lambda: streams.run(checked, hold, function, *args))
+
+            index = streams.index(store)
+            deadline = time.monotonic() + wait
+            position = await call(store.feed_position)
+            found = await call(all_waiting, store, index, bot)
+            while not found and (remaining := deadline - time.monotonic()) > 0:
+                wait_ms = _ms(min(remaining, streams.config.keepalive_s))
+                entries = await call(store.wait_feed, position, wait_ms)
+                if not entries:
+                    continue
+                position = entries[-1].position
+                await call(index.refresh)
+                touched = list(dict.fromkeys(e.event.game_id for e in entries))
+                mine = [g for g in touched if index.seats_of(bot, g)]
+                if mine:
+                    found = await call(waiting_turns, store, index, bot, mine)
+            return Turns(found)
 
     @get(
         "/challenges",

@@ -64,14 +64,18 @@ class RedisRateLimiter(RateLimiter):
 class RedisGameSlots(GameSlots):
     """GameSlots in Redis sorted sets; a reservation's expiry uses Redis's clock."""
 
-    def __init__(self, client: redis.Redis, namespace: str = "cardarena:") -> None:
+    def __init__(
+        self, client: redis.Redis, namespace: str = "cardarena:", prefix: str = "botgames:"
+    ) -> None:
         self._client = client
         self._namespace = namespace
+        self._prefix = prefix
+        """Another prefix keeps other slots (a bot's open challenges: `botchallenges:`)."""
         self._reserve = client.register_script(_RESERVE)
 
     def _key(self, bot: str) -> str:
         """Returns the key of the bot's slots."""
-        return f"{self._namespace}botgames:{bot}"
+        return f"{self._namespace}{self._prefix}{bot}"
 
     def reserve(self, bot: str, reservation: str, cap: int, ttl_ms: int) -> bool:
         with reachable():
