@@ -10,7 +10,7 @@ request answered 500 and no move was lost or appended twice. The same runs over 
 reached through a proxy of the test's own that it cuts, and over a Redis broker that goes
 silent (a proxy that stops answering but keeps the connections open), where no request may
 hang. And a deadline task that a worker holds when the broker goes down still fires once
-it is back. See docs/security/broker.md.
+it is back. See docs/security.md, part 4.
 """
 
 from __future__ import annotations
