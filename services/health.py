@@ -133,17 +133,23 @@ def expected_migrations() -> list[str]:
     return sorted(path.name for path in MIGRATIONS_DIR.glob("*.sql"))
 
 
+def _connect(url: str, timeout: float) -> psycopg.Connection[tuple[object, ...]]:
+    """Returns an autocommit connection to `url` whose connecting and statements each give up
+    after about `timeout` seconds."""
+    seconds = max(2, round(timeout))  # libpq reads whole seconds, and at least 2
+    return psycopg.connect(
+        url,
+        autocommit=True,
+        connect_timeout=seconds,
+        options=f"-c statement_timeout={int(timeout * 1000)}",
+    )
+
+
 def database_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
     """Returns why PostgreSQL at `url` is not ready (unreachable, or migrations missing
     from `schema_migrations`), or None."""
-    seconds = max(2, round(timeout))  # libpq reads whole seconds, and at least 2
     try:
-        with psycopg.connect(
-            url,
-            autocommit=True,
-            connect_timeout=seconds,
-            options=f"-c statement_timeout={int(timeout * 1000)}",
-        ) as conn:
+        with _connect(url, timeout) as conn:
             ledger = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
             done: set[str] = set()
             if ledger is not None and ledger[0] is not None:
@@ -165,14 +171,8 @@ def dead_letters_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
     """Returns one line on the events the projection set aside as dead letters (see
     `services.projection.dead_letters`), None when there are none or the table is missing
     (migrations not applied: `database_problem` says so)."""
-    seconds = max(2, round(timeout))
     try:
-        with psycopg.connect(
-            url,
-            autocommit=True,
-            connect_timeout=seconds,
-            options=f"-c statement_timeout={int(timeout * 1000)}",
-        ) as conn:
+        with _connect(url, timeout) as conn:
             table = conn.execute("SELECT to_regclass('projection_dead_letters')").fetchone()
             if table is None or table[0] is None:
                 return None
