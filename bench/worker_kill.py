@@ -45,8 +45,10 @@ import redis
 from bench.load import temporary_database
 from services.dev import Child, Launcher, cardarena, stack_environment
 from services.projection.migrate import migrate
+from shared import deal_keys
 from shared.handlers import game_id_for
 from shared.store.memory import InMemoryEventStore
+from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
 from shared.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.tournaments.runner import load_tournament, run_in_process
@@ -186,7 +188,9 @@ def check(
     feed = cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(f"{namespace}feed"))
     counts = Counter((fields[b"g"], fields[b"v"]) for _, fields in feed)
     figures.feed_repeats = sum(n - 1 for n in counts.values())
-    alone = run_in_process(InMemoryEventStore(), tournament, TOURNAMENT)
+    same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
+    deal_keys.attach(same_deployment, RedisDealSecret(client, namespace))
+    alone = run_in_process(same_deployment, tournament, TOURNAMENT)
     figures.standings_equal = standings(state) == standings(alone)
     by_key = {r.key: (r.places, r.status) for r in alone.records}
     figures.records_equal = {r.key: (r.places, r.status) for r in state.records} == by_key

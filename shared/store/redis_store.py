@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
+import msgspec
 import redis
 
 from shared.store.port import (
@@ -123,9 +124,33 @@ def _position(position: bytes | str) -> str:
     return position.decode() if isinstance(position, bytes) else position
 
 
+MALFORMED = "malformed-feed-entry"
+"""The kind of a feed entry that is no event (a field missing or unreadable, written by
+hand or by a bug): no game has it, so the projection sets the entry aside as a dead letter
+instead of stopping on it."""
+
+
 def _feed_entry(position: bytes, fields: Fields) -> FeedEntry:
-    """Returns the feed entry at `position` holding `fields`."""
-    return FeedEntry(position.decode(), _recorded(fields[_GAME].decode(), fields))
+    """Returns the feed entry at `position` holding `fields`; an entry that holds no readable
+    event is returned as one of kind MALFORMED carrying its raw fields."""
+    try:
+        return FeedEntry(position.decode(), _recorded(fields[_GAME].decode(), fields))
+    except (KeyError, ValueError):  # UnicodeDecodeError is a ValueError
+        return _malformed(position.decode(errors="replace"), fields)
+
+
+def _malformed(position: str, fields: Fields) -> FeedEntry:
+    """Returns the MALFORMED stand-in of the feed entry at `position` holding `fields`: its
+    game id as far as it reads (else the position), its raw fields as msgpack."""
+    game_id = fields.get(_GAME, b"").decode(errors="replace").replace("\x00", "\ufffd")
+    try:
+        version = int(fields.get(_V, b"0"))
+    except ValueError:
+        version = 0
+    raw = msgspec.msgpack.encode(fields)
+    return FeedEntry(
+        position, RecordedEvent(game_id or f"feed:{position}", MALFORMED, version, "", raw)
+    )
 
 
 class RedisEventStore(EventStore):

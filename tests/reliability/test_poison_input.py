@@ -465,12 +465,19 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
         unknown = f"unknown-{uuid.uuid4().hex[:8]}"
         stack.store.append(unknown, "nosuchgame", 0, [NewEvent("GameCreated", b'{"x": 1}')])
         (faulty,) = beggar_games(stack.store, 1, Seat(name=FAULT), Seat(name="b"))
+        # And feed entries that are no event at all: one missing every field but the game's,
+        # one whose game id is not UTF-8 (written by hand, or by a bug).
+        feed = f"{stack.namespace}feed"
+        bare = f"bare-{uuid.uuid4().hex[:8]}"
+        stack.redis.xadd(feed, {b"g": bare.encode()})
+        garbled = f"garbled-{uuid.uuid4().hex[:8]}"
+        stack.redis.xadd(feed, {b"g": garbled.encode() + b"\xff", b"v": b"1", b"k": b"beggar"})
         after = beggar_games(stack.store, 3)
 
         wait_for(lambda: games_view(stack.database_url) >= set(after), "the games after them")
         (projection,) = [c for c in stack.launcher.children if c.name == "projection"]
         assert projection.process.poll() is None, "the projection died"
-        poisoned = {nul, unknown, faulty}
+        poisoned = {nul, unknown, faulty, bare, garbled + "\ufffd"}
 
         def all_held() -> dict[str, list[str]] | None:
             found = dead_letters(stack.database_url)
@@ -501,7 +508,7 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
             lambda: faulty in games_view(stack.database_url),
             "the faulty game to be projected",
         )
-        assert set(dead_letters(stack.database_url)) == {nul, unknown}
+        assert set(dead_letters(stack.database_url)) == {nul, unknown, bare, garbled + "\ufffd"}
         with psycopg.connect(stack.database_url, autocommit=True) as conn:
             row = conn.execute(
                 "SELECT status, version FROM games WHERE game_id = %s", (faulty,)
