@@ -28,6 +28,7 @@ import structlog
 
 from shared.handlers import BotTurnDispatcher
 from shared.store.port import StoreError
+from shared.tournaments.model import TournamentDefinition
 
 log = structlog.get_logger(__name__)
 
@@ -176,8 +177,6 @@ class OutboxDispatcher(BotTurnDispatcher):
         if pending.kind == "game":
             self._inner.dispatch(pending.target)
             return
-        from shared.tournaments.model import TournamentDefinition  # noqa: PLC0415 - cycle
-
         definition = msgspec.convert(pending.definition, TournamentDefinition)
         self._inner.start_tournament(definition, pending.target)
 
