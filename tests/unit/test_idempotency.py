@@ -13,7 +13,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared import stalls
+from shared import deal_keys, stalls
+from shared.deal_keys import GivenDealSecret
 from shared.handlers import InProcessDispatcher, game_id_for, load
 from shared.idempotency import (
     HOST,
@@ -65,6 +66,8 @@ def test_the_platforms_keys_keep_their_text() -> None:
 def api() -> Iterator[tuple[TestClient[Litestar], InMemoryEventStore]]:
     """Returns an open-mode game service over a fresh in-memory store, and the store."""
     store = InMemoryEventStore()
+    # One fixed secret, so that each test's seeded game deals the same cards every run.
+    deal_keys.attach(store, GivenDealSecret("unit-test-deal-secret-0123456789abcdef"))
     dispatcher = InProcessDispatcher(store)
     with TestClient(create_app(store, dispatcher)) as client:
         yield client, store
@@ -76,7 +79,7 @@ def test_a_client_key_shaped_like_a_bot_key_is_stored_under_its_caller_only(
 ) -> None:
     client, store = api
     seats = [{"kind": "external"}, {"kind": "bot", "bot": "random"}]
-    created = client.post("/v1/games", json={"game": "shithead", "seats": seats, "seed": 1})
+    created = client.post("/v1/games", json={"game": "shithead", "seats": seats, "seed": 3})
     game_id = created.json()["game_id"]
     view = client.get(f"/v1/games/{game_id}/view", params={"seat": 0}).json()
     body = {"seat": 0, "action": view["legal_actions"][0], "expected_version": view["version"]}
