@@ -62,10 +62,10 @@ from psycopg import sql
 from rich.console import Console
 from rich.table import Table
 
-from services.dev import Launcher, cardarena, service_ready, stack_environment
+from services.cli.dev import Launcher, cardarena, service_ready, stack_environment
 from services.projection.lag import projection_lag
 from services.projection.migrate import migrate
-from shared.client import SseParser, StreamEvent
+from shared.sdk.client import SseParser, StreamEvent
 from shared.store.redis_store import RedisEventStore
 
 ROOT = Path(__file__).resolve().parents[1]

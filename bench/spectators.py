@@ -40,7 +40,7 @@ from pathlib import Path
 import httpx
 
 from bench.load import clean_redis, free_port, temporary_database
-from services.dev import Launcher, cardarena, service_ready, stack_environment
+from services.cli.dev import Launcher, cardarena, service_ready, stack_environment
 from services.projection.migrate import migrate
 
 ADMIN_KEY = "bench-spectators-admin-key"

@@ -24,10 +24,10 @@ import msgspec
 import psycopg
 import redis
 
+from shared.app.tournaments import load_tournament, run_in_process
+from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_store import RedisEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.runner import load_tournament, run_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,7 @@ def distributed(
         "CARDARENA_NAMESPACE": namespace,
         "CARDARENA_QUEUE": f"{namespace}bots",
     }
-    cli = [sys.executable, "-m", "services.cli"]
+    cli = [sys.executable, "-m", "services.cli.main"]
     subprocess.run([*cli, "migrate"], cwd=ROOT, env=env, check=True, capture_output=True)
     processes = [
         subprocess.Popen([*cli, "serve", "workers", "--concurrency", "2"], cwd=ROOT, env=env),

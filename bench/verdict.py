@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.tournaments.standings import wilson
+from shared.model.tournaments.standings import wilson
 
 
 def win_rate_lines(name: str, wins: int, games: int, target: float, seconds: float) -> str:

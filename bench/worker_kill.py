@@ -43,16 +43,16 @@ from typing import Any, TextIO, TypeVar, cast
 import redis
 
 from bench.load import temporary_database
-from services.dev import Child, Launcher, cardarena, stack_environment
+from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from services.projection.migrate import migrate
-from shared import deal_keys
-from shared.handlers import game_id_for
+from shared.app.games import game_id_for
+from shared.app.tournaments import load_tournament, run_in_process
+from shared.model import deal_keys
+from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
+from shared.model.tournaments.standings import standings
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition, TournamentState
-from shared.tournaments.runner import load_tournament, run_in_process
-from shared.tournaments.standings import standings
 
 T = TypeVar("T")
 

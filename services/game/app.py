@@ -26,15 +26,15 @@ from services.game.streams import STATE_KEY as STREAMS_KEY
 from services.game.streams import BotStreamsController, GameStreamController, StreamConfig, Streams
 from services.game.tournaments import TournamentsController
 from services.game.viewer import viewer_handlers
-from services.health import Readiness, StoreReadiness
-from services.metrics import GameMetrics
-from shared import stalls
-from shared.archive import EventArchive, StoreArchive
-from shared.handlers import BotTurnDispatcher
+from services.ops.health import Readiness, StoreReadiness
+from services.ops.metrics import GameMetrics
+from shared.app import stalls
+from shared.app.games import BotTurnDispatcher
+from shared.app.schedules import InProcessScheduler, Scheduler
+from shared.ports.archive import EventArchive, StoreArchive
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore
-from shared.tournaments.schedule import InProcessScheduler, Scheduler
-from shared.views.memory import InMemoryTournamentViews
-from shared.views.port import TournamentViews
 
 MAX_BODY_SIZE = 1024 * 1024
 """The largest request body the service reads (1 MiB; imports: `exports.IMPORT_MAX_BODY_SIZE`);
@@ -161,6 +161,6 @@ def create_app(
             components=Components(security_schemes=auth.SECURITY_SCHEMES),
         ),
         request_max_body_size=MAX_BODY_SIZE,
-        logging_config=None,  # logging is the process's: see services.logs
+        logging_config=None,  # logging is the process's: see services.ops.logs
         debug=debug,
     )

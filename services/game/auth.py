@@ -1,7 +1,7 @@
 """Identity and access: who calls (the admin, a bot, anyone), what they may do, how often.
 
 Callers present `Authorization: Bearer <credential>`: the admin key (setting
-`CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.registry`). The app
+`CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.model.registry`). The app
 guard `authenticate` resolves every request's `Caller` once (401 for a credential that is
 neither, 429 for a bot token over its rate limit); handlers take it as the dependency
 `caller`. Hosting operations carry the guard `host_only`; seat access is `check_seat`.
@@ -28,11 +28,11 @@ from litestar.types import ExceptionHandlersMap
 
 from services.game.problems import problem
 from services.game.schemas import Problem
-from shared.game_slots import GameSlots, InMemoryGameSlots
+from services.settings import GameSettings, Settings
 from shared.messages.common import Seat
-from shared.ratelimit import InMemoryRateLimiter, RateLimiter
-from shared.registry import RegisteredBot, RegistryIndex, token_id_of
-from shared.settings import GameSettings, Settings
+from shared.model.registry import RegisteredBot, RegistryIndex, token_id_of
+from shared.ports.game_slots import GameSlots, InMemoryGameSlots
+from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.port import EventStore
 
 STATE_KEY = "access"

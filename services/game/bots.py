@@ -17,7 +17,7 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
 from services.game.problems import check_game_filter, problem, responses
 from services.game.schemas import Problem
-from shared.registry import (
+from shared.model.registry import (
     AcceptChallenges,
     BotKind,
     BotSpec,

@@ -14,8 +14,10 @@ from services.game.auth import BEARER, Access, Caller, Unauthorized, calling_bot
 from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import Problem
-from shared import challenges
-from shared.challenges import (
+from shared.app.games import BotTurnDispatcher
+from shared.messages.common import Clock
+from shared.model import challenges
+from shared.model.challenges import (
     Challenge,
     ChallengeClosed,
     ExpirySeconds,
@@ -25,10 +27,8 @@ from shared.challenges import (
     TooManyOpen,
     UnknownChallenge,
 )
-from shared.game_slots import Admission, admit
-from shared.handlers import BotTurnDispatcher
-from shared.messages.common import Clock
-from shared.registry import registered_bots
+from shared.model.registry import registered_bots
+from shared.ports.game_slots import Admission, admit
 from shared.store.port import EventStore
 
 ChallengeId = Annotated[str, PathParameter(description="The challenge's id.")]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.metrics import GameMetrics
-from shared.handlers import BotTurnDispatcher
+from services.ops.metrics import GameMetrics
+from shared.app.games import BotTurnDispatcher
 from shared.store.port import EventStore
 
 

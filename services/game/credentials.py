@@ -1,7 +1,7 @@
 """Credentials that end: a bot token's streams and long polls stop once it is rotated or revoked.
 
 A stream or long poll made with a bot token takes a `Hold` of the app's `TokenWatch` for as
-long as it runs. The watch follows the registry's stream (`shared.registry.STREAM`) in one
+long as it runs. The watch follows the registry's stream (`shared.model.registry.STREAM`) in one
 thread of its own while any hold is open: when the registry no longer holds a held token
 live (revoked, or replaced by a rotation), it cancels that hold's waits at once, and they
 raise `CredentialEnded` (a 401 for a long poll; a stream just ends). Each hold also looks
@@ -24,7 +24,7 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from services.game.auth import Caller, Unauthorized
-from shared.registry import STREAM, RegistryIndex
+from shared.model.registry import STREAM, RegistryIndex
 from shared.store.port import EventStore
 
 T = TypeVar("T")

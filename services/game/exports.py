@@ -19,10 +19,10 @@ from services.game.params import GameId
 from services.game.problems import MEDIA_TYPE, ProblemOperation, problem, responses
 from services.game.schemas import Problem
 from services.game.seals import DealSealed, sealed
-from shared import exchange
-from shared.archive import EventArchive, game_log, load_logged
-from shared.deals import Verification
-from shared.export import MEDIA_TYPE as EXPORT_MEDIA_TYPE
+from shared.app import exports as exchange
+from shared.model.deals import Verification
+from shared.model.exported_log import MEDIA_TYPE as EXPORT_MEDIA_TYPE
+from shared.ports.archive import EventArchive, game_log, load_logged
 from shared.store.port import EventStore
 
 

@@ -18,9 +18,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.game.problems import MEDIA_TYPE, TYPE_PREFIX, problem
 from services.game.schemas import Problem
-from services.health import Readiness
-from services.logs import ids_of
-from services.metrics import GameMetrics
+from services.ops.health import Readiness
+from services.ops.logs import ids_of
+from services.ops.metrics import GameMetrics
 
 
 class Ready(msgspec.Struct, frozen=True):

@@ -7,7 +7,7 @@ from typing import Annotated
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
 from services.game.auth import Caller
-from shared.idempotency import HOST, ClientKey, scoped
+from shared.model.idempotency import HOST, ClientKey, scoped
 
 IdempotencyKey = Annotated[
     str | None,

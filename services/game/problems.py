@@ -20,10 +20,10 @@ from litestar.routes import BaseRoute, HTTPRoute
 from litestar.types import ExceptionHandlersMap
 
 from services.game.schemas import Problem
+from shared.app.games import InvalidRequest, UnknownGame
+from shared.app.tournaments import TournamentOver, UnknownTournament
 from shared.games.base import IllegalAction, game_names
-from shared.handlers import InvalidRequest, UnknownGame
 from shared.store.port import ConcurrencyConflict, IdempotencyKeyReused, StoreUnavailable
-from shared.tournaments.runner import TournamentOver, UnknownTournament
 
 MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:cardarena:problem:"

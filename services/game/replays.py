@@ -19,11 +19,8 @@ from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
 from services.game.seals import DealSealed, check_created, sealed
-from shared.archive import EventArchive, decoded_log, game_log, loaded_from
-from shared.forks import ForkOfRunningGame, fork_game
-from shared.game_slots import admit
-from shared.games.base import GameSpec
-from shared.handlers import (
+from shared.app.forks import ForkOfRunningGame, fork_game
+from shared.app.games import (
     BotTurnDispatcher,
     InvalidRequest,
     LoadedGame,
@@ -31,8 +28,11 @@ from shared.handlers import (
     game_id_for,
     load,
 )
+from shared.games.base import GameSpec
 from shared.messages.common import ClockEvent, Event, GameCreated, Result, Seat
-from shared.registry import registered_bots
+from shared.model.registry import registered_bots
+from shared.ports.archive import EventArchive, decoded_log, game_log, loaded_from
+from shared.ports.game_slots import admit
 from shared.store.port import EventStore, RecordedEvent
 
 

@@ -49,12 +49,8 @@ from services.game.schemas import (
 )
 from services.game.seals import check_unsealed
 from services.game.streams import due, held, streams_of, until_due
-from services.metrics import GameMetrics
-from shared import deal_keys
-from shared.archive import EventArchive, game_log, load_logged, loaded_from
-from shared.game_slots import admit
-from shared.games.base import GameNotFound, get_game
-from shared.handlers import (
+from services.ops.metrics import GameMetrics
+from shared.app.games import (
     BotTurnDispatcher,
     InvalidRequest,
     LoadedGame,
@@ -67,8 +63,12 @@ from shared.handlers import (
     load,
     platform_due,
 )
+from shared.games.base import GameNotFound, get_game
 from shared.messages.common import Seat
-from shared.registry import registered_bots
+from shared.model import deal_keys
+from shared.model.registry import registered_bots
+from shared.ports.archive import EventArchive, game_log, load_logged, loaded_from
+from shared.ports.game_slots import admit
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)

@@ -20,17 +20,17 @@ from litestar.params import PathParameter
 from services.game.auth import BEARER, host_only
 from services.game.problems import problem, responses
 from services.game.schemas import Problem
-from shared.store.port import EventStore
-from shared.tournaments import seeds
-from shared.tournaments.model import TournamentDefinition
-from shared.tournaments.runner import stream_id
-from shared.tournaments.schedule import (
+from shared.app.schedules import (
     Schedule,
     ScheduledTournament,
     Scheduler,
     UnknownSchedule,
     run_definition,
 )
+from shared.app.tournaments import stream_id
+from shared.model.tournaments import seeds
+from shared.model.tournaments.model import TournamentDefinition
+from shared.store.port import EventStore
 
 ScheduleId = Annotated[str, PathParameter(description="The schedule's id.")]
 

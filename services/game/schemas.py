@@ -10,12 +10,12 @@ from litestar.openapi.spec import OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
-from shared.clocks import clock_of, timed_waits
+from shared.app.games import InvalidRequest, LoadedGame, Outcome
 from shared.games.base import game_names, get_game
-from shared.handlers import InvalidRequest, LoadedGame, Outcome
 from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
-from shared.registry import RegisteredBot, bound_seat
+from shared.model.clocks import clock_of, timed_waits
+from shared.model.registry import RegisteredBot, bound_seat
 from shared.store.port import RecordedEvent
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ table of the deal runs, and only to the callers that hold one of their seats (or
 
 Every read of a game (`getGame`, `getSeatView`, `listGameEvents`, `replayGame`, `streamGame`,
 `exportGame`, `getGameVerification`, `forkGame`) asks `sealed` (see
-`shared.tournaments.sealing`) and then treats a sealed game as running: no whole log, no
+`shared.model.tournaments.sealing`) and then treats a sealed game as running: no whole log, no
 seed, no export, no fork. Its public plays are the hidden cards of the deal's other tables,
 so a caller that holds none of its seats is refused altogether (`check_unsealed`).
 """
@@ -18,11 +18,11 @@ from litestar.types import ExceptionHandlersMap
 from services.game.auth import Caller
 from services.game.problems import problem
 from services.game.schemas import Problem
-from shared.archive import EventArchive
-from shared.handlers import LoadedGame
+from shared.app.games import LoadedGame
 from shared.messages.common import GameCreated
+from shared.model.tournaments.sealing import game_sealed
+from shared.ports.archive import EventArchive
 from shared.store.port import EventStore
-from shared.tournaments.sealing import game_sealed
 
 
 class DealSealed(Exception):

@@ -10,14 +10,14 @@ stream ends after the game's last event (its finish).
 `GET /v1/bots/me/events` (a bot token) sends, on connect, one `your_turn` per game waiting
 for the bot, then `game_started`, `your_turn` and `game_finished` as they happen; `id:` is
 a position in the global feed, and `Last-Event-ID` replays the starts and finishes missed
-since that position before the resync. A `challenge` (see `shared.challenges`) is sent when
+since that position before the resync. A `challenge` (see `shared.model.challenges`) is sent when
 one is issued to the bot, and on connect for every open one waiting for its answer.
 `GET /v1/bots/me/turns?wait=S` answers the games waiting for the bot at once, or waits up
 to S seconds for one; `GET /v1/bots/me/challenges` lists the open challenges.
 
 A bot's games are found with `BotGames`, an index of the global feed kept in this process
 (seats bound to the bot in each `GameCreated`, and which games have finished); it reads only
-what the feed gained since its last look-up. (The game slots of `shared.game_slots` are not
+what the feed gained since its last look-up. (The game slots of `shared.ports.game_slots` are not
 used: they track only games created over the API while a cap is set.)
 
 Every blocking store call (waits included) runs in a worker thread under the streams' own
@@ -67,11 +67,7 @@ from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.problems import problem, responses
 from services.game.schemas import EventItem, Game, Problem, SeatView
 from services.game.seals import check_unsealed
-from shared import challenges
-from shared.archive import EventArchive, game_log, load_logged
-from shared.challenges import Challenge, ChallengeIssued
-from shared.games.base import GameNotFound, get_game
-from shared.handlers import (
+from shared.app.games import (
     InvalidRequest,
     LoadedGame,
     UnknownGame,
@@ -79,10 +75,14 @@ from shared.handlers import (
     caught_up,
     load,
 )
+from shared.games.base import GameNotFound, get_game
 from shared.messages.common import GameCreated, GameFinished, Result
-from shared.registry import RegistryIndex
+from shared.model import challenges
+from shared.model.challenges import Challenge, ChallengeIssued
+from shared.model.registry import RegistryIndex
+from shared.ports.archive import EventArchive, game_log, load_logged
+from shared.ports.views.fold import position_key
 from shared.store.port import EventStore, FeedEntry, RecordedEvent
-from shared.views.fold import position_key
 
 STATE_KEY = "streams"
 """Where the app's `Streams` lives in `app.state` (created on first use when absent)."""

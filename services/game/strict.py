@@ -6,7 +6,7 @@ which query strings need): `"seat": "0"` became the integer 0, `limit=1e3` becam
 `guard`, the app's `before_request` hook, checks each request against its handler's
 signature first:
 
-- a path parameter holding what no store can hold (NUL, a lone surrogate: `shared.text`)
+- a path parameter holding what no store can hold (NUL, a lone surrogate: `shared.messages.text`)
   names nothing that can exist: 404, naming it;
 - a query or header parameter holding such text, or an integer parameter that is not
   written as a plain integer (`1e3`, `1.0`), is a 400 naming it;
@@ -32,8 +32,8 @@ from litestar.typing import FieldDefinition
 
 from services.game.problems import problem
 from services.game.schemas import Problem
-from shared.handlers import InvalidRequest
-from shared.text import find_unstorable, unstorable
+from shared.app.games import InvalidRequest
+from shared.messages.text import find_unstorable, unstorable
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 """A plain integer, as a query or header parameter writes one (what lax mode also accepts)."""

@@ -16,24 +16,24 @@ from services.game.auth import BEARER, host_only
 from services.game.params import client_key_of
 from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
-from shared.archive import EventArchive
-from shared.handlers import BotTurnDispatcher, game_id_for
-from shared.idempotency import ClientKey, tournament_created
-from shared.registry import registered_bots
-from shared.store.port import ConcurrencyConflict, EventStore
-from shared.tournaments import seeds
-from shared.tournaments.model import TournamentDefinition, TournamentState, validate
-from shared.tournaments.runner import (
+from shared.app.games import BotTurnDispatcher, game_id_for
+from shared.app.schedules import Scheduler
+from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
     ensure_tournament,
     load_tournament,
     stream_id,
 )
-from shared.tournaments.schedule import Scheduler
-from shared.tournaments.sealing import tables_over, unsealed
-from shared.tournaments.standings import Standing, standings
-from shared.views.port import TournamentStatus, TournamentSummary, TournamentViews
+from shared.model.idempotency import ClientKey, tournament_created
+from shared.model.registry import registered_bots
+from shared.model.tournaments import seeds
+from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
+from shared.model.tournaments.sealing import tables_over, unsealed
+from shared.model.tournaments.standings import Standing, standings
+from shared.ports.archive import EventArchive
+from shared.ports.views.port import TournamentStatus, TournamentSummary, TournamentViews
+from shared.store.port import ConcurrencyConflict, EventStore
 
 TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
 IdempotencyKey = Annotated[
@@ -156,7 +156,7 @@ def _tournament_id(key: ClientKey | None) -> str:
 
 def _shown(store: EventStore, archive: EventArchive, state: TournamentState) -> TournamentState:
     """Returns what the tournament shows of itself: no places of a sealed duplicate table
-    (see `shared.tournaments.sealing`) until its deal's last table ends."""
+    (see `shared.model.tournaments.sealing`) until its deal's last table ends."""
     return unsealed(state, tables_over(store, archive))
 
 

@@ -1,6 +1,6 @@
 """Pure helpers of the projection: the latest feed position, and what events change in the views.
 
-Feed positions order with `shared.views.fold.position_key`.
+Feed positions order with `shared.ports.views.fold.position_key`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from shared import challenges, registry
+from shared.app import tournaments
 from shared.games.base import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
+from shared.model import challenges, registry
+from shared.ports.views.fold import position_key
 from shared.store.port import RecordedEvent
-from shared.tournaments import runner as tournaments
-from shared.views.fold import position_key
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)

@@ -27,8 +27,8 @@ import msgspec
 import psycopg
 
 from services.projection.changes import latest
+from shared.messages.text import printable, unstorable
 from shared.store.port import FeedEntry, StoreUnavailable
-from shared.text import printable, unstorable
 
 log = logging.getLogger(__name__)
 

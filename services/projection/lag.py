@@ -8,7 +8,7 @@ from typing import Any
 import psycopg
 import redis
 
-from shared.views.fold import position_key
+from shared.ports.views.fold import position_key
 
 _CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s"
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import psycopg
 import redis
 
-from services.health import heartbeat_path, touch
-from services.metrics import ProjectionMetrics, dead_letters_held, projection_lag, serve_metrics
+from services.ops.health import heartbeat_path, touch
+from services.ops.metrics import ProjectionMetrics, dead_letters_held, projection_lag, serve_metrics
 from services.projection.lag import projection_lag as read_lag
-from shared.settings import ProjectionSettings
+from services.settings import ProjectionSettings
 
 
 def install(

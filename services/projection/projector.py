@@ -25,7 +25,7 @@ import msgspec
 import psycopg
 from psycopg.types.json import Jsonb
 
-from services.metrics import ProjectionMetrics
+from services.ops.metrics import ProjectionMetrics
 from services.projection import dead_letters
 from services.projection.changes import Created, Finished, game_changes, latest
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
@@ -34,8 +34,8 @@ from services.projection.tournament_folds import (
     rebuild_tournament_views,
     update_tournament_views,
 )
+from shared.ports.views.fold import position_key, to_datetime
 from shared.store.port import FeedConsumer, FeedEntry, RecordedEvent, StoreUnavailable
-from shared.views.fold import position_key, to_datetime
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 A game's stream is dropped (`EventStore.drop`) when the game finished more than the
 retention (setting `retention_seconds`) ago and the archive holds every one of its events;
-never before. Readers then take its log from the archive (`shared.archive.game_log`). The
+never before. Readers then take its log from the archive (`shared.ports.archive.game_log`). The
 projection service sweeps after its batches, at most once per `every_s`.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from services.projection.queries import Target, connected
-from shared.archive import EventArchive
+from shared.ports.archive import EventArchive
 from shared.store.port import EventStore
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 A tournament that a batch touches is refolded whole from its archived stream, which the
 batch's transaction has just extended: its rows are deleted and written again. Rated
-games fold into `ratings` and `rating_history` in feed order (see `shared.views.fold`);
+games fold into `ratings` and `rating_history` in feed order (see `shared.ports.views.fold`);
 a rebuild reads the archive's GameFinished events ordered by feed position, numerically,
 and so reaches the same ratings as the live projection.
 """
@@ -19,13 +19,12 @@ from psycopg.types.json import Jsonb
 
 from services.projection.changes import decode
 from services.projection.queries import recorded_from_row
-from shared.handlers import game_id_for
+from shared.app import tournaments
+from shared.app.games import game_id_for
 from shared.messages.common import GameFinished, Seat
-from shared.store.port import FeedEntry, RecordedEvent
-from shared.tournaments import model, seeds
-from shared.tournaments import runner as tournaments
-from shared.tournaments.standings import standings
-from shared.views.fold import (
+from shared.model.tournaments import model, seeds
+from shared.model.tournaments.standings import standings
+from shared.ports.views.fold import (
     RatedGame,
     RatingBook,
     position_key,
@@ -33,7 +32,8 @@ from shared.views.fold import (
     summary,
     tournament_id_of,
 )
-from shared.views.port import LeaderboardEntry
+from shared.ports.views.port import LeaderboardEntry
+from shared.store.port import FeedEntry, RecordedEvent
 
 Cursor = psycopg.Cursor[Any]
 

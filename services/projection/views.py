@@ -15,8 +15,8 @@ from typing import Any
 import psycopg
 
 from services.projection.queries import Target, connected
-from shared.tournaments.standings import Standing
-from shared.views.port import (
+from shared.model.tournaments.standings import Standing
+from shared.ports.views.port import (
     LeaderboardEntry,
     RatingPoint,
     TournamentStandings,

@@ -3,7 +3,7 @@
 A schedule is one redbeat entry named by its id, under `<namespace>schedules:`: the task
 `cardarena.run_scheduled_tournament` with the definition and the schedule id, and a
 `TournamentTiming` that evaluates the schedule with the same code as the in-process twin
-(`shared/tournaments/schedule.py`). Redbeat keeps each entry's last run in Redis and holds
+(`shared/app/schedules.py`). Redbeat keeps each entry's last run in Redis and holds
 a lock, so a restarted beat knows what ran and a second beat waits instead of firing too.
 
 `TournamentBeatScheduler` differs from redbeat's scheduler in one step: it sends a due run
@@ -32,11 +32,11 @@ from celery.schedules import BaseSchedule, schedstate
 from redbeat.decoder import RedBeatJSONDecoder, RedBeatJSONEncoder
 from redbeat.schedulers import RedBeatScheduler, RedBeatSchedulerEntry, ensure_conf, get_redis
 
-from services.health import heartbeat_path, touch
-from shared.settings import BeatSettings, CommonSettings
+from services.ops.health import heartbeat_path, touch
+from services.settings import BeatSettings, CommonSettings
+from shared.app.schedules import Schedule, ScheduledTournament, Scheduler, UnknownSchedule
+from shared.model.tournaments.model import TournamentDefinition
 from shared.store.port import StoreUnavailable
-from shared.tournaments.model import TournamentDefinition
-from shared.tournaments.schedule import Schedule, ScheduledTournament, Scheduler, UnknownSchedule
 
 TASK = "cardarena.run_scheduled_tournament"
 """The task a run sends: (definition, schedule id), and the run's `slot` as a keyword."""

@@ -15,7 +15,7 @@ belongs to a tournament or not.
 
 Sends fail fast while the broker is unreachable (`PUBLISH_TIMEOUT_S`, one quick retry on a
 fresh connection), and `broker_reachable` turns their failure into `DispatchUnavailable`:
-the sender keeps the work in the outbox (`shared.outbox`) instead of failing its request.
+the sender keeps the work in the outbox (`shared.ports.outbox`) instead of failing its request.
 A worker that loses a Redis broker while it holds tasks goes on, and puts those tasks back
 on their queue when it reconnects (`services.workers.transport`).
 """
@@ -29,8 +29,8 @@ from typing import Any
 from celery import Celery
 from kombu.exceptions import OperationalError
 
-from shared.outbox import DispatchUnavailable
-from shared.settings import WorkerSettings, load_settings
+from services.settings import WorkerSettings, load_settings
+from shared.ports.outbox import DispatchUnavailable
 
 PUBLISH_TIMEOUT_S = 2.0
 """How long a send waits for the broker to connect, or to answer a command, before it fails."""

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from celery import Task, signals
 
-from services.health import Heartbeat, heartbeat_path
-from services.logs import ids_of
-from shared import stalls
-from shared.settings import WorkerSettings
+from services.ops.health import Heartbeat, heartbeat_path
+from services.ops.logs import ids_of
+from services.settings import WorkerSettings
+from shared.app import stalls
 
 if TYPE_CHECKING:
-    from services.metrics import WorkerMetrics
+    from services.ops.metrics import WorkerMetrics
 
 _MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _beats: list[Heartbeat] = []
@@ -49,7 +49,7 @@ def prepare_metrics_dir() -> str:
 @functools.cache
 def worker_metrics() -> WorkerMetrics:
     """Returns this process's worker metrics (in the multiprocess files when prepared)."""
-    from services.metrics import WorkerMetrics  # noqa: PLC0415 - after prepare_metrics_dir
+    from services.ops.metrics import WorkerMetrics  # noqa: PLC0415 - after prepare_metrics_dir
 
     return WorkerMetrics()
 
@@ -96,7 +96,7 @@ def _serve_metrics(settings: WorkerSettings) -> None:
     import redis  # noqa: PLC0415
     from prometheus_client import CollectorRegistry  # noqa: PLC0415
 
-    from services.metrics import queue_depth, serve_metrics  # noqa: PLC0415
+    from services.ops.metrics import queue_depth, serve_metrics  # noqa: PLC0415
 
     registry = CollectorRegistry()
     if os.environ.get(_MULTIPROC_ENV):

@@ -10,17 +10,15 @@ from typing import Any
 
 import msgspec
 
-from services.wiring import build_outbox, build_store, build_views
+from services.bootstrap import build_outbox, build_store, build_views
+from services.settings import load_settings
 from services.workers.celery_app import app, broker_reachable
 from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
-from shared.deadlines import enforce_deadline, now_ms, watch_of
-from shared.handlers import BotTurnDispatcher, load, play_bot_turns
-from shared.outbox import DispatchUnavailable, Outbox, Pending
-from shared.settings import load_settings
-from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
-from shared.tournaments.model import TournamentDefinition
-from shared.tournaments.runner import (
+from shared.app.deadlines import enforce_deadline, now_ms, watch_of
+from shared.app.games import BotTurnDispatcher, load, play_bot_turns
+from shared.app.schedules import run_definition, run_id
+from shared.app.tournaments import (
     after_game,
     ensure_tournament,
     last_event,
@@ -28,8 +26,10 @@ from shared.tournaments.runner import (
     reconcile_games,
     start_pending_games,
 )
-from shared.tournaments.schedule import run_definition, run_id
-from shared.views.port import TournamentViews
+from shared.model.tournaments.model import TournamentDefinition
+from shared.ports.outbox import DispatchUnavailable, Outbox, Pending
+from shared.ports.views.port import TournamentViews
+from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
 
 
 @functools.cache
@@ -170,7 +170,7 @@ def _watch(store: EventStore, game_id: str) -> None:
 def _send_or_keep(game_id: str, send: Callable[[], object]) -> None:
     """Sends a task of `game_id`; when the broker is unreachable, keeps the game's bot turns
     in the outbox instead (their task watches the game again), for the game service's
-    sender to send once the broker is back (see `shared.outbox`)."""
+    sender to send once the broker is back (see `shared.ports.outbox`)."""
     try:
         with broker_reachable():
             send()
@@ -240,7 +240,7 @@ def _dispatch(game_id: str) -> None:
 
 class CeleryDispatcher(BotTurnDispatcher):
     """Sends bot turns to the Celery workers listening on `queue`; raises
-    `DispatchUnavailable` when the broker cannot be reached (see `shared.outbox`)."""
+    `DispatchUnavailable` when the broker cannot be reached (see `shared.ports.outbox`)."""
 
     def __init__(self, queue: str) -> None:
         self._queue = queue

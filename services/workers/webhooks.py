@@ -16,7 +16,7 @@ clock's rules apply: the default action and a strike. Each call's timeout is at 
 time left to the deadline (less 0.2 s to record a failure); redirects are not followed;
 answers over 64 KiB are refused.
 
-Before each call the URL is checked again (`shared.webhook_urls`: DNS may have changed since
+Before each call the URL is checked again (`shared.ports.webhook_urls`: DNS may have changed since
 registration): a host that is, or resolves to, a loopback, private, link-local or otherwise
 non-global address is not called, unless private webhooks are allowed; the refusal is
 recorded as `WebhookFailed` (reason `url_refused`) and handled like a connection error. The
@@ -35,19 +35,19 @@ from collections.abc import Callable
 import httpx
 import msgspec
 
-from shared import stalls
-from shared.deadlines import (
+from shared.app import stalls
+from shared.app.deadlines import (
     WebhookRefused,
     apply_webhook_answer,
     now_ms,
     record_webhook_failure,
     webhook_turn,
 )
-from shared.handlers import load
+from shared.app.games import load
 from shared.messages.common import Seat
-from shared.registry import read_registry
+from shared.model.registry import read_registry
+from shared.ports.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url, resolve_host
 from shared.store.port import EventStore
-from shared.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url, resolve_host
 
 SIGNATURE_HEADER = "X-Cardarena-Signature"
 TIMESTAMP_HEADER = "X-Cardarena-Timestamp"

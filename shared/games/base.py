@@ -85,13 +85,13 @@ class GameSpec(Generic[S, R]):
     action_of: Callable[[Event], tuple[int, Action] | None] | None = None
     """Returns the seat and the action whose decision's events begin with `event`, None for
     an event that begins no decision; an offline replay recovers each decision with it (see
-    `shared.export`). None: the replay tries every legal action of the seats to move."""
+    `shared.model.exported_log`). None: the replay tries every legal action of the seats to move."""
     codec: EventCodec[Event] = field(init=False)
 
     def __post_init__(self) -> None:
         # The clock's events (shared.messages.common.CLOCK_EVENTS) belong to every game's
         # log: the union takes them in, every game's evolve leaves its state as it is on
-        # them, and `shared.clocks` folds them.
+        # them, and `shared.model.clocks` folds them.
         union: Any = Union[(self.event_type, *CLOCK_EVENTS)]
         object.__setattr__(self, "event_type", union)
         object.__setattr__(self, "codec", EventCodec(union))

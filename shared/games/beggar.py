@@ -59,7 +59,7 @@ class BeggarRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The clock of games played under this ruleset; unset (and then not even encoded):
     untimed (a game with a webhook seat still gets the default webhook clock, see
-    `shared.clocks.clock_for`). A game's own clock overrides it."""
+    `shared.model.clocks.clock_for`). A game's own clock overrides it."""
 
 
 class PlayTrick(Action, frozen=True):

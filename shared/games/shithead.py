@@ -570,7 +570,7 @@ def _finished(state: ShitheadState, e: GameFinished) -> ShitheadState:
 
 
 def _unchanged(state: ShitheadState, e: Event) -> ShitheadState:
-    """Leaves the state as it is: clock events are folded by `shared.clocks`."""
+    """Leaves the state as it is: clock events are folded by `shared.model.clocks`."""
     return state
 
 

@@ -64,7 +64,7 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A game's clock: a deadline per move, a time bank per seat, and strikes to forfeit.
 
     A seat that lets its move deadline and then its bank run out gets the game's default
-    action and a strike; at `strikes_to_forfeit` strikes it forfeits (see `shared.clocks`).
+    action and a strike; at `strikes_to_forfeit` strikes it forfeits (see `shared.model.clocks`).
     """
 
     move_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)]
@@ -92,12 +92,12 @@ class GameCreated(Event, frozen=True):
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The game's clock; unset (and then not even encoded) for an untimed game."""
     forked_from: str | msgspec.UnsetType = msgspec.UNSET
-    """A fork's original game (see `shared.forks`); unset (not encoded) for any other game."""
+    """A fork's original game (see `shared.app.forks`); unset (not encoded) for any other game."""
     fork_version: int | msgspec.UnsetType = msgspec.UNSET
     """The original's version a fork starts after; unset (not encoded) for any other game."""
     commitment: str = ""
     """The deal's commitment, public from the start: the hex SHA-256 of the seed and a secret
-    salt (see `shared.deals`); empty for a game created without one (before it existed, a
+    salt (see `shared.model.deals`); empty for a game created without one (before it existed, a
     fork)."""
     deal_seed: str = ""
     """The seed the game was dealt from, as text; secret while the game runs (withheld like
@@ -110,13 +110,13 @@ class GameFinished(Event, frozen=True):
     """The game is over; `result` holds the places and the reason.
 
     The platform fills in `seed` and `salt` from the game's `GameCreated` (the engines leave
-    them empty): the reveal of the deal's commitment (see `shared.deals`); empty for a game
+    them empty): the reveal of the deal's commitment (see `shared.model.deals`); empty for a game
     created without one.
     """
 
     result: Result
     seed: str = ""
-    """The seed the game was dealt from, as text (see `shared.deals.seed_text`)."""
+    """The seed the game was dealt from, as text (see `shared.model.deals.seed_text`)."""
     salt: str = ""
     """The secret salt of the game's commitment."""
 
@@ -125,7 +125,7 @@ class ClockEvent(Event, frozen=True):
     """Base of the events the platform's clock appends to any game's log.
 
     Every game's codec decodes them and its evolve leaves its state unchanged on them;
-    `shared.clocks` folds them into the game's clock: strikes, forfeits, time banks.
+    `shared.model.clocks` folds them into the game's clock: strikes, forfeits, time banks.
     """
 
 

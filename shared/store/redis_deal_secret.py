@@ -1,5 +1,5 @@
 """The Redis adapter of the deal secret: one random secret per deployment, shared by every
-process of it (`shared.deal_keys`).
+process of it (`shared.model.deal_keys`).
 
 Key under the namespace `ns`: `{ns}deal-secret`, 64 lowercase hex digits (32 random bytes),
 set once (SET NX, no expiry) by whichever process needs it first; every process reads it.
@@ -14,7 +14,7 @@ import threading
 
 import redis
 
-from shared.deal_keys import DealSecret
+from shared.model.deal_keys import DealSecret
 from shared.store.redis_store import reachable
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import redis
 
-from shared.game_slots import GameSlots
-from shared.ratelimit import RateLimiter
+from shared.ports.game_slots import GameSlots
+from shared.ports.ratelimit import RateLimiter
 from shared.store.redis_store import reachable
 
 _COUNT = """

@@ -1,4 +1,4 @@
-"""The Redis adapter of the outbox (`shared.outbox`), in the event store's Redis.
+"""The Redis adapter of the outbox (`shared.ports.outbox`), in the event store's Redis.
 
 One hash, `{ns}outbox`: field `Pending.key`, value the record's token, a space and the work
 as JSON. A record is dropped by a script that deletes the field only while it holds that
@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import redis
 
-from shared.outbox import BATCH, Outbox, OutboxEntry, Pending, new_entry
+from shared.ports.outbox import BATCH, Outbox, OutboxEntry, Pending, new_entry
 from shared.store.redis_store import reachable
 
 _DONE = """

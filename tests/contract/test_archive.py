@@ -10,10 +10,10 @@ import pytest
 
 from services.projection.archive import PostgresEventArchive
 from services.projection.migrate import migrate
-from shared.archive import EventArchive, InMemoryEventArchive, StoreArchive, game_log
+from shared.ports.archive import EventArchive, InMemoryEventArchive, StoreArchive, game_log
+from shared.ports.views.fold import to_datetime
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import NewEvent, RecordedEvent
-from shared.views.fold import to_datetime
 
 pytestmark = pytest.mark.contract
 

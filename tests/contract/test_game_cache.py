@@ -1,4 +1,4 @@
-"""The game cache behind `shared.handlers.load`: a cached game folded on with the events its
+"""The game cache behind `shared.app.games.load`: a cached game folded on with the events its
 stream gained is the game folded afresh, over the in-memory and the Redis store alike."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 import redis
 
-from shared.handlers import (
+from shared.app.games import (
     LoadedGame,
     UnknownGame,
     _fold,
@@ -19,8 +19,8 @@ from shared.handlers import (
     current,
     load,
 )
-from shared.idempotency import client_key
 from shared.messages.common import Clock, Seat
+from shared.model.idempotency import client_key
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import ConcurrencyConflict, EventStore
 from shared.store.redis_store import RedisEventStore

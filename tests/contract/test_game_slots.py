@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from shared.game_slots import GameCapReached, GameSlots, InMemoryGameSlots, admit
-from shared.handlers import create_game, play_bot_turns
+from shared.app.games import create_game, play_bot_turns
 from shared.messages.common import Seat
+from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots, admit
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_limits import RedisGameSlots
 

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from shared.outbox import InMemoryOutbox, Outbox, Pending
+from shared.ports.outbox import InMemoryOutbox, Outbox, Pending
 from shared.store.redis_outbox import RedisOutbox
 
 pytestmark = pytest.mark.contract

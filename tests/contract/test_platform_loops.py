@@ -16,18 +16,18 @@ import httpx
 import pytest
 import redis
 
-from services.metrics import WorkerMetrics
+from services.ops.metrics import WorkerMetrics
 from services.workers.webhooks import play_webhook_turn
-from shared import stalls
-from shared.deadlines import enforce_deadline, watch_of
-from shared.handlers import appendable, create_game, load, next_bot_seat, play_bot_turns
+from shared.app import stalls
+from shared.app.deadlines import enforce_deadline, watch_of
+from shared.app.games import appendable, create_game, load, next_bot_seat, play_bot_turns
+from shared.app.tournaments import reconcile_games
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, Seat
-from shared.registry import BotSpec, register
+from shared.model.registry import BotSpec, register
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore
-from shared.tournaments.runner import reconcile_games
 
 pytestmark = pytest.mark.contract
 

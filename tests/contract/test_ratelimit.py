@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from shared.ratelimit import InMemoryRateLimiter, RateLimiter
+from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.redis_limits import RedisRateLimiter
 
 pytestmark = pytest.mark.contract

@@ -9,15 +9,15 @@ import pytest
 
 from services.workers.beat import TASK, RedBeatTournamentScheduler
 from services.workers.tasks import run_scheduled_tournament
-from shared.handlers import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.schedule import (
+from shared.app.games import InProcessDispatcher
+from shared.app.schedules import (
     InProcessScheduler,
     Schedule,
     Scheduler,
     UnknownSchedule,
 )
+from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.contract
 

@@ -16,20 +16,8 @@ import redis
 from services.projection.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
-from shared.handlers import create_game, play_bot_turns
-from shared.messages.codec import encode
-from shared.messages.common import Seat
-from shared.store.memory import InMemoryEventStore
-from shared.store.port import EventStore
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
-from shared.tournaments.model import (
-    Entrant,
-    TournamentCancelled,
-    TournamentDefinition,
-    TournamentState,
-    pending,
-)
-from shared.tournaments.runner import (
+from shared.app.games import create_game, play_bot_turns
+from shared.app.tournaments import (
     KIND,
     create_tournament,
     load_tournament,
@@ -37,9 +25,21 @@ from shared.tournaments.runner import (
     start_game,
     stream_id,
 )
-from shared.tournaments.standings import standings, tournament_ratings
-from shared.views.memory import InMemoryTournamentViews
-from shared.views.port import TournamentViews
+from shared.messages.codec import encode
+from shared.messages.common import Seat
+from shared.model.tournaments.model import (
+    Entrant,
+    TournamentCancelled,
+    TournamentDefinition,
+    TournamentState,
+    pending,
+)
+from shared.model.tournaments.standings import standings, tournament_ratings
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.ports.views.port import TournamentViews
+from shared.store.memory import InMemoryEventStore
+from shared.store.port import EventStore
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 
 pytestmark = pytest.mark.contract
 

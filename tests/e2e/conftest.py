@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from services.dev import Launcher, stack_commands, stack_environment
+from services.cli.dev import Launcher, stack_commands, stack_environment
 from shared.store.redis_store import RedisEventStore
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 

@@ -93,7 +93,7 @@ def dev(redis_url: str, namespace: str, fresh_database_url: str, tmp_path: Path)
         "CARDARENA_WORKERS_METRICS_PORT": "0",
         "PYTHONUNBUFFERED": "1",
     }
-    command = [sys.executable, "-m", "services.cli", "dev", "--port", str(port)]
+    command = [sys.executable, "-m", "services.cli.main", "dev", "--port", str(port)]
     process = subprocess.Popen(
         [*command, "--workers-concurrency", "1"],
         cwd=ROOT,

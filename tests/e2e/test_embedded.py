@@ -21,7 +21,9 @@ def embedded() -> Iterator[str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CARDARENA_", "REDIS_"))}
     env |= {"CARDARENA_PORT": str(port), "REDIS_URL": "redis://127.0.0.1:1/0"}
-    process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve"], cwd=ROOT, env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.cli.main", "serve"], cwd=ROOT, env=env
+    )
     base_url = f"http://127.0.0.1:{port}"
     try:
         wait_until_healthy(base_url, "the embedded game service")

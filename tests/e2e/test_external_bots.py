@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from shared.client import ApiError, Client, SeatView
+from shared.sdk.client import ApiError, Client, SeatView
 from tests.e2e.conftest import ADMIN_KEY, Stack
 from tests.e2e.support import ROOT
 

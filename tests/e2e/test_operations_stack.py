@@ -51,7 +51,7 @@ def probed(
 
 def probe(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """Runs `cardarena probe` with `args` in `env`."""
-    command = [sys.executable, "-m", "services.cli", "probe", *args]
+    command = [sys.executable, "-m", "services.cli.main", "probe", *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 

@@ -16,14 +16,14 @@ import pytest
 import redis
 
 from services.projection.views import PostgresTournamentViews
-from shared import deal_keys
+from shared.app.tournaments import run_in_process
+from shared.model import deal_keys
+from shared.model.tournaments.model import TournamentDefinition
+from shared.model.tournaments.standings import standings
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.ports.views.port import TournamentStandings
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_deal_secret import RedisDealSecret
-from shared.tournaments.model import TournamentDefinition
-from shared.tournaments.runner import run_in_process
-from shared.tournaments.standings import standings
-from shared.views.memory import InMemoryTournamentViews
-from shared.views.port import TournamentStandings
 from tests.e2e.conftest import Stack
 from tests.e2e.support import wait_for
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.dev import Launcher, cardarena, stack_commands, stack_environment
+from services.cli.dev import Launcher, cardarena, stack_commands, stack_environment
 from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
 
 pytestmark = pytest.mark.integration

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import redis
 
-from shared import exchange, export
+from shared.app import exports as exchange
+from shared.model import exported_log as export
 from shared.store.redis_store import RedisEventStore
 from tests.unit.test_export import golden
 

@@ -6,9 +6,9 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.health import StackReadiness, expected_migrations
+from services.ops.health import StackReadiness, expected_migrations
 from services.projection.migrate import migrate
-from shared.handlers import InProcessDispatcher
+from shared.app.games import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.integration

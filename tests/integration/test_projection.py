@@ -20,16 +20,16 @@ import redis
 from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
-from shared import challenges
+from shared.app.tournaments import run_in_process
 from shared.games.base import get_game
 from shared.messages.codec import UnknownSchemaVersion, encode, encode_all
 from shared.messages.common import GameCreated, Seat
-from shared.registry import BotSpec, register
+from shared.model import challenges
+from shared.model.registry import BotSpec, register
+from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedEntry
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.runner import run_in_process
 
 pytestmark = pytest.mark.integration
 

@@ -34,7 +34,7 @@ def servers(redis_url: str, namespace: str) -> Iterator[list[str]]:
         "CARDARENA_RATE_LIMIT": str(LIMIT),
         "CARDARENA_RATE_WINDOW": "60",
     }
-    command = [sys.executable, "-m", "services.cli", "serve", "game"]
+    command = [sys.executable, "-m", "services.cli.main", "serve", "game"]
     processes = [
         subprocess.Popen(command, cwd=ROOT, env={**base, "CARDARENA_PORT": str(port)})
         for port in ports

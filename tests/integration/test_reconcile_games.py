@@ -7,22 +7,22 @@ from __future__ import annotations
 import pytest
 import redis
 
+from services.bootstrap import build_views
 from services.projection.migrate import migrate
 from services.projection.projector import Projector
-from services.wiring import build_views
-from shared.deadlines import now_ms
-from shared.handlers import create_game, load, next_bot_seat, play_bot_turns
-from shared.messages.common import Seat
-from shared.settings import WorkerSettings, load_settings
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
-from shared.tournaments.model import Entrant, TournamentDefinition, pending
-from shared.tournaments.runner import (
+from services.settings import WorkerSettings, load_settings
+from shared.app.deadlines import now_ms
+from shared.app.games import create_game, load, next_bot_seat, play_bot_turns
+from shared.app.tournaments import (
     create_tournament,
     load_tournament,
     reconcile_games,
     start_game,
 )
-from shared.views.port import TournamentViews
+from shared.messages.common import Seat
+from shared.model.tournaments.model import Entrant, TournamentDefinition, pending
+from shared.ports.views.port import TournamentViews
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 
 pytestmark = pytest.mark.integration
 

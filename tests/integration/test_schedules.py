@@ -27,10 +27,10 @@ from services.workers.beat import (
     beat_config,
 )
 from services.workers.tasks import CeleryDispatcher
+from shared.app.schedules import Schedule, run_id
+from shared.app.tournaments import load_tournament
+from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.store.redis_store import RedisEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition, TournamentState
-from shared.tournaments.runner import load_tournament
-from shared.tournaments.schedule import Schedule, run_id
 from tests.integration.conftest import ROOT, worker_env
 
 pytestmark = pytest.mark.integration
@@ -50,7 +50,15 @@ def start_beat(redis_url: str, namespace: str) -> Iterator[BeatStarter]:
     started: list[subprocess.Popen[bytes]] = []
 
     def start() -> subprocess.Popen[bytes]:
-        command = [sys.executable, "-m", "services.cli", "serve", "beat", "--max-interval", "1"]
+        command = [
+            sys.executable,
+            "-m",
+            "services.cli.main",
+            "serve",
+            "beat",
+            "--max-interval",
+            "1",
+        ]
         process = subprocess.Popen(command, cwd=ROOT, env=worker_env(redis_url, namespace))
         started.append(process)
         return process

@@ -37,7 +37,7 @@ def service(redis_url: str, namespace: str, database_url: str) -> Iterator[str]:
         "CARDARENA_ADMIN_KEY": KEY,
         "CARDARENA_RATE_LIMIT": "0",
     }
-    command = [sys.executable, "-m", "services.cli", "serve", "game"]
+    command = [sys.executable, "-m", "services.cli.main", "serve", "game"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     base_url = f"http://127.0.0.1:{port}"
     try:

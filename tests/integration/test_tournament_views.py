@@ -13,21 +13,21 @@ import redis
 from services.projection.migrate import migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.views import PostgresTournamentViews
-from shared.handlers import load, play_bot_turns
-from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
-from shared.store.port import EventStore
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
-from shared.tournaments.model import Entrant, TournamentDefinition, TournamentState, pending
-from shared.tournaments.runner import (
+from shared.app.games import load, play_bot_turns
+from shared.app.tournaments import (
     create_tournament,
     load_tournament,
     record_game,
     run_in_process,
     start_game,
 )
-from shared.tournaments.standings import standings
-from shared.views.memory import InMemoryTournamentViews
-from shared.views.port import TournamentViews
+from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState, pending
+from shared.model.tournaments.standings import standings
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.ports.views.port import TournamentViews
+from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
+from shared.store.port import EventStore
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 
 pytestmark = pytest.mark.integration
 

@@ -10,13 +10,13 @@ import pytest
 import redis
 
 from services.workers.tasks import start_tournament
-from shared import deal_keys
+from shared.app.tournaments import load_tournament, run_in_process
+from shared.model import deal_keys
+from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
+from shared.model.tournaments.standings import standings
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition, TournamentState
-from shared.tournaments.runner import load_tournament, run_in_process
-from shared.tournaments.standings import standings
 
 pytestmark = pytest.mark.integration
 

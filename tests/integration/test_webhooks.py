@@ -20,9 +20,9 @@ import redis
 
 from services.workers.tasks import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
+from shared.app.games import create_game, load
 from shared.games import autobus as ab
 from shared.games.base import get_game
-from shared.handlers import create_game, load
 from shared.messages.common import (
     Clock,
     DefaultActionPlayed,
@@ -33,7 +33,7 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
-from shared.registry import BotSpec, register
+from shared.model.registry import BotSpec, register
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration

@@ -30,8 +30,8 @@ import kombu
 import pytest
 import redis
 
-from shared.handlers import game_id_for
-from shared.idempotency import HOST, client_key
+from shared.app.games import game_id_for
+from shared.model.idempotency import HOST, client_key
 from tests.e2e.conftest import Stack, running_stack
 from tests.e2e.support import free_port
 from tests.reliability.conftest import PrivateRedis, TcpProxy, wait_for

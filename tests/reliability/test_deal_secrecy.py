@@ -4,13 +4,13 @@ public requests and one bot's own token, from the documented shuffle.
 
 - The prediction attack: the tournament document (anonymous) shows no seed while the
   tournament runs, and dealing its games from the public seed, the host's real seed or the
-  old default `0` (by `shared.tournaments.formats.game_seed` and the engines' shuffle)
+  old default `0` (by `shared.model.tournaments.formats.game_seed` and the engines' shuffle)
   predicts none of them; the seed shows once the tournament is over.
 - The brute force of a small host seed: no seed in 0..100000 (nor 31337) deals what one
   seat sees of its own cards in a game the host seeded with 7 or 31337.
 - A host's seed keeps its purpose: the same seed deals the same cards on one deployment
   (two games; two tournaments of one definition), and no seed deals fresh cards.
-- Every finished game still verifies offline: `shared.deals.verify` and `cardarena verify`
+- Every finished game still verifies offline: `shared.model.deals.verify` and `cardarena verify`
   on its export, and `GET /v1/games/{id}/verification`.
 
 The test reads the store only as the referee (the true deal); every attack uses HTTP.
@@ -27,13 +27,13 @@ import httpx
 import pytest
 import redis
 
-from services.cli import main
-from shared import deals
-from shared.client import Client
-from shared.export import read_log
+from services.cli.main import main
 from shared.games.base import get_game
 from shared.games.shithead import GameStarted
-from shared.tournaments.formats import game_seed
+from shared.model import deals
+from shared.model.exported_log import read_log
+from shared.model.tournaments.formats import game_seed
+from shared.sdk.client import Client
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.e2e.test_external_bots import play_until_over
 from tests.reliability.conftest import wait_for
@@ -109,7 +109,7 @@ def game_ids(document: dict[str, Any]) -> list[str]:
 def check_verifies_offline(
     http: httpx.Client, game_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> deals.Verification:
-    """Checks that a finished game verifies: the route, `shared.deals.verify` on its export
+    """Checks that a finished game verifies: the route, `shared.model.deals.verify` on its export
     and `cardarena verify` on the exported file; returns the offline check."""
     route = http.get(f"/v1/games/{game_id}/verification").json()
     assert route["status"] == "ok", route

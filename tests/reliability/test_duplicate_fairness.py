@@ -23,7 +23,7 @@ import psycopg
 import pytest
 import redis
 
-from shared.client import Client, SeatView
+from shared.sdk.client import Client, SeatView
 from shared.store.redis_store import RedisEventStore
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.reliability.conftest import wait_for

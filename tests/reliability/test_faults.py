@@ -25,18 +25,18 @@ import pytest
 import redis
 from litestar.testing import TestClient
 
-from services.dev import Launcher, cardarena
+from services.bootstrap import build_access, build_store
+from services.cli.dev import Launcher, cardarena
 from services.game.app import create_app
-from services.health import StackReadiness
+from services.ops.health import StackReadiness
 from services.projection.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.queries import checkpoint
-from services.wiring import build_access, build_store
-from shared.handlers import InProcessDispatcher, create_game, game_id_for, play_bot_turns
-from shared.idempotency import HOST, client_key
-from shared.settings import load_settings
+from services.settings import load_settings
+from shared.app.games import InProcessDispatcher, create_game, game_id_for, play_bot_turns
+from shared.model.idempotency import HOST, client_key
+from shared.ports.views.fold import position_key
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
-from shared.views.fold import position_key
 from tests.reliability.conftest import (
     PrivateRedis,
     TcpProxy,

@@ -27,9 +27,9 @@ import httpx
 import pytest
 import redis
 
-from shared.client import Client
 from shared.games.base import get_game
 from shared.messages.common import Event, SeatForfeited, TurnTimedOut
+from shared.sdk.client import Client
 from shared.store.port import RecordedEvent
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.e2e.support import free_port

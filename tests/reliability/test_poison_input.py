@@ -28,10 +28,10 @@ import pytest
 import redis
 from psycopg import sql
 
-from services.dev import Launcher, cardarena, stack_commands, stack_environment
+from services.cli.dev import Launcher, cardarena, stack_commands, stack_environment
 from services.projection.migrate import migrate
 from services.projection.projector import Projector
-from shared.handlers import create_game, play_bot_turns
+from shared.app.games import create_game, play_bot_turns
 from shared.messages.common import Seat
 from shared.store.port import NewEvent
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer

@@ -27,8 +27,8 @@ import msgspec
 import pytest
 import redis
 
-from shared import registry
-from shared.client import StreamEvent, parse_sse
+from shared.model import registry
+from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.port import RecordedEvent
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.reliability.conftest import wait_for

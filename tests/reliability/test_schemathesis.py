@@ -50,11 +50,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from services.dev import service_ready
+from services.cli.dev import service_ready
 from services.game.app import create_app
 from services.game.auth import Access
-from shared.handlers import InProcessDispatcher
-from shared.settings import Settings
+from services.settings import Settings
+from shared.app.games import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.conftest import running_stack
 from tests.e2e.support import wait_for

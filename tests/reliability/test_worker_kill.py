@@ -13,13 +13,9 @@ import sys
 import pytest
 
 from bench import worker_kill
-from shared.deadlines import now_ms
-from shared.handlers import create_game, game_id_for, load, platform_due, play_bot_turns
-from shared.messages.common import Clock, Seat
-from shared.registry import BotSpec, register_bot
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition, pending
-from shared.tournaments.runner import (
+from shared.app.deadlines import now_ms
+from shared.app.games import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.app.tournaments import (
     after_game,
     create_tournament,
     load_tournament,
@@ -27,6 +23,10 @@ from shared.tournaments.runner import (
     reconcile_games,
     record_game,
 )
+from shared.messages.common import Clock, Seat
+from shared.model.registry import BotSpec, register_bot
+from shared.model.tournaments.model import Entrant, TournamentDefinition, pending
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.reliability
 

@@ -16,8 +16,9 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access, warn_if_open
 from services.projection.changes import decode
-from shared.handlers import InProcessDispatcher, load
-from shared.registry import (
+from services.settings import Settings
+from shared.app.games import InProcessDispatcher, load
+from shared.model.registry import (
     CODEC,
     STREAM,
     BotRegistered,
@@ -26,7 +27,6 @@ from shared.registry import (
     WebhookSecretIssued,
     signing_secret,
 )
-from shared.settings import Settings
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import RecordedEvent
 

@@ -11,17 +11,17 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from services.game.auth import Access
-from shared.handlers import InProcessDispatcher, load, play_bot_turns
-from shared.settings import Settings
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.runner import (
+from services.settings import Settings
+from shared.app.games import InProcessDispatcher, load, play_bot_turns
+from shared.app.tournaments import (
     after_game,
     cancel_tournament,
     create_tournament,
     load_tournament,
     start_game,
 )
+from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 

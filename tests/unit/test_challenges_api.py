@@ -14,11 +14,11 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access
 from services.game.streams import STATE_KEY, StreamConfig
-from shared import challenges
-from shared.challenges import ChallengeClosed, Opponent
-from shared.handlers import load
-from shared.registry import BotSpec, register, registered_bots
-from shared.settings import Settings
+from services.settings import Settings
+from shared.app.games import load
+from shared.model import challenges
+from shared.model.challenges import ChallengeClosed, Opponent
+from shared.model.registry import BotSpec, register, registered_bots
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_streams_api import ADMIN, KEY, SHORT, World, bearer, parse
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from services.cli import main
+from services.cli.main import main
 
 pytestmark = pytest.mark.unit
 

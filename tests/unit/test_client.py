@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.client import StreamEvent, parse_sse
+from shared.sdk.client import StreamEvent, parse_sse
 
 pytestmark = pytest.mark.unit
 

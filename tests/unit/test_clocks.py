@@ -10,14 +10,14 @@ from typing import Any
 import msgspec
 import pytest
 
-from shared import clocks
-from shared.deadlines import enforce_deadline, watch_of
+from shared.app.deadlines import enforce_deadline, watch_of
+from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
+from shared.app.tournaments import run_in_process
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh
 from shared.games.base import GameSpec, IllegalAction, get_game
 from shared.games.shithead_rules import PRESETS
-from shared.handlers import InProcessDispatcher, act, create_game, load, play_bot_turns
 from shared.messages.codec import encode
 from shared.messages.common import (
     Clock,
@@ -32,10 +32,10 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
+from shared.model import clocks
+from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import RecordedEvent
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.runner import run_in_process
 
 pytestmark = pytest.mark.unit
 

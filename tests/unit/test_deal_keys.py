@@ -11,23 +11,23 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
+from services.bootstrap import build_store
 from services.game.app import create_app
-from services.wiring import build_store
-from shared import deal_keys
-from shared.deal_keys import GivenDealSecret
-from shared.games.base import get_game
-from shared.handlers import InProcessDispatcher, create_game, game_id_for, load, play_bot_turns
-from shared.messages.common import GameCreated, Seat
-from shared.settings import Settings, load_settings
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments import seeds
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.runner import (
+from services.settings import Settings, load_settings
+from shared.app.games import InProcessDispatcher, create_game, game_id_for, load, play_bot_turns
+from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
     load_tournament,
     start_pending_games,
 )
+from shared.games.base import get_game
+from shared.messages.common import GameCreated, Seat
+from shared.model import deal_keys
+from shared.model.deal_keys import GivenDealSecret
+from shared.model.tournaments import seeds
+from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 

@@ -10,10 +10,8 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared import deal_keys, deals
-from shared.deadlines import enforce_deadline, record_webhook_failure, watch_of
-from shared.games.base import game_names, get_game
-from shared.handlers import (
+from shared.app.deadlines import enforce_deadline, record_webhook_failure, watch_of
+from shared.app.games import (
     InProcessDispatcher,
     act,
     as_seen_by,
@@ -21,7 +19,9 @@ from shared.handlers import (
     load,
     play_bot_turns,
 )
+from shared.games.base import game_names, get_game
 from shared.messages.common import Clock, Event, GameCreated, GameFinished, Seat
+from shared.model import deal_keys, deals
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_codec import FROZEN_V1, recorded
 

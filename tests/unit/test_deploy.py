@@ -12,7 +12,7 @@ import pytest
 import yaml
 from kubernetes_validate.utils import latest_version  # type: ignore[import-untyped]
 
-from services.cli import build_parser
+from services.cli.main import build_parser
 from tests.deploy_render import (
     Doc,
     RenderError,

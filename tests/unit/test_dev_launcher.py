@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from services.cli import build_parser
-from services.dev import Launcher, display_host, stack_commands
+from services.cli.dev import Launcher, display_host, stack_commands
+from services.cli.main import build_parser
 
 pytestmark = pytest.mark.unit
 
@@ -38,7 +38,7 @@ def test_every_process_of_the_dev_stack_is_a_cardarena_command() -> None:
     commands = dict(stack_commands(concurrency=3))
     assert set(commands) == {"game", "projection", "workers", "beat"}
     for command in commands.values():
-        assert command[:3] == [sys.executable, "-m", "services.cli"]
+        assert command[:3] == [sys.executable, "-m", "services.cli.main"]
         build_parser().parse_args(command[3:])
     assert commands["workers"][-2:] == ["--concurrency", "3"]
 

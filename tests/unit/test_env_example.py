@@ -1,4 +1,4 @@
-""".env.example lists every setting of shared/settings.py, with its default and docstring."""
+""".env.example lists every setting of services/settings.py, with its default and docstring."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from shared import settings
+from services import settings
 
 pytestmark = pytest.mark.unit
 

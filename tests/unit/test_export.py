@@ -11,12 +11,12 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from services.game.auth import Access
-from shared import export
-from shared.forks import fork_game
+from services.settings import Settings
+from shared.app.forks import fork_game
+from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
 from shared.games import shithead as sh
 from shared.games.base import get_game
 from shared.games.shithead_rules import rank_of
-from shared.handlers import InProcessDispatcher, act, create_game, load, play_bot_turns
 from shared.messages.common import (
     ClockEvent,
     DefaultActionPlayed,
@@ -27,7 +27,7 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
-from shared.settings import Settings
+from shared.model import exported_log as export
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_deals import replaced, timed_out_game
 from tests.unit.test_golden import GOLDEN, PLAYTHROUGHS

@@ -14,9 +14,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared import export
-from shared.handlers import InProcessDispatcher
+from shared.app.games import InProcessDispatcher
 from shared.messages.common import GameFinished
+from shared.model import exported_log as export
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_cli import run
 from tests.unit.test_deals import replaced

@@ -18,10 +18,10 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
+from shared.app.games import InProcessDispatcher, load
 from shared.bots.generic import FirstLegalBot
 from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, get_game, register
 from shared.games.cards import standard_deck
-from shared.handlers import InProcessDispatcher, load
 from shared.messages.codec import to_json
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
 from shared.store.memory import InMemoryEventStore

@@ -12,8 +12,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from shared.app.games import create_game, load, play_bot_turns
 from shared.games.base import get_game
-from shared.handlers import create_game, load, play_bot_turns
 from shared.messages.common import Seat
 from shared.store.memory import InMemoryEventStore
 

@@ -6,9 +6,7 @@ import threading
 
 import pytest
 
-from shared.games import shithead
-from shared.games.base import IllegalAction, get_game
-from shared.handlers import (
+from shared.app.games import (
     InProcessDispatcher,
     InvalidRequest,
     UnknownGame,
@@ -19,6 +17,8 @@ from shared.handlers import (
     next_bot_seat,
     play_bot_turns,
 )
+from shared.games import shithead
+from shared.games.base import IllegalAction, get_game
 from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused

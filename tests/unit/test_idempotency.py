@@ -13,10 +13,11 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared import deal_keys, stalls
-from shared.deal_keys import GivenDealSecret
-from shared.handlers import InProcessDispatcher, game_id_for, load
-from shared.idempotency import (
+from shared.app import stalls
+from shared.app.games import InProcessDispatcher, game_id_for, load
+from shared.model import deal_keys
+from shared.model.deal_keys import GivenDealSecret
+from shared.model.idempotency import (
     HOST,
     PLATFORM_KINDS,
     PlatformKind,

@@ -14,8 +14,8 @@ from litestar.testing import TestClient
 from services.game.app import MAX_BODY_SIZE, create_app
 from services.game.auth import Access
 from services.game.problems import MEDIA_TYPE
-from shared.handlers import InProcessDispatcher
-from shared.settings import Settings
+from services.settings import Settings
+from shared.app.games import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

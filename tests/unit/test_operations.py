@@ -21,12 +21,12 @@ import structlog
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.cli import main
+from services.cli.main import main
 from services.game.app import create_app
-from services.health import StackReadiness, heartbeat_path, touch
-from services.logs import configure_logging
-from services.metrics import GameMetrics
-from shared.handlers import InProcessDispatcher
+from services.ops.health import StackReadiness, heartbeat_path, touch
+from services.ops.logs import configure_logging
+from services.ops.metrics import GameMetrics
+from shared.app.games import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import free_port
 
@@ -94,7 +94,7 @@ def test_an_unreachable_database_is_a_503_naming_postgresql_and_redis_too() -> N
 def test_a_check_that_hangs_is_cut_off_within_its_timeout() -> None:
     class Hanging(StackReadiness):
         def problems(self) -> list[str]:
-            from services.health import run_checks  # noqa: PLC0415
+            from services.ops.health import run_checks  # noqa: PLC0415
 
             def hang() -> str | None:
                 time.sleep(3)

@@ -12,8 +12,9 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.handlers import BotTurnDispatcher, InProcessDispatcher, load
-from shared.outbox import (
+from shared.app.games import BotTurnDispatcher, InProcessDispatcher, load
+from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.ports.outbox import (
     DispatchUnavailable,
     InMemoryOutbox,
     OutboxDispatcher,
@@ -22,7 +23,6 @@ from shared.outbox import (
 )
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import StoreUnavailable
-from shared.tournaments.model import Entrant, TournamentDefinition
 from tests.e2e.support import wait_for
 
 pytestmark = pytest.mark.unit

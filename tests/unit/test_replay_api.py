@@ -16,19 +16,19 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from services.game.auth import Access
-from shared.archive import InMemoryEventArchive
-from shared.client import StreamEvent, parse_sse
-from shared.games.base import get_game
-from shared.handlers import (
+from services.settings import Settings
+from shared.app.games import (
     InProcessDispatcher,
     act,
     create_game,
     load,
     play_bot_turns,
 )
+from shared.games.base import get_game
 from shared.messages.codec import encode, to_json
 from shared.messages.common import ClockEvent, GameCreated, Seat
-from shared.settings import Settings
+from shared.ports.archive import InMemoryEventArchive
+from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import NewEvent
 

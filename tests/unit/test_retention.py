@@ -8,10 +8,10 @@ from datetime import datetime
 import msgspec
 import pytest
 
+from services.bootstrap import build_retention
 from services.projection.retention import Retention
-from services.wiring import build_retention
-from shared.archive import StoreArchive
-from shared.settings import load_settings
+from services.settings import load_settings
+from shared.ports.archive import StoreArchive
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

@@ -12,15 +12,20 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.clocks import WEBHOOK_CLOCK
-from shared.deadlines import enforce_deadline, watch_of
+from shared.app.deadlines import enforce_deadline, watch_of
+from shared.app.games import InProcessDispatcher, create_game, load
+from shared.app.tournaments import run_in_process
 from shared.games.base import get_game
-from shared.handlers import InProcessDispatcher, create_game, load
 from shared.messages.common import Clock, GameCreated, Seat
+from shared.model.clocks import WEBHOOK_CLOCK
+from shared.model.tournaments.model import (
+    Entrant,
+    InvalidTournament,
+    TournamentDefinition,
+    validate,
+)
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
-from shared.tournaments.model import Entrant, InvalidTournament, TournamentDefinition, validate
-from shared.tournaments.runner import run_in_process
 
 pytestmark = pytest.mark.unit
 

@@ -13,16 +13,16 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.handlers import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments.model import (
+from shared.app.games import InProcessDispatcher
+from shared.app.schedules import InProcessScheduler, Schedule, run_definition, run_id
+from shared.app.tournaments import load_tournament
+from shared.model.tournaments.model import (
     Entrant,
     InvalidTournament,
     TournamentDefinition,
     validate,
 )
-from shared.tournaments.runner import load_tournament
-from shared.tournaments.schedule import InProcessScheduler, Schedule, run_definition, run_id
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 

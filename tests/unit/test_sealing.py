@@ -5,11 +5,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from shared.archive import InMemoryEventArchive
-from shared.handlers import as_seen_by, create_game, load, play_bot_turns
+from shared.app.games import as_seen_by, create_game, load, play_bot_turns
+from shared.app.tournaments import create_tournament, load_tournament, stream_id
 from shared.messages.common import GameCreated, GameFinished
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments.model import (
+from shared.model.tournaments.model import (
     Entrant,
     GameRecorded,
     TournamentCancelled,
@@ -17,14 +16,15 @@ from shared.tournaments.model import (
     TournamentState,
     evolve,
 )
-from shared.tournaments.runner import create_tournament, load_tournament, stream_id
-from shared.tournaments.sealing import (
+from shared.model.tournaments.sealing import (
     TournamentStates,
     is_sealed,
     other_tables,
     sealed_records,
     unsealed,
 )
+from shared.ports.archive import InMemoryEventArchive
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from services.cli import main
-from services.simulate import check, seating, simulate
+from services.cli.main import main
+from services.cli.simulate import check, seating, simulate
 from shared.bots.generic import FirstLegalBot
 from shared.games.base import GameSpec, register
 from shared.messages.common import Event, GameCreated, Result

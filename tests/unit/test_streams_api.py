@@ -26,8 +26,8 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access
 from services.game.streams import STATE_KEY, StreamConfig, Streams
-from shared.handlers import InProcessDispatcher, act, load
-from shared.settings import Settings
+from services.settings import Settings
+from shared.app.games import InProcessDispatcher, act, load
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,4 @@
-"""What the stores can hold: `shared.text`, and the feed positions `Last-Event-ID` may name."""
+"""What the stores can hold (`shared.messages.text`), and the positions `Last-Event-ID` names."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from litestar.exceptions import ValidationException
 
 from services.game.streams import check_position
-from shared.text import find_unstorable, printable, unstorable
+from shared.messages.text import find_unstorable, printable, unstorable
 
 pytestmark = pytest.mark.unit
 

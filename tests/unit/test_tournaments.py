@@ -9,13 +9,19 @@ from itertools import combinations
 import msgspec
 import pytest
 
-from services.cli import main
-from shared import deal_keys
-from shared.deal_keys import GivenDealSecret
-from shared.handlers import InProcessDispatcher, game_id_for, play_bot_turns
-from shared.store.memory import InMemoryEventStore
-from shared.tournaments import formats
-from shared.tournaments.model import (
+from services.cli.main import main
+from shared.app.games import InProcessDispatcher, game_id_for, play_bot_turns
+from shared.app.tournaments import (
+    after_game,
+    create_tournament,
+    load_tournament,
+    run_in_process,
+    start_game,
+)
+from shared.model import deal_keys
+from shared.model.deal_keys import GivenDealSecret
+from shared.model.tournaments import formats
+from shared.model.tournaments.model import (
     MAX_GAMES,
     Entrant,
     InvalidTournament,
@@ -23,14 +29,8 @@ from shared.tournaments.model import (
     planned_games,
     validate,
 )
-from shared.tournaments.runner import (
-    after_game,
-    create_tournament,
-    load_tournament,
-    run_in_process,
-    start_game,
-)
-from shared.tournaments.standings import Rating, standings, update_ratings, wilson
+from shared.model.tournaments.standings import Rating, standings, update_ratings, wilson
+from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 

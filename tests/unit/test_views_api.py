@@ -11,11 +11,11 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.handlers import InProcessDispatcher
+from shared.app.games import InProcessDispatcher
+from shared.app.tournaments import run_in_process
+from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
-from shared.tournaments.model import Entrant, TournamentDefinition
-from shared.tournaments.runner import run_in_process
-from shared.views.memory import InMemoryTournamentViews
 
 pytestmark = pytest.mark.unit
 

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from services.workers.webhooks import signature, verify_signature
-from shared.deadlines import WebhookRefused, answer_events, webhook_turn
-from shared.handlers import create_game, load
+from shared.app.deadlines import WebhookRefused, answer_events, webhook_turn
+from shared.app.games import create_game, load
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 

@@ -9,14 +9,14 @@ import httpx
 import msgspec
 import pytest
 
+from services.settings import load_settings
 from services.workers import webhooks
 from services.workers.webhooks import play_webhook_turn
-from shared.handlers import create_game, load
+from shared.app.games import create_game, load
 from shared.messages.common import Clock, Seat, WebhookFailed
-from shared.registry import BotSpec, register
-from shared.settings import load_settings
+from shared.model.registry import BotSpec, register
+from shared.ports.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url
 from shared.store.memory import InMemoryEventStore
-from shared.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url
 
 pytestmark = pytest.mark.unit
 

@@ -1,0 +1,1 @@
+"""The command line: `cardarena <command>`, one module per command group."""

@@ -1,0 +1,116 @@
+"""The `cardarena export`, `replay` and `verify` commands: game logs as JSON lines.
+
+`export` reads a finished game from a game service over HTTP; `replay` and `verify` check
+an exported log offline, with no server (see `shared.model.exported_log` and `shared.model.deals`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from shared.model.deals import verify
+from shared.model.exported_log import InvalidLog, account, read_log, replay_log
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+BAD_LOG = 1
+"""The exit code of a log that does not add up (or a deal that does not verify)."""
+USAGE_ERROR = 2
+
+
+def add_parsers(commands: Any) -> None:
+    """Adds the `export`, `replay` and `verify` subcommands to the parser's subcommands."""
+    export = commands.add_parser("export", help="export a finished game's log as JSON lines")
+    export.add_argument("game_id", help="the game's id")
+    export.add_argument(
+        "--url", default=DEFAULT_URL, help=f"the game service (default {DEFAULT_URL})"
+    )
+    export.add_argument("-o", "--output", help="write the log to this file (default: stdout)")
+
+    replay = commands.add_parser(
+        "replay", help="check an exported log against the rules, offline; print its turns"
+    )
+    replay.add_argument("log", help="the exported log (JSON lines), - for stdin")
+    replay.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+    check = commands.add_parser(
+        "verify", help="check an exported log's deal against its seed commitment, offline"
+    )
+    check.add_argument("log", help="the exported log (JSON lines), - for stdin")
+    check.add_argument("--json", action="store_true", help="print the check as one JSON object")
+
+
+def _fail(message: str, code: int = USAGE_ERROR) -> int:
+    """Prints `message` to stderr and returns `code`."""
+    print(f"cardarena: error: {message}", file=sys.stderr)
+    return code
+
+
+def _read(path: str) -> bytes:
+    """Returns the bytes of the file at `path` (`-`: stdin); raises OSError."""
+    return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Writes a finished game's export, read from the game service, to stdout or a file."""
+    import httpx  # noqa: PLC0415 - only this command speaks HTTP
+
+    url = f"{args.url.rstrip('/')}/v1/games/{args.game_id}/export"
+    try:
+        response = httpx.get(url, timeout=60)
+    except httpx.HTTPError as error:
+        return _fail(f"cannot reach {args.url}: {error}", BAD_LOG)
+    if response.status_code != 200:
+        try:
+            detail = response.json().get("detail", response.text)
+        except ValueError:
+            detail = response.text
+        return _fail(f"{response.status_code}: {detail}", BAD_LOG)
+    if args.output:
+        Path(args.output).write_bytes(response.content)
+    else:
+        sys.stdout.buffer.write(response.content)
+        sys.stdout.flush()
+    return 0
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """Replays an exported log offline: prints its turns and result; exit 1 at a bad event."""
+    try:
+        data = _read(args.log)
+    except OSError as error:
+        return _fail(f"cannot read {args.log}: {error.strerror or error}")
+    report = replay_log(data.splitlines())
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    else:
+        for line in account(report):
+            print(line, file=sys.stderr if line.startswith("bad log:") else sys.stdout)
+    return 0 if report.ok else BAD_LOG
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    """Checks an exported log's deal against its commitment; exit 0 only when it verifies."""
+    try:
+        data = _read(args.log)
+    except OSError as error:
+        return _fail(f"cannot read {args.log}: {error.strerror or error}")
+    try:
+        log = read_log(data.splitlines())
+    except InvalidLog as error:
+        return _fail(f"not a readable log: {error}", BAD_LOG)
+    checked = verify(log.events)
+    if args.json:
+        print(msgspec.json.encode(checked).decode())
+    else:
+        where = f" (v{checked.version})" if checked.version is not None else ""
+        print(f"{checked.status}{where}: {checked.detail}")
+        if checked.commitment:
+            print(f"commitment {checked.commitment}")
+        if checked.seed:
+            print(f"seed {checked.seed!r}, salt {checked.salt}")
+    return 0 if checked.status == "ok" else BAD_LOG

@@ -1,0 +1,156 @@
+"""`cardarena tournament`: a whole tournament in this process, on the in-memory store.
+
+Its deals are keyed with `CARDARENA_DEAL_SECRET` when it is set, so a run deals what that
+deployment deals for the same definition and seed; else with `OFFLINE_SECRET`, which is no
+secret: a local run of built-in bots hides nothing, and so repeats from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+import msgspec
+
+from services.settings import CommonSettings, load_settings
+from shared.app.tournaments import run_in_process
+from shared.model import deal_keys
+from shared.model.deal_keys import GivenDealSecret
+from shared.model.tournaments.model import (
+    Entrant,
+    InvalidTournament,
+    TournamentDefinition,
+    TournamentState,
+    validate,
+)
+from shared.model.tournaments.standings import Standing, standings
+from shared.store.memory import InMemoryEventStore
+
+USAGE_ERROR = 2
+OFFLINE_SECRET = "cardarena tournament: offline deals, no secret"  # noqa: S105 - public on purpose
+"""The deal secret of a run when `CARDARENA_DEAL_SECRET` is not set."""
+
+
+def offline_store() -> InMemoryEventStore:
+    """Returns the in-memory store of a run, its deals keyed as the module says."""
+    store = InMemoryEventStore()
+    secret = load_settings(None, CommonSettings).deal_secret or OFFLINE_SECRET
+    deal_keys.attach(store, GivenDealSecret(secret))
+    return store
+
+
+def add_parser(commands: Any) -> None:
+    """Adds the `tournament` subcommand to the parser's subcommands."""
+    parser = commands.add_parser("tournament", help="run a whole tournament in this process")
+    parser.add_argument("--game", required=True, help="beggar, shithead or autobus")
+    parser.add_argument(
+        "--format", default="round_robin", choices=["round_robin", "swiss", "duplicate", "knockout"]
+    )
+    parser.add_argument("--bots", required=True, help="entrants, e.g. mc,heuristic,random,random")
+    parser.add_argument("--table-size", type=int, required=True, help="seats per table")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=1,
+        help="games per table (duplicate: cycles of one deal per entrant)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of a Swiss tournament")
+    parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--json", action="store_true", help="print the standings as JSON")
+
+
+def definition_of(args: argparse.Namespace) -> TournamentDefinition:
+    """Returns the tournament the arguments describe; raises InvalidTournament."""
+    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
+    counts: dict[str, int] = {}
+    entrants = []
+    for bot in bots:
+        counts[bot] = counts.get(bot, 0) + 1
+        name = bot if bots.count(bot) == 1 else f"{bot}#{counts[bot]}"
+        entrants.append(Entrant(bot=bot, name=name))
+    definition = TournamentDefinition(
+        game=args.game,
+        entrants=entrants,
+        table_size=args.table_size,
+        format=args.format,
+        ruleset=args.preset,
+        games_per_table=args.games,
+        rounds=args.rounds,
+        seed=str(args.seed),
+    )
+    validate(definition)
+    return definition
+
+
+def report(state: TournamentState, seconds: float) -> dict[str, Any]:
+    """Returns the standings of a finished tournament as one JSON-ready object."""
+    d = state.definition
+    games = len(state.records)
+    return {
+        "game": d.game,
+        "format": d.format,
+        "games": games,
+        "games_per_second": round(games / seconds, 2) if seconds > 0 else None,
+        "winner": d.entrants[state.winner].label if state.winner is not None else None,
+        "standings": [msgspec.to_builtins(line) for line in standings(state)],
+    }
+
+
+def tournament_command(args: argparse.Namespace) -> int:
+    """Runs the tournament, with a progress bar, and prints its standings."""
+    try:
+        definition = definition_of(args)
+    except InvalidTournament as error:
+        print(f"cardarena: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    start = time.perf_counter()
+    if args.json:
+        state = run_in_process(offline_store(), definition)
+        print(json.dumps(report(state, time.perf_counter() - start)))
+        return 0
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import Progress  # noqa: PLC0415
+
+    with Progress(console=Console(stderr=True)) as progress:
+        task = progress.add_task(f"{definition.format} of {definition.game}", total=None)
+        state = run_in_process(
+            offline_store(),
+            definition,
+            on_game=lambda s: progress.update(task, completed=len(s.records)),
+        )
+    print_table(state, time.perf_counter() - start)
+    return 0
+
+
+def print_table(state: TournamentState, seconds: float) -> None:
+    """Prints the standings as a table."""
+    from rich.console import Console  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+
+    d = state.definition
+    table = Table(title=f"{d.format} of {d.game}: {len(state.records)} games")
+    headers = ["#", "entrant", "games", "points", "wins", "mean place", "win rate 95%", "rating"]
+    duplicate = d.format == "duplicate"
+    if duplicate:
+        headers.insert(3, "score")
+    for header in headers:
+        table.add_column(header, justify="left" if header == "entrant" else "right")
+    for rank, line in enumerate(standings(state), start=1):
+        cells = _row(rank, line)
+        if duplicate:
+            cells.insert(3, f"{line.score or 0.0:+g}")
+        table.add_row(*cells)
+    table.caption = f"{len(state.records) / seconds:.1f} games per second" if seconds else None
+    Console().print(table)
+
+
+def _row(rank: int, line: Standing) -> list[str]:
+    """Returns one standings line as table cells."""
+    rating = "-" if line.rating is None else f"{line.rating:.1f} ±{line.uncertainty:.1f}"
+    interval = f"{line.win_rate_low:.0%}..{line.win_rate_high:.0%}"
+    cells = [str(rank), line.name, str(line.games), f"{line.points:g}", str(line.wins)]
+    return [*cells, f"{line.mean_place:.2f}", interval, rating]

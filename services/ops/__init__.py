@@ -1,0 +1,1 @@
+"""Operations: health and readiness, metrics, logs, probes."""

@@ -1,0 +1,324 @@
+"""Tournament use cases over the event store: create, record finished games, run in-process.
+
+A tournament's events live in their own stream (`tournament:<id>`, kind `tournament`).
+Its games are created with the scheduled game's key as idempotency key, so a game is
+created once however often its creation is retried, and its id follows from the key.
+
+The workers' reconciliation plays on the games that the platform left waiting (their task
+lost with a killed worker): a running tournament's (`reconcile`), and those of no
+tournament (`reconcile_games`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+
+from shared.app import stalls
+from shared.app.deadlines import watch_of
+from shared.app.games import (
+    InvalidRequest,
+    UnknownGame,
+    create_game,
+    game_id_for,
+    load,
+    platform_due,
+    play_bot_turns,
+)
+from shared.messages.codec import EventCodec, encode_all
+from shared.messages.common import Seat
+from shared.model import deal_keys, idempotency
+from shared.model.registry import registered_bots
+from shared.model.tournaments import seeds
+from shared.model.tournaments.model import (
+    AnyTournamentEvent,
+    Entrant,
+    GameRecorded,
+    ScheduledGame,
+    TournamentCancelled,
+    TournamentCreated,
+    TournamentDefinition,
+    TournamentEvent,
+    TournamentState,
+    advance,
+    evolve,
+    fold,
+    pending,
+    resolve_entrants,
+    validate,
+)
+from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
+
+KIND = "tournament"
+CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)
+
+
+def stream_id(tournament_id: str) -> str:
+    """Returns the id of a tournament's event stream."""
+    return f"tournament:{tournament_id}"
+
+
+def create_tournament(
+    store: EventStore,
+    definition: TournamentDefinition,
+    tournament_id: str | None = None,
+    fingerprint: str = "",
+) -> str:
+    """Validates and records a tournament with its first round; returns its id. A host that
+    gave no seed gets a fresh random one (`seeds.drawn`).
+
+    `fingerprint` is the digest of the request that asked for it (see `store.recall`)."""
+    bots = registered_bots(store)
+    validate(definition, bots)
+    definition = seeds.drawn(resolve_entrants(definition, bots))
+    tournament_id = tournament_id or uuid.uuid4().hex
+    created = TournamentCreated(definition)
+    events: list[TournamentEvent] = [created]
+    events += advance(evolve(None, created), tournament_id)
+    key = idempotency.tournament_created(tournament_id)
+    store.append(stream_id(tournament_id), KIND, 0, encode_all(events), key, fingerprint)
+    return tournament_id
+
+
+def ensure_tournament(
+    store: EventStore, definition: TournamentDefinition, tournament_id: str
+) -> None:
+    """Records the tournament unless its stream exists already (a retry, or the service did)."""
+    if store.version(stream_id(tournament_id)) == 0:
+        create_tournament(store, definition, tournament_id)
+
+
+class UnknownTournament(LookupError):
+    """No tournament has that id."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"no tournament {tournament_id!r}")
+        self.tournament_id = tournament_id
+
+
+def load_tournament(store: EventStore, tournament_id: str) -> tuple[TournamentState, int]:
+    """Returns a tournament's state and its stream's version; raises UnknownTournament."""
+    recorded = store.read(stream_id(tournament_id))
+    if not recorded:
+        raise UnknownTournament(tournament_id)
+    return fold(CODEC.decode_all(recorded)), recorded[-1].version
+
+
+def start_game(
+    store: EventStore, tournament_id: str, state: TournamentState, game: ScheduledGame
+) -> str:
+    """Creates a scheduled game (once, whatever the retries); returns its id."""
+    d = state.definition
+    seats = [_seat(d.entrants[entrant]) for entrant in game.table]
+    outcome = create_game(
+        store,
+        d.game,
+        ruleset=d.ruleset,
+        seats=seats,
+        seed=deal_keys.deal_key(store, "tournament", game.seed),
+        idempotency_key=game.key,
+        tournament=(tournament_id, game.key),
+        clock=d.clock,
+    )
+    return outcome.game_id
+
+
+def _seat(entrant: Entrant) -> Seat:
+    """Returns the seat an entrant plays, rated under `bot@version`: its strategy, or a seat
+    bound to it when it is an external or webhook bot.
+    """
+    if entrant.kind in {"external", "webhook"}:
+        return Seat(kind=entrant.kind, name=entrant.bot, version=entrant.version)
+    strategy = entrant.strategy or entrant.bot
+    return Seat(kind="bot", bot=strategy, name=entrant.bot, version=entrant.version)
+
+
+def start_pending_games(
+    store: EventStore, tournament_id: str, dispatch: Callable[[str], None]
+) -> list[str]:
+    """Creates every game of the current round not yet finished and has its bots play it.
+
+    Safe to repeat: creation is idempotent per game key and bot turns append nothing twice.
+    """
+    state, _ = load_tournament(store, tournament_id)
+    if state.status != "running":
+        return []
+    started = [start_game(store, tournament_id, state, game) for game in pending(state)]
+    for game_id in started:
+        dispatch(game_id)
+    return started
+
+
+def after_game(store: EventStore, game_id: str, dispatch: Callable[[str], None]) -> None:
+    """The process manager's reaction to a finished game: record it, start what follows.
+
+    Only a game of an earlier round than the tournament's current one starts the current
+    round's games: its record completed the round (or a rerun after a crash finds the round
+    advanced and starts its games again, harmlessly). The other games of a round are
+    running already; starting them again on every finish would flood the workers.
+    """
+    loaded = load(store, game_id)
+    created = loaded.created
+    if not created.tournament or not loaded.spec.is_over(loaded.state):
+        return
+    state = record_game(store, created.tournament, created.tournament_key, game_id)
+    recorded = next((r for r in state.records if r.key == created.tournament_key), None)
+    if state.rounds and (recorded is None or recorded.round < state.rounds[-1].round):
+        start_pending_games(store, created.tournament, dispatch)
+
+
+def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -> TournamentState:
+    """Records a finished game of the tournament and what follows; idempotent per game."""
+    while True:
+        state, version = load_tournament(store, tournament_id)
+        if any(record.key == key for record in state.records) or state.status != "running":
+            return state
+        loaded = load(store, game_id)
+        result = loaded.spec.result(loaded.state)
+        if result is None:
+            raise ValueError(f"game {game_id} is not over")
+        round_no = state.rounds[-1].round
+        recorded = GameRecorded(round_no, key, game_id, list(result.places), result.status)
+        events: list[TournamentEvent] = [recorded]
+        events += advance(evolve(state, recorded), tournament_id)
+        try:
+            appended = store.append(
+                stream_id(tournament_id),
+                KIND,
+                version,
+                encode_all(events),
+                idempotency.game_recorded(key),
+            )
+        except ConcurrencyConflict:
+            continue
+        state = fold([*CODEC.decode_all(store.read(stream_id(tournament_id)))])
+        if appended.replayed and not any(record.key == key for record in state.records):
+            # The record's key answered an append that wrote no record: never loop on it.
+            stalls.report(stalls.Stall("tournament", stream_id(tournament_id), version, 1))
+        return state
+
+
+class TournamentOver(InvalidRequest):
+    """The tournament has finished; it can no longer be cancelled."""
+
+
+def cancel_tournament(store: EventStore, tournament_id: str, reason: str = "") -> TournamentState:
+    """Cancels a running tournament: no new game starts, games still running count for nothing.
+
+    Cancelling a cancelled tournament changes nothing; a finished one raises TournamentOver.
+    """
+    while True:
+        state, version = load_tournament(store, tournament_id)
+        if state.status == "cancelled":
+            return state
+        if state.status == "finished":
+            raise TournamentOver("tournament_id", f"tournament {tournament_id} has finished")
+        event = TournamentCancelled(reason)
+        try:
+            store.append(stream_id(tournament_id), KIND, version, encode_all([event]))
+        except ConcurrencyConflict:
+            continue
+        return evolve(state, event)
+
+
+def run_in_process(
+    store: EventStore,
+    definition: TournamentDefinition,
+    tournament_id: str | None = None,
+    on_game: Callable[[TournamentState], None] | None = None,
+) -> TournamentState:
+    """Runs a whole tournament in this process, game after game; returns its final state."""
+    tournament_id = create_tournament(store, definition, tournament_id)
+    while True:
+        state, _ = load_tournament(store, tournament_id)
+        games = pending(state)
+        if state.status != "running" or not games:
+            return state
+        for game in games:
+            game_id = start_game(store, tournament_id, state, game)
+            play_bot_turns(store, game_id)
+            after = record_game(store, tournament_id, game.key, game_id)
+            if on_game is not None:
+                on_game(after)
+
+
+def last_event(store: EventStore, stream: str) -> RecordedEvent | None:
+    """Returns the last event of a stream, None when it has none."""
+    last = store.read(stream, after=max(0, store.version(stream) - 1), limit=1)
+    return last[0] if last else None
+
+
+def reconcile(
+    store: EventStore,
+    tournament_id: str,
+    stall_ms: int,
+    now: int,
+    dispatch: Callable[[str], None],
+) -> int:
+    """Plays on a running tournament that has recorded no game for `stall_ms` before `now`:
+    starts its round again if one of its games is missing (idempotent), else dispatches each
+    game stalled as long. Returns how many games it dispatched; a tournament still moving
+    costs two reads.
+    """
+    last = last_event(store, stream_id(tournament_id))
+    if last is None or _age(last, now) < stall_ms:
+        return 0
+    state, _ = load_tournament(store, tournament_id)
+    game_ids = [game_id_for(game.key) for game in pending(state)]
+    if state.status != "running":
+        return 0
+    if any(store.version(game_id) == 0 for game_id in game_ids):
+        return len(start_pending_games(store, tournament_id, dispatch))
+    stalled = [game_id for game_id in game_ids if _stalled(store, game_id, stall_ms, now)]
+    for game_id in stalled:
+        dispatch(game_id)
+    return len(stalled)
+
+
+def reconcile_games(
+    store: EventStore,
+    game_ids: Iterable[str],
+    stall_ms: int,
+    now: int,
+    dispatch: Callable[[str], None],
+) -> int:
+    """Plays on the games of no tournament among `game_ids` that have waited `stall_ms` before
+    `now` on the platform: dispatches each whose next move is a built-in bot's, or whose
+    deadline is `stall_ms` past and not enforced. A game that is over (nothing is left to
+    record) or that the store does not hold (unknown, or its stream dropped) is skipped.
+    Returns how many games it dispatched; a game still moving costs one read.
+    """
+    dispatched = 0
+    for game_id in game_ids:
+        try:
+            stalled = _stalled(store, game_id, stall_ms, now, over=False)
+        except UnknownGame:
+            continue
+        if stalled:
+            dispatch(game_id)
+            dispatched += 1
+    return dispatched
+
+
+def _stalled(
+    store: EventStore, game_id: str, stall_ms: int, now: int, *, over: bool = True
+) -> bool:
+    """Returns whether the game has waited `stall_ms` on the platform: over (and `over`: a
+    tournament's game to record), a built-in bot's move, or a deadline `stall_ms` past and not
+    enforced. A seat that may still think (its deadline not that far past) is not stalled.
+    Raises UnknownGame when the store does not hold the game."""
+    if _age(last_event(store, game_id), now) < stall_ms:
+        return False
+    loaded = load(store, game_id)
+    if loaded.spec.is_over(loaded.state):
+        return over
+    watch = watch_of(loaded)
+    deadline = None if watch is None else watch.deadline_ms
+    return platform_due(loaded) and (deadline is None or now - deadline >= stall_ms)
+
+
+def _age(event: RecordedEvent | None, now: int) -> float:
+    """Returns the milliseconds since `event` was recorded (unknown, none: forever)."""
+    if event is None or not event.recorded_at:
+        return float("inf")
+    return now - event.recorded_at

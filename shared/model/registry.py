@@ -1,0 +1,550 @@
+"""The bot registry: named, versioned bots that tournaments enter and ratings follow.
+
+A registered bot plays one game under a name and a version label (`mc-deep@2`); ratings
+and leaderboards are kept per `name@version`, so a new version starts a new rating. A bot
+is of one kind: `builtin` (one of the game's strategies, played by the platform),
+`external` (a client playing through the API with its bot token) or `webhook` (the
+platform POSTs each turn to its `url`, signed with its signing secret).
+
+Registrations, tokens and signing secrets are events of one stream (`registry:bots`),
+appended with optimistic concurrency, so a name and version are registered once across
+every process. A token is shown once, when issued; the registry keeps only its SHA-256
+digest (`BotTokenIssued`), under the token's id, which the token carries in the clear
+(`cab_<id>.<secret>`) so that a look-up is one dictionary access. A webhook bot's signing
+secret is stored in full (`WebhookSecretIssued`): the workers must sign with it.
+
+A built-in strategy's own name (`heuristic`, `mc`) may enter a tournament without
+registration, under any version label.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import msgspec
+
+from shared.app.games import InvalidRequest
+from shared.games.base import GameNotFound, get_game
+from shared.messages.codec import EventCodec, encode, encode_all
+from shared.messages.common import Event, Seat
+from shared.ports.webhook_urls import WebhookUrlRefused, check_webhook_url
+from shared.store.port import ConcurrencyConflict, EventStore
+
+KIND = "registry"
+STREAM = "registry:bots"
+NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+"""Bot names and version labels: lower case letters, digits, `_`, `.` and `-`, up to 63."""
+RESERVED_NAMES = frozenset({"me"})
+"""Names no bot may take: `/v1/bots/me` is the calling bot."""
+TOKEN_PREFIX = "cab_"  # noqa: S105 - a public prefix, not a secret
+"""Every bot token starts with this; then its id, a dot and its secret part."""
+MAX_URL = 2000
+
+BotKind = Literal["builtin", "external", "webhook"]
+AcceptChallenges = Literal["host", "registered", "none"]
+"""Whose challenges seat a webhook bot (which cannot answer them): the host's only, any
+registered bot's (and the host's), or nobody's."""
+BotKey = tuple[str, str]
+"""A bot's (name, version)."""
+
+
+class BotRegistered(Event, frozen=True):
+    """A bot was registered: name, version, game, and how it plays (kind, strategy, url)."""
+
+    name: str
+    version: str
+    game: str
+    strategy: str
+    """The built-in strategy of a `builtin` bot; empty for the other kinds."""
+    description: str = ""
+    registered_at: str = ""
+    kind: BotKind = "builtin"
+    url: str = ""
+    """Where the platform POSTs a `webhook` bot's turns."""
+    accept_challenges: AcceptChallenges = "host"
+    """Whose challenges seat a `webhook` bot (earlier events: `host`)."""
+
+
+class BotTokenIssued(Event, frozen=True):
+    """A bot was given an API token (it replaces any earlier one); only its digest is kept."""
+
+    name: str
+    version: str
+    token_id: str
+    token_hash: str
+    """SHA-256 of the whole token, hex."""
+    issued_at: str = ""
+
+
+class BotTokenRevoked(Event, frozen=True):
+    """A bot's API token stopped working."""
+
+    name: str
+    version: str
+    token_id: str
+    revoked_at: str = ""
+
+
+class WebhookSecretIssued(Event, frozen=True):
+    """A webhook bot's signing secret (it replaces any earlier one), stored so workers can sign."""
+
+    name: str
+    version: str
+    secret: str
+    issued_at: str = ""
+
+
+RegistryEvent = BotRegistered | BotTokenIssued | BotTokenRevoked | WebhookSecretIssued
+CODEC: EventCodec[RegistryEvent] = EventCodec(RegistryEvent)
+
+
+class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A registration request: a name, a version label, a game, and how the bot plays.
+
+    A `builtin` bot names one of the game's `strategy`s; an `external` bot names neither a
+    strategy nor a url; a `webhook` bot names its http(s) `url`, and whose challenges seat
+    it (`accept_challenges`: the host's only, by default).
+    """
+
+    name: str
+    game: str
+    strategy: str = ""
+    version: str = "1"
+    description: str = ""
+    kind: BotKind = "builtin"
+    url: str = ""
+    accept_challenges: AcceptChallenges = "host"
+
+
+class RegisteredBot(msgspec.Struct, frozen=True):
+    """A bot in the registry; `key` (`name@version`) is what ratings are kept under."""
+
+    name: str
+    version: str
+    game: str
+    strategy: str
+    description: str
+    registered_at: str
+    kind: BotKind = "builtin"
+    url: str = ""
+    accept_challenges: AcceptChallenges = "host"
+
+    @property
+    def key(self) -> str:
+        """Returns `name@version`."""
+        return f"{self.name}@{self.version}"
+
+
+class Credentials(msgspec.Struct, frozen=True):
+    """What a bot is shown once: its API token, and a webhook bot's signing secret."""
+
+    token: str
+    signing_secret: str = ""
+
+
+class Registration(msgspec.Struct, frozen=True):
+    """The outcome of a registration: the bot, whether it is new, and new credentials if any."""
+
+    bot: RegisteredBot
+    new: bool
+    credentials: Credentials | None = None
+
+
+class BotExists(InvalidRequest):
+    """That name and version are registered already (for another game or strategy)."""
+
+
+class UnknownBot(LookupError):
+    """No bot is registered under that name and version."""
+
+    def __init__(self, name: str, version: str) -> None:
+        super().__init__(f"no bot {name}@{version} is registered")
+        self.name = name
+        self.version = version
+
+
+def token_digest(token: str) -> str:
+    """Returns the hex SHA-256 of `token`: what the registry keeps of it."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def token_id_of(token: str) -> str | None:
+    """Returns the id a bot token carries (`cab_<id>.<secret>`), None if it is not one."""
+    head, dot, secret = token.partition(".")
+    if not dot or not secret or not head.startswith(TOKEN_PREFIX):
+        return None
+    return head.removeprefix(TOKEN_PREFIX) or None
+
+
+def _new_token() -> tuple[str, str]:
+    """Returns a new token's id and the token: 64 random bits of id, 256 of secret."""
+    token_id = secrets.token_hex(8)
+    return token_id, f"{TOKEN_PREFIX}{token_id}.{secrets.token_urlsafe(32)}"
+
+
+@dataclass
+class _Token:
+    bot: BotKey
+    digest: str
+
+
+@dataclass
+class Registry:
+    """The registry folded from its stream: bots, live token digests, signing secrets."""
+
+    bots: dict[BotKey, RegisteredBot] = field(default_factory=dict)
+    tokens: dict[str, _Token] = field(default_factory=dict)
+    """Live tokens by id; a bot has at most one."""
+    active: dict[BotKey, str] = field(default_factory=dict)
+    """Each bot's live token id."""
+    signing_secrets: dict[BotKey, str] = field(default_factory=dict)
+    version: int = 0
+    """The version of the registry stream folded so far."""
+
+    def apply(self, event: RegistryEvent) -> None:
+        """Folds one registry event in."""
+        match event:
+            case BotRegistered():
+                self.bots[event.name, event.version] = _bot(event)
+            case BotTokenIssued():
+                key = (event.name, event.version)
+                self.tokens.pop(self.active.get(key, ""), None)
+                self.tokens[event.token_id] = _Token(key, event.token_hash)
+                self.active[key] = event.token_id
+            case BotTokenRevoked():
+                key = (event.name, event.version)
+                self.tokens.pop(event.token_id, None)
+                if self.active.get(key) == event.token_id:
+                    del self.active[key]
+            case WebhookSecretIssued():
+                self.signing_secrets[event.name, event.version] = event.secret
+
+    def bot_of_token(self, token: str) -> RegisteredBot | None:
+        """Returns the bot whose live token `token` is, None for anything else."""
+        token_id = token_id_of(token)
+        known = self.tokens.get(token_id) if token_id else None
+        if known is None or not hmac.compare_digest(known.digest, token_digest(token)):
+            return None
+        return self.bots.get(known.bot)
+
+
+def read_registry(store: EventStore) -> Registry:
+    """Returns the registry folded from its stream."""
+    registry = Registry()
+    for recorded in store.read(STREAM):
+        registry.apply(CODEC.decode(recorded))
+        registry.version = recorded.version
+    return registry
+
+
+class RegistryIndex:
+    """The registry kept current in this process: each look-up folds in only the new events.
+
+    So a token rotated or revoked through any process stops working at this one's next
+    look-up. Safe to share between threads.
+    """
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._registry = Registry()
+
+    def refresh(self) -> None:
+        """Folds in the events appended since the last look-up (read outside the lock, so
+        that look-ups of several threads do not queue behind one round trip).
+        """
+        with self._lock:
+            after = self._registry.version
+        recorded = self._store.read(STREAM, after=after)
+        with self._lock:
+            for item in recorded:
+                if item.version == self._registry.version + 1:
+                    self._registry.apply(CODEC.decode(item))
+                    self._registry.version = item.version
+
+    def bot_of_token(self, token: str) -> RegisteredBot | None:
+        """Returns the bot whose live token `token` is, None for anything else."""
+        self.refresh()
+        with self._lock:
+            return self._registry.bot_of_token(token)
+
+    def bot(self, name: str, version: str) -> RegisteredBot | None:
+        """Returns the bot registered as `name@version`, None when there is none."""
+        self.refresh()
+        with self._lock:
+            return self._registry.bots.get((name, version))
+
+    def live(self, token_id: str, *, look: bool = True) -> bool:
+        """Returns whether the token with id `token_id` is live (not rotated or revoked),
+        first folding in the registry's new events unless `look` is false."""
+        if look:
+            self.refresh()
+        with self._lock:
+            return token_id in self._registry.tokens
+
+    @property
+    def version(self) -> int:
+        """Returns the version of the registry's stream folded so far (no look-up)."""
+        with self._lock:
+            return self._registry.version
+
+
+def _check_url(url: str, *, allow_private: bool) -> None:
+    """Raises InvalidRequest (field `url`) unless the workers may call `url`: an absolute
+    http(s) URL, and (unless `allow_private`) one of a globally reachable host (see
+    `shared.ports.webhook_urls`)."""
+    if len(url) > MAX_URL:
+        raise InvalidRequest("url", f"a webhook URL has at most {MAX_URL} characters")
+    try:
+        check_webhook_url(url, allow_private=allow_private)
+    except WebhookUrlRefused as refused:
+        raise InvalidRequest("url", str(refused)) from None
+
+
+def _check(spec: BotSpec, *, allow_private_urls: bool) -> None:
+    """Raises InvalidRequest naming the field of `spec` that cannot be registered."""
+    for name, value in (("name", spec.name), ("version", spec.version)):
+        if not NAME.match(value):
+            raise InvalidRequest(
+                name, f"{value!r} is not 1-63 lower-case letters, digits, '_', '.' or '-'"
+            )
+    if spec.name in RESERVED_NAMES:
+        raise InvalidRequest("name", f"{spec.name!r} is reserved")
+    try:
+        game = get_game(spec.game)
+    except GameNotFound:
+        raise InvalidRequest("game", f"unknown game {spec.game!r}") from None
+    if spec.kind == "builtin":
+        if spec.strategy not in game.bots:
+            names = ", ".join(game.bots)
+            raise InvalidRequest(
+                "strategy", f"{game.title} has no strategy {spec.strategy!r}: {names}"
+            )
+    elif spec.strategy:
+        raise InvalidRequest("strategy", f"a {spec.kind} bot plays itself; it has no strategy")
+    elif not game.has_decisions:
+        raise InvalidRequest("game", f"{game.title} has no decisions; only built-in bots play it")
+    if spec.kind == "webhook":
+        _check_url(spec.url, allow_private=allow_private_urls)
+    elif spec.url:
+        raise InvalidRequest("url", f"only a webhook bot has a url, not a {spec.kind} one")
+    if spec.kind != "webhook" and spec.accept_challenges != "host":
+        raise InvalidRequest(
+            "accept_challenges",
+            f"only a webhook bot has accept_challenges: a {spec.kind} bot "
+            + ("answers each challenge itself" if spec.kind == "external" else "accepts all"),
+        )
+    if len(spec.description) > 500:
+        raise InvalidRequest("description", "at most 500 characters")
+
+
+def registered_bots(store: EventStore) -> list[RegisteredBot]:
+    """Returns every registered bot, in registration order."""
+    return list(read_registry(store).bots.values())
+
+
+def _bot(event: BotRegistered) -> RegisteredBot:
+    return RegisteredBot(
+        event.name,
+        event.version,
+        event.game,
+        event.strategy,
+        event.description,
+        event.registered_at,
+        event.kind,
+        event.url,
+        event.accept_challenges,
+    )
+
+
+def find_bot(store: EventStore, name: str, version: str) -> RegisteredBot | None:
+    """Returns the bot registered as `name@version`, None when there is none."""
+    return read_registry(store).bots.get((name, version))
+
+
+def signing_secret(store: EventStore, name: str, version: str) -> str | None:
+    """Returns the signing secret of the webhook bot `name@version`, None if it has none."""
+    return read_registry(store).signing_secrets.get((name, version))
+
+
+def _credentials(bot: RegisteredBot, at: str) -> tuple[list[RegistryEvent], Credentials]:
+    """Returns the events issuing a new token (and a webhook's new secret), and them shown."""
+    token_id, token = _new_token()
+    events: list[RegistryEvent] = [
+        BotTokenIssued(bot.name, bot.version, token_id, token_digest(token), at)
+    ]
+    secret = ""
+    if bot.kind == "webhook":
+        secret = f"whsec_{secrets.token_urlsafe(32)}"
+        events.append(WebhookSecretIssued(bot.name, bot.version, secret, at))
+    return events, Credentials(token, secret)
+
+
+def register(
+    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
+) -> Registration:
+    """Registers `spec`; an external or webhook bot gets its credentials, shown only here.
+
+    Registering the same bot again returns it unchanged and without credentials; the same
+    name and version with anything else is refused (BotExists). A webhook URL that is, or
+    resolves to, a loopback or private address is refused unless `allow_private_urls`.
+    """
+    _check(spec, allow_private_urls=allow_private_urls)
+    while True:
+        registry = read_registry(store)
+        known = registry.bots.get((spec.name, spec.version))
+        if known is not None:
+            given = (spec.game, spec.strategy, spec.description, spec.kind, spec.url)
+            held = (known.game, known.strategy, known.description, known.kind, known.url)
+            if (*held, known.accept_challenges) == (*given, spec.accept_challenges):
+                return Registration(known, new=False)
+            raise BotExists(
+                "version", f"{spec.name}@{spec.version} is registered already; use a new version"
+            )
+        event = BotRegistered(
+            spec.name,
+            spec.version,
+            spec.game,
+            spec.strategy,
+            spec.description,
+            registered_at,
+            spec.kind,
+            spec.url,
+            spec.accept_challenges,
+        )
+        bot = _bot(event)
+        events: list[RegistryEvent] = [event]
+        credentials = None
+        if bot.kind != "builtin":
+            issued, credentials = _credentials(bot, registered_at)
+            events += issued
+        try:
+            store.append(STREAM, KIND, registry.version, encode_all(events))
+        except ConcurrencyConflict:
+            continue
+        return Registration(bot, new=True, credentials=credentials)
+
+
+def register_bot(
+    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
+) -> tuple[RegisteredBot, bool]:
+    """Registers `spec`; returns the bot and whether it is new (see `register`, which also
+    returns the credentials of a new external or webhook bot).
+    """
+    registration = register(store, spec, registered_at, allow_private_urls=allow_private_urls)
+    return registration.bot, registration.new
+
+
+def _token_holder(registry: Registry, name: str, version: str) -> RegisteredBot:
+    """Returns the bot `name@version`; raises UnknownBot, or InvalidRequest for a built-in one."""
+    bot = registry.bots.get((name, version))
+    if bot is None:
+        raise UnknownBot(name, version)
+    if bot.kind == "builtin":
+        raise InvalidRequest("kind", f"{bot.key} is a built-in strategy; it has no token")
+    return bot
+
+
+def rotate_token(
+    store: EventStore, name: str, version: str, issued_at: str = ""
+) -> tuple[RegisteredBot, Credentials]:
+    """Issues the bot a new token (and a webhook bot a new signing secret); the old token
+    stops working at once. Returns the bot and the new credentials, shown only here.
+
+    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
+    """
+    while True:
+        registry = read_registry(store)
+        bot = _token_holder(registry, name, version)
+        events: list[RegistryEvent] = []
+        live = registry.active.get((name, version))
+        if live is not None:
+            events.append(BotTokenRevoked(name, version, live, issued_at))
+        issued, credentials = _credentials(bot, issued_at)
+        try:
+            store.append(STREAM, KIND, registry.version, encode_all([*events, *issued]))
+        except ConcurrencyConflict:
+            continue
+        return bot, credentials
+
+
+def revoke_token(store: EventStore, name: str, version: str, revoked_at: str = "") -> bool:
+    """Revokes the bot's token; returns whether it had one. A webhook's secret stays.
+
+    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
+    """
+    while True:
+        registry = read_registry(store)
+        _token_holder(registry, name, version)
+        live = registry.active.get((name, version))
+        if live is None:
+            return False
+        event = BotTokenRevoked(name, version, live, revoked_at)
+        try:
+            store.append(STREAM, KIND, registry.version, [encode(event)])
+        except ConcurrencyConflict:
+            continue
+        return True
+
+
+def resolve_bot(
+    game: str, name: str, version: str, bots: Sequence[RegisteredBot], field: str
+) -> tuple[BotKind, str]:
+    """Returns how `name@version` plays `game`: its kind and its strategy (empty unless
+    built-in). Raises InvalidRequest at `field`.
+
+    A registered bot plays as registered (in its own game only); an unregistered name that
+    is one of the game's built-in strategies plays itself.
+    """
+    spec = get_game(game)
+    found = _registered_for(game, name, version, bots, field)
+    if found is not None:
+        return found.kind, found.strategy
+    if name in spec.bots:
+        return "builtin", name
+    known = sorted({b.key for b in bots if b.game == game})
+    hint = f"; registered: {', '.join(known)}" if known else ""
+    raise InvalidRequest(
+        field,
+        f"unknown bot {name}@{version}: not registered, not a strategy of {spec.title} "
+        f"({', '.join(spec.bots)}){hint}",
+    )
+
+
+def _registered_for(
+    game: str, name: str, version: str, bots: Sequence[RegisteredBot], field: str
+) -> RegisteredBot | None:
+    """Returns the bot registered as `name@version`, None when there is none; raises
+    InvalidRequest at `field` when it is registered for another game than `game`."""
+    found = next((b for b in bots if (b.name, b.version) == (name, version)), None)
+    if found is not None and found.game != game:
+        titles = get_game(found.game).title, get_game(game).title
+        raise InvalidRequest(field, f"{found.key} plays {titles[0]}, not {titles[1]}")
+    return found
+
+
+def bound_seat(
+    game: str, kind: str, name: str, version: str, bots: Sequence[RegisteredBot], field: str
+) -> Seat:
+    """Returns a seat of `game` bound to the registered `kind` bot `name@version`.
+
+    Raises InvalidRequest at `field.bot` for a bot that is not registered for `game` or is
+    built-in, at `field.kind` for a bot of another kind.
+    """
+    found = _registered_for(game, name, version, bots, f"{field}.bot")
+    if found is None:
+        raise InvalidRequest(f"{field}.bot", f"no bot {name}@{version} is registered")
+    if found.kind == "builtin":
+        raise InvalidRequest(
+            f"{field}.bot", f"{found.key} is a built-in strategy, not an external or webhook bot"
+        )
+    if found.kind != kind:
+        raise InvalidRequest(f"{field}.kind", f"{found.key} is a {found.kind} bot, not {kind}")
+    return Seat(kind=found.kind, name=found.name, version=found.version)

@@ -1,0 +1,1 @@
+"""Tournaments: formats, the event-sourced process, standings, ratings, seeds and sealing."""

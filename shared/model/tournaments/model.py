@@ -1,0 +1,412 @@
+"""A tournament as an event-sourced process: its definition, events, state and next steps.
+
+The process manager is `advance(state)`: given what has happened (rounds scheduled, games
+recorded), it returns the events that follow: the next round's games, a round's end, the
+tournament's end. Whoever runs the tournament (in-process, or the workers reacting to
+`GameFinished`) appends those events and creates the scheduled games.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from shared.app.games import InvalidRequest
+from shared.app.schedules import InvalidSchedule, Schedule, validate_schedule
+from shared.games.base import GameNotFound, InvalidRuleset, get_game
+from shared.messages.common import Clock, Event
+from shared.model.registry import BotKind, RegisteredBot, resolve_bot
+from shared.model.tournaments import formats
+from shared.model.tournaments.formats import PlannedGame, Table
+
+Format = Literal["round_robin", "swiss", "duplicate", "knockout"]
+
+
+class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A bot entered in a tournament: a registered bot's name and version, or a built-in
+    strategy's name under a version label. Ratings follow `bot@version`.
+
+    `strategy` and `kind` are filled in when the tournament is created (the registered
+    bot's, or `bot` itself as a built-in strategy), so later registrations never change a
+    recorded tournament. The seats of an `external` or `webhook` entrant are bound to it.
+    """
+
+    bot: str
+    version: str = "1"
+    name: str = ""
+    strategy: str = ""
+    kind: BotKind | None = None
+
+    @property
+    def label(self) -> str:
+        """Returns the entrant's display name: its name, else `bot@version`."""
+        return self.name or f"{self.bot}@{self.version}"
+
+
+class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What a host asks for: game, ruleset, entrants, table size, format and seed."""
+
+    game: str
+    entrants: list[Entrant]
+    table_size: int
+    format: Format = "round_robin"
+    ruleset: str | dict[str, Any] | None = None
+    games_per_table: int = 1
+    """Round robin: games per table (seats rotate); duplicate: cycles of one deal per entrant
+    (each deal at every table the field fills, nobody at two of them)."""
+    rounds: int = 3
+    """Swiss: the number of rounds."""
+    seed: str = ""
+    """The games' seed: the same definition and seed on the same deployment deal the same
+    cards (empty: a random seed, drawn when the tournament is created). Withheld, as empty,
+    while the tournament runs."""
+    schedule: Schedule | None = None
+    """When to run it: once `at` a time or on a `cron` expression; None runs it now."""
+    clock: Clock | None = None
+    """The clock of every game (it times only external and webhook seats), overriding the
+    ruleset's; None: the ruleset's clock, if it sets one, else untimed."""
+
+
+class InvalidTournament(InvalidRequest):
+    """A tournament definition cannot be run; `field` names the offending field."""
+
+
+MAX_GAMES = 20_000
+"""The most games one tournament may plan: a hosting request (or a schedule, each run) may
+not make the platform play an unbounded number of games. Split bigger events."""
+
+
+def planned_games(definition: TournamentDefinition) -> int:
+    """Returns how many games the tournament plays at most (a knockout: fewer than its
+    entrants; Swiss: every entrant at a table in every round)."""
+    entrants, size = len(definition.entrants), definition.table_size
+    if definition.format in ("round_robin", "duplicate"):
+        return _games_per_cycle(definition) * definition.games_per_table
+    if definition.format == "swiss":
+        return definition.rounds * (entrants // max(1, size))
+    return entrants
+
+
+def _check_size(definition: TournamentDefinition) -> None:
+    """Raises InvalidTournament (naming the field that makes it so) for a tournament of more
+    than MAX_GAMES games."""
+    planned = planned_games(definition)
+    if planned <= MAX_GAMES:
+        return
+    if definition.format == "swiss":
+        field = "rounds"
+    elif definition.format == "knockout" or _games_per_cycle(definition) > MAX_GAMES:
+        field = "entrants"
+    else:
+        field = "games_per_table"
+    raise InvalidTournament(
+        field, f"the tournament would play {planned} games; at most {MAX_GAMES} are allowed"
+    )
+
+
+def _games_per_cycle(definition: TournamentDefinition) -> int:
+    """Returns the games the field alone makes, whatever `games_per_table`: its tables (round
+    robin), or one cycle of deals (duplicate)."""
+    entrants, size = len(definition.entrants), definition.table_size
+    if definition.format == "duplicate":
+        return entrants * formats.duplicate_tables(entrants, size)
+    return math.comb(entrants, size) if 0 <= size <= entrants else 0
+
+
+def duplicate_minimum(table_size: int) -> int:
+    """Returns the smallest field of a duplicate tournament at tables of `table_size`: two
+    tables of disjoint entrants, so that each seat of a deal is compared across tables and
+    nobody plays the deal twice."""
+    return 2 * table_size
+
+
+def _check_duplicate(definition: TournamentDefinition, bots: Sequence[RegisteredBot]) -> None:
+    """Raises InvalidTournament (`entrants`) for a duplicate field too small to play each deal
+    at two tables of disjoint entrants, or (`entrants[i].bot`) when one external or webhook
+    bot (one token) is entered twice: it would see a deal at two tables."""
+    needed = duplicate_minimum(definition.table_size)
+    if len(definition.entrants) < needed:
+        raise InvalidTournament(
+            "entrants",
+            f"a duplicate tournament at tables of {definition.table_size} needs at least"
+            f" {needed} entrants (each deal at two tables, nobody at both),"
+            f" not {len(definition.entrants)}",
+        )
+    seen: set[str] = set()
+    for index, entrant in enumerate(resolve_entrants(definition, bots).entrants):
+        key = f"{entrant.bot}@{entrant.version}"
+        if entrant.kind in {"external", "webhook"}:
+            if key in seen:
+                raise InvalidTournament(
+                    f"entrants[{index}].bot",
+                    f"{key} is entered twice: in a duplicate tournament a bot with a token"
+                    " plays each deal once, so it may hold one entry",
+                )
+            seen.add(key)
+
+
+class TournamentEvent(Event, frozen=True):
+    """Base of a tournament stream's events."""
+
+
+class TournamentCreated(TournamentEvent, frozen=True):
+    """A tournament was defined."""
+
+    definition: TournamentDefinition
+
+
+class ScheduledGame(msgspec.Struct, frozen=True):
+    """A game of a round: the key its game is created with, its table and its deal seed."""
+
+    key: str
+    table: Table
+    seed: str
+    deal: str = ""
+
+
+class RoundScheduled(TournamentEvent, frozen=True):
+    """A round's games were fixed; `byes` sit it out."""
+
+    round: int
+    games: list[ScheduledGame]
+    byes: list[int] = []
+
+
+class GameRecorded(TournamentEvent, frozen=True):
+    """A game of the tournament ended: the places of its table's entrants, in seat order."""
+
+    round: int
+    key: str
+    game_id: str
+    places: list[int]
+    status: str
+
+
+class RoundCompleted(TournamentEvent, frozen=True):
+    """Every game of a round has been recorded."""
+
+    round: int
+
+
+class TournamentFinished(TournamentEvent, frozen=True):
+    """The tournament is over; `winner` is the knockout's last entrant (None otherwise)."""
+
+    winner: int | None = None
+
+
+class TournamentCancelled(TournamentEvent, frozen=True):
+    """A host cancelled the tournament; games already running finish but count for nothing."""
+
+    reason: str = ""
+
+
+AnyTournamentEvent = (
+    TournamentCreated
+    | RoundScheduled
+    | GameRecorded
+    | RoundCompleted
+    | TournamentFinished
+    | TournamentCancelled
+)
+
+
+class TournamentState(msgspec.Struct, frozen=True):
+    """What has happened so far."""
+
+    definition: TournamentDefinition
+    rounds: tuple[RoundScheduled, ...] = ()
+    records: tuple[GameRecorded, ...] = ()
+    completed: int = 0
+    status: Literal["running", "finished", "cancelled"] = "running"
+    winner: int | None = None
+
+
+def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = ()) -> None:
+    """Raises InvalidTournament naming the field a definition gets wrong.
+
+    Entrants may name the `bots` registered, or the game's built-in strategies.
+    """
+    try:
+        spec = get_game(definition.game)
+    except GameNotFound:
+        raise InvalidTournament("game", f"unknown game {definition.game!r}") from None
+    size = definition.table_size
+    if not spec.min_players <= size <= spec.max_players:
+        raise InvalidTournament(
+            "table_size", f"{spec.title} seats {spec.min_players} to {spec.max_players}, not {size}"
+        )
+    if len(definition.entrants) < size:
+        raise InvalidTournament(
+            "entrants", f"{len(definition.entrants)} entrants cannot fill a table of {size}"
+        )
+    resolve_entrants(definition, bots)
+    if definition.format == "duplicate":
+        _check_duplicate(definition, bots)
+    if definition.games_per_table < 1:
+        raise InvalidTournament("games_per_table", "must be at least 1")
+    if definition.format == "swiss" and definition.rounds < 1:
+        raise InvalidTournament("rounds", "must be at least 1")
+    _check_size(definition)
+    try:
+        spec.validate(spec.ruleset(definition.ruleset), size)
+    except InvalidRuleset as error:
+        raise InvalidTournament(f"ruleset.{error.field}", error.message) from None
+    if definition.schedule is not None:
+        try:
+            validate_schedule(definition.schedule)
+        except InvalidSchedule as error:
+            raise InvalidTournament(f"schedule.{error.field}", error.message) from None
+
+
+def resolve_entrants(
+    definition: TournamentDefinition, bots: Sequence[RegisteredBot] = ()
+) -> TournamentDefinition:
+    """Returns `definition` with each entrant's strategy filled in; raises InvalidTournament."""
+    entrants = []
+    spec = get_game(definition.game)
+    for index, entrant in enumerate(definition.entrants):
+        field = f"entrants[{index}]"
+        key = f"{entrant.bot}@{entrant.version}"
+        try:
+            kind, strategy = resolve_bot(definition.game, entrant.bot, entrant.version, bots, field)
+        except InvalidRequest as error:
+            raise InvalidTournament(f"{field}.bot", error.message) from None
+        if entrant.strategy and entrant.strategy != strategy:
+            raise InvalidTournament(f"{field}.strategy", f"{key} plays {strategy or kind}")
+        if entrant.kind is not None and entrant.kind != kind:
+            raise InvalidTournament(f"{field}.kind", f"{key} is a {kind} bot")
+        if kind != "builtin" and not spec.has_decisions:
+            raise InvalidTournament(
+                f"{field}.bot", f"{spec.title} has no decisions; only built-in bots play it"
+            )
+        entrants.append(msgspec.structs.replace(entrant, strategy=strategy, kind=kind))
+    return msgspec.structs.replace(definition, entrants=entrants)
+
+
+def evolve(state: TournamentState | None, event: Event) -> TournamentState:
+    """Returns the state after `event`."""
+    if isinstance(event, TournamentCreated):
+        return TournamentState(definition=event.definition)
+    assert state is not None
+    if isinstance(event, RoundScheduled):
+        return msgspec.structs.replace(state, rounds=(*state.rounds, event))
+    if isinstance(event, GameRecorded):
+        return msgspec.structs.replace(state, records=(*state.records, event))
+    if isinstance(event, RoundCompleted):
+        return msgspec.structs.replace(state, completed=event.round)
+    if isinstance(event, TournamentFinished):
+        return msgspec.structs.replace(state, status="finished", winner=event.winner)
+    if isinstance(event, TournamentCancelled):
+        return msgspec.structs.replace(state, status="cancelled")
+    raise TypeError(f"a tournament has no event {type(event).__name__}")
+
+
+def fold(events: Sequence[Event]) -> TournamentState:
+    """Returns the state after folding a tournament's events."""
+    state: TournamentState | None = None
+    for event in events:
+        state = evolve(state, event)
+    assert state is not None
+    return state
+
+
+def pending(state: TournamentState) -> list[ScheduledGame]:
+    """Returns the scheduled games of the current round that have no result yet."""
+    if not state.rounds:
+        return []
+    done = {record.key for record in state.records}
+    return [game for game in state.rounds[-1].games if game.key not in done]
+
+
+def advance(state: TournamentState, tournament_id: str) -> list[TournamentEvent]:
+    """Returns what follows from `state`: a round to schedule, a round's end, the end."""
+    if state.status != "running":
+        return []
+    if not state.rounds:
+        return [_schedule(state, tournament_id, 1)]
+    current = state.rounds[-1].round
+    if pending(state) or state.completed == current:
+        return []
+    events: list[TournamentEvent] = [RoundCompleted(current)]
+    after = evolve(state, events[0])
+    finished, winner = _is_over(after)
+    if finished:
+        events.append(TournamentFinished(winner))
+    else:
+        events.append(_schedule(after, tournament_id, current + 1))
+    return events
+
+
+def _schedule(state: TournamentState, tournament_id: str, round_no: int) -> RoundScheduled:
+    """Returns round `round_no`'s games under the tournament's format."""
+    d = state.definition
+    n = len(d.entrants)
+    byes: list[int] = []
+    if d.format == "round_robin":
+        planned = formats.round_robin(n, d.table_size, d.games_per_table, d.seed)
+    elif d.format == "duplicate":
+        planned = formats.duplicate(n, d.table_size, d.games_per_table, d.seed)
+    elif d.format == "swiss":
+        tables = [game.table for rnd in state.rounds for game in rnd.games]
+        planned, byes = formats.swiss_round(
+            n, d.table_size, round_no, _points(state), formats.met_pairs(tables), d.seed
+        )
+    else:
+        planned, byes = formats.knockout_round(_alive(state), d.table_size, round_no, d.seed)
+    games = [_scheduled(tournament_id, round_no, i, game) for i, game in enumerate(planned)]
+    return RoundScheduled(round_no, games, byes)
+
+
+def _scheduled(tournament_id: str, round_no: int, index: int, game: PlannedGame) -> ScheduledGame:
+    """Returns a planned game with the key its game is created under."""
+    return ScheduledGame(f"{tournament_id}:{round_no}:{index}", game.table, game.seed, game.deal)
+
+
+def _points(state: TournamentState) -> dict[int, float]:
+    """Returns each entrant's points so far (table size minus place; a bye as a win)."""
+    size = state.definition.table_size
+    points: dict[int, float] = {}
+    for entrant, place in _results(state):
+        points[entrant] = points.get(entrant, 0.0) + (size - place)
+    for rnd in state.rounds[: state.completed]:
+        for entrant in rnd.byes:
+            points[entrant] = points.get(entrant, 0.0) + (size - 1)
+    return points
+
+
+def _results(state: TournamentState) -> list[tuple[int, int]]:
+    """Returns (entrant, place) of every recorded game."""
+    tables = {game.key: game.table for rnd in state.rounds for game in rnd.games}
+    return [
+        (entrant, place)
+        for record in state.records
+        for entrant, place in zip(tables[record.key], record.places, strict=True)
+    ]
+
+
+def _alive(state: TournamentState) -> list[int]:
+    """Returns the knockout's entrants still in: the field, then each round's winners and byes."""
+    if not state.rounds:
+        return list(range(len(state.definition.entrants)))
+    last = state.rounds[-1]
+    by_key = {record.key: record for record in state.records}
+    winners = []
+    for game in last.games:
+        places = by_key[game.key].places
+        best = min(places)
+        winners.append(game.table[places.index(best)])
+    return winners + list(last.byes)
+
+
+def _is_over(state: TournamentState) -> tuple[bool, int | None]:
+    """Returns whether the tournament is over after its last completed round, and any winner."""
+    d = state.definition
+    if d.format in ("round_robin", "duplicate"):
+        return True, None
+    if d.format == "swiss":
+        return state.completed >= d.rounds, None
+    alive = _alive(state)
+    return (len(alive) == 1, alive[0] if len(alive) == 1 else None)

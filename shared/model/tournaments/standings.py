@@ -1,0 +1,167 @@
+"""Standings and ratings computed from a tournament's recorded games.
+
+Points: at a table of k seats, place p earns k - p points (a two-player win 1, a loss 0;
+shared places earn the same), and a bye earns a win's k - 1. Ratings: OpenSkill's
+Plackett-Luce model on the full finishing order of every game, in the order the games
+were scheduled, per game and per bot version; leaderboards sort by the conservative
+estimate mu - 3 sigma. A duplicate tournament ranks by its `score` first: each game's
+points minus the mean points of the same seat on the same deal at the deal's other tables,
+as duplicate bridge compares a board across tables, so that the luck of a deal cancels.
+Games without decisions (Beggar-my-neighbour) are never rated.
+Ratings fold the games in schedule order (round, then table), not in the order they
+finished, so a tournament rates the same in-process and on concurrent workers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import msgspec
+from openskill.models import PlackettLuce
+
+from shared.games.base import get_game
+from shared.model.tournaments.model import TournamentState, _results
+
+
+class Rating(msgspec.Struct, frozen=True):
+    """An OpenSkill rating: mean, uncertainty and the conservative estimate mu - 3 sigma."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """Returns mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+
+class Standing(msgspec.Struct, frozen=True):
+    """One entrant's line of the standings."""
+
+    entrant: int
+    name: str
+    games: int
+    points: float
+    wins: int
+    mean_place: float
+    win_rate_low: float
+    win_rate_high: float
+    rating: float | None = None
+    uncertainty: float | None = None
+    score: float | None = None
+    """Duplicate: the sum of its seat-by-seat comparisons on each deal (None otherwise)."""
+
+
+def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """Returns the Wilson score interval (95% by default) of a success rate."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - margin), min(1.0, centre + margin)
+
+
+def update_ratings(
+    ratings: Mapping[str, Rating], order: Sequence[tuple[str, int]]
+) -> dict[str, Rating]:
+    """Returns `ratings` after one game: `order` lists (player key, place) for every seat."""
+    model = PlackettLuce()
+    teams = [
+        [model.rating(mu=r.mu, sigma=r.sigma) if (r := ratings.get(key)) else model.rating()]
+        for key, _ in order
+    ]
+    rated = model.rate(teams, ranks=[float(place) for _, place in order])
+    updated = dict(ratings)
+    for (key, _), team in zip(order, rated, strict=True):
+        updated[key] = Rating(team[0].mu, team[0].sigma)
+    return updated
+
+
+def standings(state: TournamentState) -> list[Standing]:
+    """Returns the standings, best first: by points, then wins, then mean place."""
+    d = state.definition
+    size = d.table_size
+    names = [entrant.label for entrant in d.entrants]
+    games = [0] * len(names)
+    wins = [0] * len(names)
+    place_sum = [0] * len(names)
+    points = [0.0] * len(names)
+    for entrant, place in _results(state):
+        games[entrant] += 1
+        wins[entrant] += place == 1
+        place_sum[entrant] += place
+        points[entrant] += size - place
+    for rnd in state.rounds[: state.completed]:
+        for entrant in rnd.byes:
+            points[entrant] += size - 1
+    ratings = tournament_ratings(state)
+    scores = duplicate_scores(state) if d.format == "duplicate" else None
+    lines = []
+    for index, name in enumerate(names):
+        low, high = wilson(wins[index], games[index])
+        rating = ratings.get(index) if ratings is not None else None
+        lines.append(
+            Standing(
+                entrant=index,
+                name=name,
+                games=games[index],
+                points=points[index],
+                wins=wins[index],
+                mean_place=place_sum[index] / games[index] if games[index] else 0.0,
+                win_rate_low=low,
+                win_rate_high=high,
+                rating=rating.ordinal if rating else None,
+                uncertainty=rating.sigma if rating else None,
+                score=scores.get(index, 0.0) if scores is not None else None,
+            )
+        )
+    return sorted(
+        lines, key=lambda s: (-(s.score or 0.0), -s.points, -s.wins, s.mean_place, s.entrant)
+    )
+
+
+def duplicate_scores(state: TournamentState) -> dict[int, float]:
+    """Returns each entrant's duplicate score: over its recorded games, its points minus the
+    mean points of the same seat on the same deal at the deal's other recorded tables (a
+    deal recorded at one table only compares nothing)."""
+    size = state.definition.table_size
+    records = {record.key: record for record in state.records}
+    by_seat: dict[tuple[int, str, int], list[tuple[int, float]]] = {}
+    for rnd in state.rounds:
+        for game in rnd.games:
+            record = records.get(game.key)
+            if record is None:
+                continue
+            for seat, (entrant, place) in enumerate(zip(game.table, record.places, strict=True)):
+                by_seat.setdefault((rnd.round, game.deal, seat), []).append(
+                    (entrant, float(size - place))
+                )
+    scores: dict[int, float] = {}
+    for results in by_seat.values():
+        total = sum(points for _, points in results)
+        for entrant, points in results:
+            others = len(results) - 1
+            compared = points - (total - points) / others if others else 0.0
+            scores[entrant] = scores.get(entrant, 0.0) + compared
+    return scores
+
+
+def tournament_ratings(state: TournamentState) -> dict[int, Rating] | None:
+    """Returns each entrant's rating over the tournament's games, None for an unrated game.
+
+    Entrants are rated apart even when two of them are the same bot version, since they
+    may share a table.
+    """
+    if not get_game(state.definition.game).has_decisions:
+        return None
+    records = {record.key: record for record in state.records}
+    ratings: dict[str, Rating] = {}
+    for game in (game for rnd in state.rounds for game in rnd.games):
+        record = records.get(game.key)
+        if record is not None:
+            order = [(str(e), place) for e, place in zip(game.table, record.places, strict=True)]
+            ratings = update_ratings(ratings, order)
+    return {int(key): rating for key, rating in ratings.items()}

@@ -1,0 +1,1 @@
+"""Ports other than the event store, each with its in-memory twin."""

@@ -1,0 +1,137 @@
+"""The pure fold behind the tournament views, shared by the in-memory twin and PostgreSQL.
+
+Rated games: a game with decisions (never Beggar-my-neighbour) whose every seat has a
+rating key (a tournament seat: `name@version`, see `Seat.rating_key`), each key on one
+seat only (a bot version playing itself has no defined update), and a place per seat.
+Ratings are per game and per key, and fold the rated games in feed order: the order of
+their GameFinished events in the global feed. The live projection meets them in that
+order and a rebuild reads the archive ordered by feed position (numerically), so both
+reach the same floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+import msgspec
+
+from shared.games.base import GameNotFound, get_game
+from shared.messages.common import Result, Seat
+from shared.model.tournaments.model import TournamentState
+from shared.model.tournaments.standings import Rating, update_ratings
+from shared.ports.views.port import LeaderboardEntry, RatingPoint, TournamentSummary
+
+TOURNAMENT_PREFIX = "tournament:"
+"""Tournament streams are `tournament:<id>` (see `shared.app.tournaments.stream_id`)."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+def position_key(position: str) -> tuple[int, int]:
+    """Returns the numeric order key of a feed position `"ms-seq"` (a bare `"ms"` is `"ms-0"`)."""
+    ms, _, seq = position.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def to_datetime(ms: int) -> datetime:
+    """Returns the UTC instant `ms` milliseconds after the epoch, exactly."""
+    return _EPOCH + ms * _MS
+
+
+def tournament_id_of(stream: str) -> str:
+    """Returns the tournament id of the stream `tournament:<id>`."""
+    return stream.removeprefix(TOURNAMENT_PREFIX)
+
+
+class RatedGame(msgspec.Struct, frozen=True):
+    """A finished rated game: which game, its id, (key, place) per seat, when it ended."""
+
+    game: str
+    game_id: str
+    order: list[tuple[str, int]]
+    finished_ms: int
+
+
+def rated_game(
+    game: str, game_id: str, seats: Sequence[Seat], result: Result, finished_ms: int
+) -> RatedGame | None:
+    """Returns the finished game as a rated game, None when it is not rated."""
+    try:
+        spec = get_game(game)
+    except GameNotFound:
+        return None
+    keys = [seat.rating_key for seat in seats]
+    if not spec.has_decisions or len(result.places) != len(keys):
+        return None
+    rated = [key for key in keys if key is not None]
+    if len(rated) != len(keys) or len(set(rated)) != len(rated):
+        return None
+    return RatedGame(game, game_id, list(zip(rated, result.places, strict=True)), finished_ms)
+
+
+def rate(current: Mapping[str, LeaderboardEntry], game: RatedGame) -> list[RatingPoint]:
+    """Returns each seat's rating after `game`, in seat order, from the keys' `current` entries."""
+    before = {key: Rating(entry.mu, entry.sigma) for key, entry in current.items()}
+    after = update_ratings(before, game.order)
+    at = to_datetime(game.finished_ms)
+    points = []
+    for key, place in game.order:
+        rating, known = after[key], current.get(key)
+        games = (known.games if known else 0) + 1
+        points.append(
+            RatingPoint(
+                key, game.game_id, place, games, rating.mu, rating.sigma, rating.ordinal, at
+            )
+        )
+    return points
+
+
+def entry_of(point: RatingPoint) -> LeaderboardEntry:
+    """Returns the leaderboard entry a rating point leaves its key with."""
+    return LeaderboardEntry(point.key, point.games, point.mu, point.sigma, point.ordinal)
+
+
+def ranked(entries: Iterable[LeaderboardEntry]) -> list[LeaderboardEntry]:
+    """Returns `entries` in leaderboard order: ordinal descending, then key."""
+    return sorted(entries, key=lambda entry: (-entry.ordinal, entry.key))
+
+
+class RatingBook:
+    """Leaderboard entries per game and key, folded one rated game at a time."""
+
+    def __init__(self, entries: Iterable[tuple[str, LeaderboardEntry]] = ()) -> None:
+        self.entries: dict[tuple[str, str], LeaderboardEntry] = {
+            (game, entry.key): entry for game, entry in entries
+        }
+
+    def apply(self, game: RatedGame) -> list[RatingPoint]:
+        """Folds one rated game in; returns its rating points, in seat order."""
+        current = {
+            key: entry
+            for key, _ in game.order
+            if (entry := self.entries.get((game.game, key))) is not None
+        }
+        points = rate(current, game)
+        for point in points:
+            self.entries[game.game, point.key] = entry_of(point)
+        return points
+
+
+def summary(tournament_id: str, state: TournamentState, created_ms: int) -> TournamentSummary:
+    """Returns a tournament's line of the list from its folded state."""
+    d = state.definition
+    return TournamentSummary(
+        tournament_id=tournament_id,
+        game=d.game,
+        format=d.format,
+        status=state.status,
+        table_size=d.table_size,
+        entrants=[entrant.label for entrant in d.entrants],
+        rounds=len(state.rounds),
+        games_scheduled=sum(len(rnd.games) for rnd in state.rounds),
+        games_played=len(state.records),
+        winner=state.winner,
+        created_at=to_datetime(created_ms),
+    )

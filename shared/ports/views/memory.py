@@ -1,0 +1,145 @@
+"""The in-memory twin of the tournament views: folds any event store's feed on demand.
+
+Each read first folds the feed entries appended since the last read, in feed order, so
+it is always as fresh as the store. The embedded default (`CARDARENA_STORE=memory`)
+serves the API's tournament and leaderboard reads from it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from shared.app import tournaments
+from shared.games.base import get_game
+from shared.messages.common import GameCreated, GameFinished, Seat
+from shared.model.tournaments import model
+from shared.model.tournaments.standings import standings
+from shared.ports.views.fold import (
+    RatingBook,
+    position_key,
+    ranked,
+    rated_game,
+    summary,
+    tournament_id_of,
+)
+from shared.ports.views.port import (
+    LeaderboardEntry,
+    RatingPoint,
+    TournamentStandings,
+    TournamentStatus,
+    TournamentSummary,
+    TournamentViews,
+)
+from shared.store.port import EventStore, FeedEntry, RecordedEvent
+
+_GAME_TYPES = frozenset({"GameCreated", "GameFinished"})
+"""The only events of a game's stream that the views read."""
+
+
+@dataclass
+class _Tournament:
+    """A tournament's folded state, and the feed position and time of its first event."""
+
+    state: model.TournamentState
+    created: tuple[int, int]
+    created_ms: int
+
+
+class InMemoryTournamentViews(TournamentViews):
+    """Tournament views folded in this process from `store.read_feed`; thread-safe."""
+
+    def __init__(self, store: EventStore, batch: int = 1000) -> None:
+        self._store = store
+        self._batch = batch
+        self._lock = threading.Lock()
+        self._position = "0"
+        self._seats: dict[str, tuple[str, list[Seat]]] = {}
+        self._tournaments: dict[str, _Tournament] = {}
+        self._book = RatingBook()
+        self._history: dict[tuple[str, str], list[RatingPoint]] = {}
+        self._standalone: dict[str, int] = {}
+        """The recording time (ms) of each running game's GameCreated, games of no tournament."""
+
+    def tournaments(
+        self, status: TournamentStatus | None = None, game: str | None = None, limit: int = 50
+    ) -> list[TournamentSummary]:
+        with self._lock:
+            self._catch_up()
+            newest = sorted(
+                self._tournaments.items(), key=lambda item: item[1].created, reverse=True
+            )
+            lines = [
+                summary(tournament_id, t.state, t.created_ms)
+                for tournament_id, t in newest
+                if (status is None or t.state.status == status)
+                and (game is None or t.state.definition.game == game)
+            ]
+        return lines[:limit]
+
+    def standings(self, tournament_id: str) -> TournamentStandings | None:
+        with self._lock:
+            self._catch_up()
+            known = self._tournaments.get(tournament_id)
+        if known is None:
+            return None
+        return TournamentStandings(tournament_id, known.state.status, standings(known.state))
+
+    def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
+        with self._lock:
+            self._catch_up()
+            entries = [entry for (name, _), entry in self._book.entries.items() if name == game]
+        return ranked(entries)[:limit]
+
+    def rating_history(self, game: str, key: str) -> list[RatingPoint]:
+        with self._lock:
+            self._catch_up()
+            return list(self._history.get((game, key), []))
+
+    def standalone_games(self, limit: int) -> list[str]:
+        with self._lock:
+            self._catch_up()
+            oldest = sorted(self._standalone.items(), key=lambda item: (item[1], item[0]))
+        return [game_id for game_id, _ in oldest[:limit]]
+
+    def _catch_up(self) -> None:
+        """Folds every feed entry past the last one folded."""
+        while entries := self._store.read_feed(self._position, self._batch):
+            for entry in entries:
+                self._fold(entry)
+            self._position = entries[-1].position
+
+    def _fold(self, entry: FeedEntry) -> None:
+        """Folds one feed entry into the views."""
+        recorded = entry.event
+        if recorded.kind == tournaments.KIND:
+            tournament_id = tournament_id_of(recorded.game_id)
+            event = tournaments.CODEC.decode(recorded)
+            known = self._tournaments.get(tournament_id)
+            if known is None:
+                created = position_key(entry.position)
+                state = model.evolve(None, event)
+                self._tournaments[tournament_id] = _Tournament(state, created, recorded.recorded_at)
+            else:
+                known.state = model.evolve(known.state, event)
+            return
+        if recorded.type not in _GAME_TYPES:
+            return
+        decoded = get_game(recorded.kind).codec.decode(recorded)
+        if isinstance(decoded, GameCreated):
+            if not decoded.tournament:
+                self._standalone[recorded.game_id] = recorded.recorded_at
+            if not decoded.forked_from:  # a fork (a what-if) is never rated
+                self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
+        elif isinstance(decoded, GameFinished):
+            self._standalone.pop(recorded.game_id, None)
+            if recorded.game_id in self._seats:
+                self._rate(recorded, decoded)
+
+    def _rate(self, recorded: RecordedEvent, finished: GameFinished) -> None:
+        """Folds a game's GameFinished into the ratings, when the game is rated."""
+        game, seats = self._seats.pop(recorded.game_id)
+        rated = rated_game(game, recorded.game_id, seats, finished.result, recorded.recorded_at)
+        if rated is not None:
+            for point in self._book.apply(rated):
+                self._history.setdefault((game, point.key), []).append(point)

@@ -1,0 +1,103 @@
+"""The tournament views port: what the API reads about tournaments, standings and ratings,
+and what the workers' reconciliation reads about running games of no tournament.
+
+Two adapters implement it: the in-memory twin (`shared.ports.views.memory`), which folds an
+event store's feed on demand, and the PostgreSQL reader of the projection
+(`services.projection.views`). Both derive every row with `shared.ports.views.fold`, so for the
+same feed they return equal values.
+"""
+
+from __future__ import annotations
+
+import abc
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from shared.model.tournaments.standings import Standing
+from shared.store.port import StoreUnavailable
+
+TournamentStatus = Literal["running", "finished", "cancelled"]
+
+
+class TournamentSummary(msgspec.Struct, frozen=True):
+    """One line of the tournament list: what it plays, how far it is, when it was created."""
+
+    tournament_id: str
+    game: str
+    format: str
+    status: TournamentStatus
+    table_size: int
+    entrants: list[str]
+    """The entrants' labels, in entrant order."""
+    rounds: int
+    """Rounds scheduled so far."""
+    games_scheduled: int
+    games_played: int
+    winner: int | None
+    created_at: datetime
+
+
+class TournamentStandings(msgspec.Struct, frozen=True):
+    """A tournament's standings as projected, best first."""
+
+    tournament_id: str
+    status: TournamentStatus
+    standings: list[Standing]
+
+
+class LeaderboardEntry(msgspec.Struct, frozen=True):
+    """A bot version's rating in one game: rated games, mu, sigma and mu - 3 sigma."""
+
+    key: str
+    """The bot version, `name@version`."""
+    games: int
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+class RatingPoint(msgspec.Struct, frozen=True):
+    """A bot version's rating right after one rated game."""
+
+    key: str
+    game_id: str
+    place: int
+    games: int
+    """Rated games of this bot version so far, this one included."""
+    mu: float
+    sigma: float
+    ordinal: float
+    finished_at: datetime
+
+
+class ViewsUnavailable(StoreUnavailable):
+    """The views' database could not be reached; the read may be retried."""
+
+
+class TournamentViews(abc.ABC):
+    """Reads of the tournament, standings and rating views, and of the running games."""
+
+    @abc.abstractmethod
+    def tournaments(
+        self, status: TournamentStatus | None = None, game: str | None = None, limit: int = 50
+    ) -> list[TournamentSummary]:
+        """Returns up to `limit` tournaments, newest first, only those matching the filters."""
+
+    @abc.abstractmethod
+    def standings(self, tournament_id: str) -> TournamentStandings | None:
+        """Returns a tournament's projected standings, None when the views hold no such id."""
+
+    @abc.abstractmethod
+    def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
+        """Returns up to `limit` rated bot versions of `game`, best ordinal first (ties: key)."""
+
+    @abc.abstractmethod
+    def rating_history(self, game: str, key: str) -> list[RatingPoint]:
+        """Returns `key`'s rating after each of its rated games of `game`, oldest first."""
+
+    @abc.abstractmethod
+    def standalone_games(self, limit: int) -> list[str]:
+        """Returns the ids of up to `limit` running games (no GameFinished yet) that belong to
+        no tournament, forks included, oldest first (by creation time, ties: id)."""

@@ -1,0 +1,1 @@
+"""The Python client of the cardarena API, for third-party bots."""

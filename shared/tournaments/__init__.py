@@ -1,1 +1,0 @@
-"""Tournaments: formats, the event-sourced process, standings and ratings."""
