@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.verdict import win_rate_lines
-from shared.games.base import get_game
+from shared.catalog import get_game
 
 TARGET = 0.80
 """The heuristic's target win rate against random."""

@@ -17,8 +17,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from shared.catalog import get_game
 from shared.games import beggar
-from shared.games.base import get_game
 
 PAY = {"J": 1, "Q": 2, "K": 3, "A": 4}
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.verdict import win_rate_lines
-from shared.games.base import get_game
+from shared.catalog import get_game
 
 PAIRINGS = (("heuristic", "random", 0.80), ("mc", "heuristic", 0.60))
 """(first bot, second bot, the first bot's target win rate)."""

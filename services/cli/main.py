@@ -22,8 +22,9 @@ from services.settings import (
     WorkerSettings,
     load_settings,
 )
+from shared.catalog import get_game
+from shared.errors import InvalidRuleset
 from shared.games import beggar
-from shared.games.base import InvalidRuleset, get_game
 
 USAGE_ERROR = 2
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from shared.games.base import GameNotFound, GameSpec, InvalidRuleset, game_names, get_game
+from shared.catalog import game_names, get_game
+from shared.errors import GameNotFound, InvalidRuleset
+from shared.games.base import GameSpec
 from shared.messages.common import Result
 
 MAX_DECISIONS = 1_000_000

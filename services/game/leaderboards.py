@@ -17,7 +17,8 @@ from litestar.params import PathParameter, QueryParameter
 
 from services.game.problems import problem, responses
 from services.game.schemas import Problem
-from shared.games.base import GameNotFound, game_names, get_game
+from shared.catalog import game_names, get_game
+from shared.errors import GameNotFound
 from shared.ports.views.port import LeaderboardEntry, TournamentViews
 
 GameName = Annotated[str, PathParameter(description="The game, e.g. shithead")]

@@ -20,9 +20,9 @@ from litestar.routes import BaseRoute, HTTPRoute
 from litestar.types import ExceptionHandlersMap
 
 from services.game.schemas import Problem
-from shared.app.games import InvalidRequest, UnknownGame
 from shared.app.tournaments import TournamentOver, UnknownTournament
-from shared.games.base import IllegalAction, game_names
+from shared.catalog import game_names
+from shared.errors import IllegalAction, InvalidRequest, UnknownGame
 from shared.store.port import ConcurrencyConflict, IdempotencyKeyReused, StoreUnavailable
 
 MEDIA_TYPE = "application/problem+json"

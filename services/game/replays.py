@@ -20,14 +20,8 @@ from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
 from services.game.seals import DealSealed, check_created, sealed
 from shared.app.forks import ForkOfRunningGame, fork_game
-from shared.app.games import (
-    BotTurnDispatcher,
-    InvalidRequest,
-    LoadedGame,
-    as_seen_by,
-    game_id_for,
-    load,
-)
+from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by, game_id_for, load
+from shared.errors import InvalidRequest
 from shared.games.base import GameSpec
 from shared.messages.common import ClockEvent, Event, GameCreated, Result, Seat
 from shared.model.registry import registered_bots

@@ -52,9 +52,7 @@ from services.game.streams import due, held, streams_of, until_due
 from services.ops.metrics import GameMetrics
 from shared.app.games import (
     BotTurnDispatcher,
-    InvalidRequest,
     LoadedGame,
-    UnknownGame,
     act,
     as_seen_by,
     create_game,
@@ -63,7 +61,8 @@ from shared.app.games import (
     load,
     platform_due,
 )
-from shared.games.base import GameNotFound, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.messages.common import Seat
 from shared.model import deal_keys
 from shared.model.registry import registered_bots

@@ -10,8 +10,9 @@ from litestar.openapi.spec import OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
-from shared.app.games import InvalidRequest, LoadedGame, Outcome
-from shared.games.base import game_names, get_game
+from shared.app.games import LoadedGame, Outcome
+from shared.catalog import game_names, get_game
+from shared.errors import InvalidRequest
 from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
 from shared.model.clocks import clock_of, timed_waits

@@ -67,15 +67,9 @@ from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.problems import problem, responses
 from services.game.schemas import EventItem, Game, Problem, SeatView
 from services.game.seals import check_unsealed
-from shared.app.games import (
-    InvalidRequest,
-    LoadedGame,
-    UnknownGame,
-    as_seen_by,
-    caught_up,
-    load,
-)
-from shared.games.base import GameNotFound, get_game
+from shared.app.games import LoadedGame, as_seen_by, caught_up, load
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.messages.common import GameCreated, GameFinished, Result
 from shared.model import challenges
 from shared.model.challenges import Challenge, ChallengeIssued

@@ -32,7 +32,7 @@ from litestar.typing import FieldDefinition
 
 from services.game.problems import problem
 from services.game.schemas import Problem
-from shared.app.games import InvalidRequest
+from shared.errors import InvalidRequest
 from shared.messages.text import find_unstorable, unstorable
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from shared.app import tournaments
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.model import challenges, registry
 from shared.ports.views.fold import position_key

@@ -27,8 +27,8 @@ from typing import Any, Literal
 import msgspec
 
 from shared.app import stalls
-from shared.app.games import InvalidRequest, LoadedGame, appendable, load, parse_action
-from shared.games.base import IllegalAction
+from shared.app.games import LoadedGame, appendable, load, parse_action
+from shared.errors import IllegalAction, InvalidRequest
 from shared.messages.codec import encode_all
 from shared.messages.common import Event, WebhookFailed
 from shared.model import clocks, deals, idempotency

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.app.games import UnknownGame
+from shared.errors import UnknownGame
 from shared.games.base import GameSpec
 from shared.messages.codec import encode_all
 from shared.messages.common import Event

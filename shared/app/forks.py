@@ -13,15 +13,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from shared.app.games import (
-    InvalidRequest,
-    LoadedGame,
-    Outcome,
-    # A fork is a creation: the same request fingerprint and seat checks as create_game's.
-    _fingerprint,
-    _seats,
-    game_id_for,
-)
+from shared.app.games import LoadedGame, Outcome, _fingerprint, _seats, game_id_for
+from shared.errors import InvalidRequest
 from shared.messages.codec import encode
 from shared.messages.common import Clock, Event, GameCreated, Seat
 from shared.model import clocks

@@ -20,7 +20,9 @@ from typing import Any
 import msgspec
 
 from shared.app import stalls
-from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound, IllegalAction, InvalidRequest, InvalidRuleset, UnknownGame
+from shared.games.base import GameSpec
 from shared.messages.codec import encode, encode_all
 from shared.messages.common import (
     Action,
@@ -41,23 +43,6 @@ from shared.store.port import (
     RecordedEvent,
     StoreError,
 )
-
-
-class UnknownGame(LookupError):
-    """No game has that id."""
-
-    def __init__(self, game_id: str) -> None:
-        super().__init__(f"no game {game_id!r}")
-        self.game_id = game_id
-
-
-class InvalidRequest(ValueError):
-    """A request is malformed or names something that does not exist; `field` names it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -604,12 +589,9 @@ def play_bot_turns(
 
 __all__ = [
     "BotTurnDispatcher",
-    "IllegalAction",
     "InProcessDispatcher",
-    "InvalidRequest",
     "LoadedGame",
     "Outcome",
-    "UnknownGame",
     "act",
     "appendable",
     "create_game",

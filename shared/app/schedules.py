@@ -27,7 +27,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import msgspec
 from croniter import CroniterBadDateError, CroniterError, croniter
 
-from shared.app.games import BotTurnDispatcher, InvalidRequest
+from shared.app.games import BotTurnDispatcher
+from shared.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from shared.model.tournaments.model import TournamentDefinition

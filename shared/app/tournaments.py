@@ -16,15 +16,8 @@ from collections.abc import Callable, Iterable
 
 from shared.app import stalls
 from shared.app.deadlines import watch_of
-from shared.app.games import (
-    InvalidRequest,
-    UnknownGame,
-    create_game,
-    game_id_for,
-    load,
-    platform_due,
-    play_bot_turns,
-)
+from shared.app.games import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.errors import InvalidRequest, UnknownGame
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
 from shared.model import deal_keys, idempotency

@@ -39,7 +39,7 @@ from shared.games.autobus import (
     is_joker,
     value,
 )
-from shared.games.base import Bot, register_bot
+from shared.games.base import Bot
 from shared.games.cards import JOKER, Card
 from shared.messages.common import Action
 
@@ -303,6 +303,3 @@ class HeuristicBot(Bot[autobus.AutobusState]):
         if not any(isinstance(a, Discard) for a in legal):
             action = rescue_play(view, legal)
         return action or turn_end(view, legal)
-
-
-register_bot(autobus.SPEC, "heuristic", HeuristicBot())

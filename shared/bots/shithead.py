@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from shared.games import shithead
-from shared.games.base import Bot, register_bot
+from shared.games.base import Bot
 from shared.games.cards import JOKER, Card, standard_deck
 from shared.games.shithead import (
     PlayCards,
@@ -319,7 +319,3 @@ class MonteCarloBot(Bot[ShitheadState]):
             legal = shithead.legal_actions(state, turn)
             state = _advance(state, turn, heuristic_action(state.ruleset, state.pile, legal))
         return evaluate(state, seat, self.scale), self.depth
-
-
-register_bot(shithead.SPEC, "heuristic", HeuristicBot())
-register_bot(shithead.SPEC, "mc", MonteCarloBot())

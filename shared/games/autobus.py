@@ -33,8 +33,8 @@ from typing import Literal
 
 import msgspec
 
-from shared.bots.generic import RandomBot
-from shared.games.base import Decision, GameSpec, IllegalAction, InvalidRuleset, register
+from shared.errors import IllegalAction, InvalidRuleset
+from shared.games.base import Decision, GameSpec
 from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
 from shared.messages.common import (
     CLOCK_EVENTS,
@@ -767,32 +767,29 @@ def result(state: AutobusState) -> Result | None:
     return state.result
 
 
-SPEC: GameSpec[AutobusState, AutobusRuleset] = register(
-    GameSpec(
-        name="autobus",
-        title="Hospodský autobus",
-        min_players=2,
-        max_players=4,
-        has_decisions=True,
-        ruleset_type=AutobusRuleset,
-        presets={
-            "classic": AutobusRuleset(),
-            "classic-timed": AutobusRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
-        },
-        action_type=AutobusAction,
-        event_type=AutobusEvent,
-        deal=deal,
-        evolve=evolve,
-        decide=decide,
-        view=view,
-        legal_actions=legal_actions,
-        to_move=to_move,
-        is_over=is_over,
-        result=result,
-        validate=validate,
-        redact=redact,
-        bots={"random": RandomBot()},
-        default_action=default_action,
-        action_of=action_of,
-    )
+SPEC: GameSpec[AutobusState, AutobusRuleset] = GameSpec(
+    name="autobus",
+    title="Hospodský autobus",
+    min_players=2,
+    max_players=4,
+    has_decisions=True,
+    ruleset_type=AutobusRuleset,
+    presets={
+        "classic": AutobusRuleset(),
+        "classic-timed": AutobusRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
+    },
+    action_type=AutobusAction,
+    event_type=AutobusEvent,
+    deal=deal,
+    evolve=evolve,
+    decide=decide,
+    view=view,
+    legal_actions=legal_actions,
+    to_move=to_move,
+    is_over=is_over,
+    result=result,
+    validate=validate,
+    redact=redact,
+    default_action=default_action,
+    action_of=action_of,
 )

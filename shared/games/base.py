@@ -12,33 +12,12 @@ from typing import Any, Generic, TypeVar, Union
 
 import msgspec
 
+from shared.errors import InvalidRuleset
 from shared.messages.codec import EventCodec
 from shared.messages.common import CLOCK_EVENTS, Action, ClockEvent, Event, GameCreated, Result
 
 S = TypeVar("S")
 R = TypeVar("R", bound=msgspec.Struct)
-
-
-class IllegalAction(Exception):
-    """An action breaks a rule; `rule` names it, the message says how."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.message = message
-
-
-class InvalidRuleset(ValueError):
-    """A ruleset cannot be played; `field` names the offending field."""
-
-    def __init__(self, field_name: str, message: str) -> None:
-        super().__init__(f"{field_name}: {message}")
-        self.field = field_name
-        self.message = message
-
-
-class GameNotFound(KeyError):
-    """No game is registered under that name."""
 
 
 class Bot(Generic[S]):
@@ -137,43 +116,3 @@ class Decision(Generic[S]):
         """Records `event` and folds it into the working state."""
         self.events.append(event)
         self.state = self._evolve(self.state, event)
-
-
-_REGISTRY: dict[str, GameSpec[Any, Any]] = {}
-
-
-def register(spec: GameSpec[Any, Any]) -> GameSpec[Any, Any]:
-    """Adds `spec` to the registry under its name and returns it."""
-    _REGISTRY[spec.name] = spec
-    return spec
-
-
-def register_bot(spec: GameSpec[Any, Any], name: str, bot: Bot[Any]) -> None:
-    """Adds a built-in bot to `spec` under `name`."""
-    bots = dict(spec.bots)
-    bots[name] = bot
-    object.__setattr__(spec, "bots", bots)
-
-
-def get_game(name: str) -> GameSpec[Any, Any]:
-    """Returns the registered game `name`, raising GameNotFound."""
-    _load_builtin_games()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise GameNotFound(name) from None
-
-
-def game_names() -> list[str]:
-    """Returns the names of every registered game, sorted."""
-    _load_builtin_games()
-    return sorted(_REGISTRY)
-
-
-def _load_builtin_games() -> None:
-    """Imports the built-in game modules, each of which registers itself."""
-    import shared.bots.autobus  # noqa: PLC0415
-    import shared.bots.shithead  # noqa: PLC0415
-    import shared.games.autobus  # noqa: PLC0415
-    import shared.games.beggar  # noqa: PLC0415
-    import shared.games.shithead  # noqa: F401, PLC0415

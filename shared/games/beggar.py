@@ -25,8 +25,8 @@ from typing import Literal
 
 import msgspec
 
-from shared.bots.generic import FirstLegalBot, RandomBot
-from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, register
+from shared.errors import IllegalAction, InvalidRuleset
+from shared.games.base import GameSpec
 from shared.games.cards import HIDDEN, Card, deal_round_robin, shuffled, standard_deck
 from shared.messages.common import (
     Action,
@@ -387,32 +387,29 @@ def result(state: BeggarState) -> Result | None:
     return state.result
 
 
-SPEC: GameSpec[BeggarState, BeggarRuleset] = register(
-    GameSpec(
-        name="beggar",
-        title="Beggar-my-neighbour",
-        min_players=2,
-        max_players=4,
-        has_decisions=False,
-        ruleset_type=BeggarRuleset,
-        presets={
-            "classic": BeggarRuleset(),
-            "classic-timed": BeggarRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
-        },
-        action_type=PlayTrick,
-        event_type=BeggarEvent,
-        deal=deal,
-        evolve=evolve,
-        decide=decide,
-        view=view,
-        legal_actions=legal_actions,
-        to_move=to_move,
-        is_over=is_over,
-        result=result,
-        validate=validate,
-        redact=redact,
-        bots={"turner": FirstLegalBot(), "random": RandomBot()},
-        default_action=default_action,
-        action_of=action_of,
-    )
+SPEC: GameSpec[BeggarState, BeggarRuleset] = GameSpec(
+    name="beggar",
+    title="Beggar-my-neighbour",
+    min_players=2,
+    max_players=4,
+    has_decisions=False,
+    ruleset_type=BeggarRuleset,
+    presets={
+        "classic": BeggarRuleset(),
+        "classic-timed": BeggarRuleset(clock=Clock(move_seconds=10, bank_seconds=60)),
+    },
+    action_type=PlayTrick,
+    event_type=BeggarEvent,
+    deal=deal,
+    evolve=evolve,
+    decide=decide,
+    view=view,
+    legal_actions=legal_actions,
+    to_move=to_move,
+    is_over=is_over,
+    result=result,
+    validate=validate,
+    redact=redact,
+    default_action=default_action,
+    action_of=action_of,
 )

@@ -34,8 +34,8 @@ from typing import Literal
 
 import msgspec
 
-from shared.bots.generic import RandomBot
-from shared.games.base import GameSpec, IllegalAction, register
+from shared.errors import IllegalAction
+from shared.games.base import GameSpec
 from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
 from shared.games.shithead_rules import (
     FACES,
@@ -946,29 +946,26 @@ def result(state: ShitheadState) -> Result | None:
     return state.result
 
 
-SPEC: GameSpec[ShitheadState, ShitheadRuleset] = register(
-    GameSpec(
-        name="shithead",
-        title="Shithead",
-        min_players=2,
-        max_players=10,
-        has_decisions=True,
-        ruleset_type=ShitheadRuleset,
-        presets=PRESETS,
-        action_type=ShitheadAction,
-        event_type=ShitheadEvent,
-        deal=deal,
-        evolve=evolve,
-        decide=decide,
-        view=view,
-        legal_actions=legal_actions,
-        to_move=to_move,
-        is_over=is_over,
-        result=result,
-        validate=validate,
-        redact=redact,
-        bots={"random": RandomBot()},
-        default_action=default_action,
-        action_of=action_of,
-    )
+SPEC: GameSpec[ShitheadState, ShitheadRuleset] = GameSpec(
+    name="shithead",
+    title="Shithead",
+    min_players=2,
+    max_players=10,
+    has_decisions=True,
+    ruleset_type=ShitheadRuleset,
+    presets=PRESETS,
+    action_type=ShitheadAction,
+    event_type=ShitheadEvent,
+    deal=deal,
+    evolve=evolve,
+    decide=decide,
+    view=view,
+    legal_actions=legal_actions,
+    to_move=to_move,
+    is_over=is_over,
+    result=result,
+    validate=validate,
+    redact=redact,
+    default_action=default_action,
+    action_of=action_of,
 )

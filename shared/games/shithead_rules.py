@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from shared.games.base import InvalidRuleset
+from shared.errors import InvalidRuleset
 from shared.games.cards import JOKER, RANKS
 from shared.messages.common import Clock
 

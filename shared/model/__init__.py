@@ -1,1 +1,1 @@
-"""Pure models of the platform beside the games: registry, challenges, tournaments, clocks, deals."""
+"""Pure models of the platform beside its games: registry, challenges, tournaments, deals."""

@@ -25,8 +25,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from shared.app.games import InvalidRequest, create_game, game_id_for
-from shared.games.base import GameNotFound, InvalidRuleset, get_game
+from shared.app.games import create_game, game_id_for
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Clock, Event, Seat
 from shared.model.registry import RegisteredBot

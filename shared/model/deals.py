@@ -35,7 +35,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared.games.base import GameNotFound, InvalidRuleset, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRuleset
 from shared.messages.common import Event, GameCreated, GameFinished
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")

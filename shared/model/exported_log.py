@@ -39,7 +39,9 @@ from typing import Any
 
 import msgspec
 
-from shared.games.base import GameNotFound, GameSpec, IllegalAction, InvalidRuleset, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound, IllegalAction, InvalidRuleset
+from shared.games.base import GameSpec
 from shared.messages.common import (
     Action,
     ClockEvent,

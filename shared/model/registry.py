@@ -30,8 +30,8 @@ from typing import Literal
 
 import msgspec
 
-from shared.app.games import InvalidRequest
-from shared.games.base import GameNotFound, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRequest
 from shared.messages.codec import EventCodec, encode, encode_all
 from shared.messages.common import Event, Seat
 from shared.ports.webhook_urls import WebhookUrlRefused, check_webhook_url

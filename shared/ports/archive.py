@@ -13,8 +13,10 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from shared.app.games import LoadedGame, UnknownGame, load
-from shared.games.base import GameNotFound, GameSpec, get_game
+from shared.app.games import LoadedGame, load
+from shared.catalog import get_game
+from shared.errors import GameNotFound, UnknownGame
+from shared.games.base import GameSpec
 from shared.messages.common import Event, GameCreated
 from shared.model import clocks
 from shared.store.port import EventStore, RecordedEvent

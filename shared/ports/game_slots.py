@@ -18,7 +18,8 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 
-from shared.app.games import InvalidRequest, UnknownGame, load
+from shared.app.games import load
+from shared.errors import InvalidRequest, UnknownGame
 from shared.store.port import EventStore
 
 RESERVATION_MS = 60_000

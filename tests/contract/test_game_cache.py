@@ -8,17 +8,8 @@ import random
 import pytest
 import redis
 
-from shared.app.games import (
-    LoadedGame,
-    UnknownGame,
-    _fold,
-    act,
-    cache_of,
-    caught_up,
-    create_game,
-    current,
-    load,
-)
+from shared.app.games import LoadedGame, _fold, act, cache_of, caught_up, create_game, current, load
+from shared.errors import UnknownGame
 from shared.messages.common import Clock, Seat
 from shared.model.idempotency import client_key
 from shared.store.memory import InMemoryEventStore

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from services.projection.queries import archived_events, get_game_row
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.store.port import RecordedEvent
 
 if TYPE_CHECKING:

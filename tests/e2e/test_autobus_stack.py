@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from shared.games.base import get_game
+from shared.catalog import get_game
 from tests.e2e.conftest import Stack
 from tests.e2e.support import check_projected_and_archived, play_to_the_end
 

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from services.projection.queries import archived_events, get_game_row
-from shared.games.base import get_game
+from shared.catalog import get_game
 from tests.e2e.conftest import Stack
 from tests.e2e.support import wait_for
 

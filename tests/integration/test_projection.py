@@ -21,7 +21,7 @@ from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
 from shared.app.tournaments import run_in_process
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.codec import UnknownSchemaVersion, encode, encode_all
 from shared.messages.common import GameCreated, Seat
 from shared.model import challenges

@@ -21,8 +21,8 @@ import redis
 from services.workers.tasks import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 from shared.app.games import create_game, load
+from shared.catalog import get_game
 from shared.games import autobus as ab
-from shared.games.base import get_game
 from shared.messages.common import (
     Clock,
     DefaultActionPlayed,

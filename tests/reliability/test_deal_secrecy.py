@@ -28,7 +28,7 @@ import pytest
 import redis
 
 from services.cli.main import main
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.games.shithead import GameStarted
 from shared.model import deals
 from shared.model.exported_log import read_log

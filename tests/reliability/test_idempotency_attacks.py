@@ -27,7 +27,7 @@ import httpx
 import pytest
 import redis
 
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.common import Event, SeatForfeited, TurnTimedOut
 from shared.sdk.client import Client
 from shared.store.port import RecordedEvent

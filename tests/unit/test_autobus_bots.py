@@ -8,8 +8,9 @@ from collections.abc import Iterator, Mapping, Sequence
 import pytest
 
 from shared.bots.autobus import HeuristicBot
+from shared.catalog import get_game
 from shared.games import autobus as ab
-from shared.games.base import Bot, get_game
+from shared.games.base import Bot
 from shared.messages.common import Action
 
 pytestmark = pytest.mark.unit

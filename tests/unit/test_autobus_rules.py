@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from shared.errors import IllegalAction, InvalidRuleset
 from shared.games import autobus as ab
-from shared.games.base import IllegalAction, InvalidRuleset
 from shared.games.cards import HIDDEN, shuffled, standard_deck
 from shared.messages.common import Event, GameFinished
 

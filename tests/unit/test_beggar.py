@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
+from shared.catalog import get_game
+from shared.errors import IllegalAction, InvalidRuleset
 from shared.games import beggar
-from shared.games.base import IllegalAction, InvalidRuleset, get_game
 from shared.games.cards import standard_deck
 from shared.messages.common import Event, GameFinished, Result
 

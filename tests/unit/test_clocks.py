@@ -13,10 +13,12 @@ import pytest
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
 from shared.app.tournaments import run_in_process
+from shared.catalog import get_game
+from shared.errors import IllegalAction
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh
-from shared.games.base import GameSpec, IllegalAction, get_game
+from shared.games.base import GameSpec
 from shared.games.shithead_rules import PRESETS
 from shared.messages.codec import encode
 from shared.messages.common import (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from shared.catalog import get_game
 from shared.games import beggar
-from shared.games.base import get_game
 from shared.messages.codec import UnknownSchemaVersion, encode
 from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.store.port import RecordedEvent

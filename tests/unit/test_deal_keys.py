@@ -21,7 +21,7 @@ from shared.app.tournaments import (
     load_tournament,
     start_pending_games,
 )
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.common import GameCreated, Seat
 from shared.model import deal_keys
 from shared.model.deal_keys import GivenDealSecret

@@ -19,7 +19,7 @@ from shared.app.games import (
     load,
     play_bot_turns,
 )
-from shared.games.base import game_names, get_game
+from shared.catalog import game_names, get_game
 from shared.messages.common import Clock, Event, GameCreated, GameFinished, Seat
 from shared.model import deal_keys, deals
 from shared.store.memory import InMemoryEventStore

@@ -20,7 +20,9 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from shared.app.games import InProcessDispatcher, load
 from shared.bots.generic import FirstLegalBot
-from shared.games.base import GameSpec, IllegalAction, InvalidRuleset, get_game, register
+from shared.catalog import get_game, hosting
+from shared.errors import IllegalAction, InvalidRuleset
+from shared.games.base import GameSpec
 from shared.games.cards import standard_deck
 from shared.messages.codec import to_json
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
@@ -101,32 +103,37 @@ def _validate(rules: BumpRules, players: int) -> None:
         raise InvalidRuleset("players", f"test-bump takes 1 or 2 players, not {players}")
 
 
-BUMP: GameSpec[BumpState, BumpRules] = register(
-    GameSpec(
-        name="test-bump",
-        title="Test bump",
-        min_players=1,
-        max_players=2,
-        has_decisions=True,
-        ruleset_type=BumpRules,
-        presets={"classic": BumpRules()},
-        action_type=Bump,
-        event_type=GameCreated | BumpStarted | Bumped | GameFinished,
-        deal=lambda rules, players, seed: BumpStarted(rules, players),
-        evolve=_evolve,
-        decide=_decide,
-        view=lambda state, seat: state,
-        legal_actions=lambda state, seat: [Bump()] if seat in _to_move(state) else [],
-        to_move=_to_move,
-        is_over=lambda state: state.result is not None,
-        result=lambda state: state.result,
-        validate=_validate,
-        bots={"bumper": FirstLegalBot()},
-    )
+BUMP: GameSpec[BumpState, BumpRules] = GameSpec(
+    name="test-bump",
+    title="Test bump",
+    min_players=1,
+    max_players=2,
+    has_decisions=True,
+    ruleset_type=BumpRules,
+    presets={"classic": BumpRules()},
+    action_type=Bump,
+    event_type=GameCreated | BumpStarted | Bumped | GameFinished,
+    deal=lambda rules, players, seed: BumpStarted(rules, players),
+    evolve=_evolve,
+    decide=_decide,
+    view=lambda state, seat: state,
+    legal_actions=lambda state, seat: [Bump()] if seat in _to_move(state) else [],
+    to_move=_to_move,
+    is_over=lambda state: state.result is not None,
+    result=lambda state: state.result,
+    validate=_validate,
+    bots={"bumper": FirstLegalBot()},
 )
 
 BUMP_SEATS = [{"kind": "external"}, {"kind": "bot"}]
 """Seat 0 is posted by the test client; seat 1, a bot, bumps as soon as it is due."""
+
+
+@pytest.fixture(autouse=True)
+def _hosted() -> Iterator[None]:
+    """Hosts test-bump beside the built-in games for each test of this module."""
+    with hosting(BUMP):
+        yield
 
 
 def problem(response: Any, status: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from shared.app.games import create_game, load, play_bot_turns
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.common import Seat
 from shared.store.memory import InMemoryEventStore
 

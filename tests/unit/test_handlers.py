@@ -8,8 +8,6 @@ import pytest
 
 from shared.app.games import (
     InProcessDispatcher,
-    InvalidRequest,
-    UnknownGame,
     act,
     as_seen_by,
     create_game,
@@ -17,8 +15,9 @@ from shared.app.games import (
     next_bot_seat,
     play_bot_turns,
 )
+from shared.catalog import get_game
+from shared.errors import IllegalAction, InvalidRequest, UnknownGame
 from shared.games import shithead
-from shared.games.base import IllegalAction, get_game
 from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused

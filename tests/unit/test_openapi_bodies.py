@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.schemas import AcceptedValues, preset_names, strategy_names
 from shared.app.games import InProcessDispatcher
-from shared.games.base import game_names
+from shared.catalog import game_names
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

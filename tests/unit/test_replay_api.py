@@ -24,7 +24,7 @@ from shared.app.games import (
     load,
     play_bot_turns,
 )
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.codec import encode, to_json
 from shared.messages.common import ClockEvent, GameCreated, Seat
 from shared.ports.archive import InMemoryEventArchive

@@ -15,7 +15,7 @@ from services.game.app import create_app
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import InProcessDispatcher, create_game, load
 from shared.app.tournaments import run_in_process
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.common import Clock, GameCreated, Seat
 from shared.model.clocks import WEBHOOK_CLOCK
 from shared.model.tournaments.model import (

@@ -17,8 +17,8 @@ from shared.bots.shithead import (
     determinize,
     heuristic_action,
 )
+from shared.catalog import get_game
 from shared.games import shithead as sh
-from shared.games.base import get_game
 from shared.games.cards import standard_deck
 from shared.games.shithead_rules import PRESETS, ShitheadRuleset
 from shared.messages.common import Action

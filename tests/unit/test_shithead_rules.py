@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from shared.errors import IllegalAction, InvalidRuleset
 from shared.games import shithead as sh
-from shared.games.base import IllegalAction, InvalidRuleset
 from shared.games.cards import HIDDEN
 from shared.games.shithead_rules import PRESETS, ShitheadRuleset, validate
 from shared.messages.common import Event, GameFinished

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -11,7 +12,8 @@ import pytest
 from services.cli.main import main
 from services.cli.simulate import check, seating, simulate
 from shared.bots.generic import FirstLegalBot
-from shared.games.base import GameSpec, register
+from shared.catalog import hosting
+from shared.games.base import GameSpec
 from shared.messages.common import Event, GameCreated, Result
 
 pytestmark = pytest.mark.unit
@@ -33,30 +35,35 @@ def _ranked(state: Result | None, event: Event) -> Result:
     return Result("finished", list(range(1, event.players + 1)))
 
 
-SEAT_ORDER: GameSpec[Result, SeatOrderRules] = register(
-    GameSpec(
-        name="test-seat-order",
-        title="Test seat order",
-        min_players=2,
-        max_players=4,
-        has_decisions=False,
-        ruleset_type=SeatOrderRules,
-        presets={"classic": SeatOrderRules()},
-        action_type=None,
-        event_type=GameCreated | SeatsRanked,
-        deal=lambda rules, players, seed: SeatsRanked(players),
-        evolve=_ranked,
-        decide=lambda state, seat, action: [],
-        view=lambda state, seat: state,
-        legal_actions=lambda state, seat: [],
-        to_move=lambda state: [],
-        is_over=lambda state: True,
-        result=lambda state: state,
-        validate=lambda rules, players: None,
-        bots={"a": FirstLegalBot(), "b": FirstLegalBot(), "c": FirstLegalBot()},
-    )
+SEAT_ORDER: GameSpec[Result, SeatOrderRules] = GameSpec(
+    name="test-seat-order",
+    title="Test seat order",
+    min_players=2,
+    max_players=4,
+    has_decisions=False,
+    ruleset_type=SeatOrderRules,
+    presets={"classic": SeatOrderRules()},
+    action_type=None,
+    event_type=GameCreated | SeatsRanked,
+    deal=lambda rules, players, seed: SeatsRanked(players),
+    evolve=_ranked,
+    decide=lambda state, seat, action: [],
+    view=lambda state, seat: state,
+    legal_actions=lambda state, seat: [],
+    to_move=lambda state: [],
+    is_over=lambda state: True,
+    result=lambda state: state,
+    validate=lambda rules, players: None,
+    bots={"a": FirstLegalBot(), "b": FirstLegalBot(), "c": FirstLegalBot()},
 )
 """A game whose seat alone decides the places: the lower the seat, the better."""
+
+
+@pytest.fixture(autouse=True)
+def _hosted() -> Iterator[None]:
+    """Hosts test-seat-order beside the built-in games for each test of this module."""
+    with hosting(SEAT_ORDER):
+        yield
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared.app.games import InvalidRequest
 from shared.app.schedules import InvalidSchedule, Schedule, validate_schedule
-from shared.games.base import GameNotFound, InvalidRuleset, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.common import Clock, Event
 from shared.model.registry import BotKind, RegisteredBot, resolve_bot
 from shared.model.tournaments import formats

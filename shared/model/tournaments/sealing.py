@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 import msgspec
 
-from shared.app.games import UnknownGame, game_id_for
+from shared.app.games import game_id_for
 from shared.app.tournaments import CODEC, stream_id
+from shared.errors import UnknownGame
 from shared.messages.common import GameCreated
 from shared.model.tournaments.model import TournamentState, evolve
 from shared.ports.archive import EventArchive, game_log, load_logged

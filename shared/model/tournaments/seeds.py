@@ -15,7 +15,8 @@ import weakref
 
 import msgspec
 
-from shared.app.games import UnknownGame, game_id_for, load
+from shared.app.games import game_id_for, load
+from shared.errors import UnknownGame
 from shared.model import deal_keys
 from shared.model.tournaments.model import TournamentDefinition, TournamentState, pending
 from shared.store.port import EventStore

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 from openskill.models import PlackettLuce
 
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.model.tournaments.model import TournamentState, _results
 
 

@@ -16,7 +16,8 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
-from shared.games.base import GameNotFound, get_game
+from shared.catalog import get_game
+from shared.errors import GameNotFound
 from shared.messages.common import Result, Seat
 from shared.model.tournaments.model import TournamentState
 from shared.model.tournaments.standings import Rating, update_ratings

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 
 from shared.app import tournaments
-from shared.games.base import get_game
+from shared.catalog import get_game
 from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.model.tournaments import model
 from shared.model.tournaments.standings import standings
