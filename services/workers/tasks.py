@@ -217,28 +217,29 @@ def _count_bot_turns(handed: RecordedEvent, moves: int, started_ms: int) -> None
 
 
 def register(app: Celery, worker: Worker) -> None:
-    """Registers the tasks of `worker` on `app` under their names (`services.workers.dispatch`)."""
+    """Registers the tasks of `worker` on `app` alone (not shared with other apps, as
+    Celery's default would) under their names (`services.workers.dispatch`)."""
 
-    @app.task(name=BOT_TURNS, **RETRIED)
+    @app.task(name=BOT_TURNS, shared=False, **RETRIED)
     def bot_turns(game_id: str) -> int:
         return worker.bot_turns(game_id)
 
-    @app.task(name=TURN_DEADLINE, **RETRIED)
+    @app.task(name=TURN_DEADLINE, shared=False, **RETRIED)
     def turn_deadline(game_id: str, turn_version: int) -> str:
         return worker.turn_deadline(game_id, turn_version)
 
-    @app.task(name=WEBHOOK_TURN, **RETRIED)
+    @app.task(name=WEBHOOK_TURN, shared=False, **RETRIED)
     def webhook_turn(game_id: str, turn_version: int, seat: int) -> str:
         return worker.webhook_turn(game_id, turn_version, seat)
 
-    @app.task(name=START_TOURNAMENT, **RETRIED)
+    @app.task(name=START_TOURNAMENT, shared=False, **RETRIED)
     def start_tournament(definition: dict[str, Any], tournament_id: str) -> str:
         return worker.start_tournament(definition, tournament_id)
 
-    @app.task(name=RUN_SCHEDULED_TOURNAMENT, **RETRIED)
+    @app.task(name=RUN_SCHEDULED_TOURNAMENT, shared=False, **RETRIED)
     def run_scheduled_tournament(definition: dict[str, Any], schedule_id: str, slot: str) -> str:
         return worker.run_scheduled_tournament(definition, schedule_id, slot)
 
-    @app.task(name=RECONCILE_TOURNAMENTS)
+    @app.task(name=RECONCILE_TOURNAMENTS, shared=False)
     def reconcile_tournaments(stall_seconds: float) -> int:
         return worker.reconcile_tournaments(stall_seconds)
