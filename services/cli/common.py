@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Protocol
+from typing import TypeAlias
 
 USAGE_ERROR = 2
 """The exit code of a command asked for something it cannot do (argparse's own)."""
 BAD_LOG = 1
 """The exit code of a log that does not add up (or a deal that does not verify)."""
 
-Subparsers = Any
-"""What `ArgumentParser.add_subparsers` returns (argparse's private `_SubParsersAction`)."""
-
-
-class Run(Protocol):
-    """A command group's `run`: runs the command in `args` and returns its exit code."""
-
-    def __call__(self, args: argparse.Namespace, /) -> int: ...
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""What `ArgumentParser.add_subparsers` returns, where a command group adds its commands."""
 
 
 def fail(message: str, code: int = USAGE_ERROR) -> int:
