@@ -63,8 +63,8 @@ from rich.console import Console
 from rich.table import Table
 
 from services.cli.dev import Launcher, cardarena, service_ready, stack_environment
+from services.ops.migrate import migrate
 from services.projection.lag import projection_lag
-from services.projection.migrate import migrate
 from shared.sdk.client import SseParser, StreamEvent
 from shared.store.redis_store import RedisEventStore
 

@@ -41,7 +41,7 @@ import httpx
 
 from bench.load import clean_redis, free_port, temporary_database
 from services.cli.dev import Launcher, cardarena, service_ready, stack_environment
-from services.projection.migrate import migrate
+from services.ops.migrate import migrate
 
 ADMIN_KEY = "bench-spectators-admin-key"
 TARGET_RATIO = 2.0

@@ -83,13 +83,14 @@ def distributed(
     store = RedisEventStore(client, namespace=namespace)
     try:
         time.sleep(3)
-        from services.workers.celery_app import app  # noqa: PLC0415
-        from services.workers.tasks import start_tournament  # noqa: PLC0415
+        from services.settings import WorkerSettings, load_settings  # noqa: PLC0415
+        from services.workers.celery_app import create_celery  # noqa: PLC0415
+        from services.workers.dispatch import START_TOURNAMENT  # noqa: PLC0415
 
-        app.conf.update(broker_url=redis_url)
+        app = create_celery(load_settings(env, WorkerSettings))
         start = time.perf_counter()
-        start_tournament.apply_async(
-            (msgspec.to_builtins(tournament), "bench"), queue=f"{namespace}bots"
+        app.send_task(
+            START_TOURNAMENT, (msgspec.to_builtins(tournament), "bench"), queue=f"{namespace}bots"
         )
         while True:
             try:

@@ -44,7 +44,7 @@ import redis
 
 from bench.load import temporary_database
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
-from services.projection.migrate import migrate
+from services.ops.migrate import migrate
 from shared.app.games import game_id_for
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model import deal_keys
@@ -243,12 +243,13 @@ def run(
             victim, survivor = launcher.children[-2:]
             for worker in (victim, survivor):
                 until(functools.partial(worker.saw, " ready."), f"{worker.name} to be ready", 120)
-            from services.workers.celery_app import app  # noqa: PLC0415 - Celery on demand
-            from services.workers.tasks import CeleryDispatcher  # noqa: PLC0415
+            from services.settings import WorkerSettings, load_settings  # noqa: PLC0415
+            from services.workers.celery_app import create_celery  # noqa: PLC0415 - on demand
+            from services.workers.dispatch import CeleryDispatcher  # noqa: PLC0415
 
-            app.conf.update(broker_url=redis_url)
+            app = create_celery(load_settings({"REDIS_URL": redis_url}, WorkerSettings))
             start = time.monotonic()
-            CeleryDispatcher(queue).start_tournament(tournament, TOURNAMENT)
+            CeleryDispatcher(app, queue).start_tournament(tournament, TOURNAMENT)
             state = until(lambda: recorded(store), "tournament to be recorded")
             figures.games = sum(len(rnd.games) for rnd in state.rounds)
 

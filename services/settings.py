@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Annotated, Literal, TypeVar, overload
 
 import msgspec
@@ -186,3 +186,12 @@ def load_settings(
     names = {f.name for f in fields(kind)}
     given = {field: env[name] for field, name in _ENV.items() if name in env and field in names}
     return msgspec.convert(given, kind, strict=False)
+
+
+def as_kind(settings: CommonSettings, kind: type[S], environ: Mapping[str, str] | None = None) -> S:
+    """Returns `settings` as settings of `kind`: themselves when they are, else their common
+    fields with the rest of `kind`'s read from `environ` (default: the process environment)."""
+    if isinstance(settings, kind):
+        return settings
+    common = {f.name: getattr(settings, f.name) for f in fields(CommonSettings)}
+    return replace(load_settings(environ, kind), **common)

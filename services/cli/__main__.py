@@ -1,5 +1,7 @@
 """`python -m services.cli` runs the command line."""
 
+import sys
+
 from services.cli.main import main
 
-main()
+sys.exit(main())

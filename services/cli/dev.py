@@ -9,6 +9,7 @@ end-to-end and smoke tests start the stack with the same launcher.
 
 from __future__ import annotations
 
+import argparse
 import collections
 import contextlib
 import os
@@ -27,6 +28,8 @@ import psycopg
 import redis
 from psycopg import sql
 
+from services.cli.common import Subparsers
+from services.ops.migrate import migrate
 from services.settings import Settings, load_settings
 
 GRACE_SECONDS = 10.0
@@ -249,8 +252,6 @@ def ensure_database(database_url: str) -> str | None:
 
 def prepare(settings: Settings, say: Callable[[str], None]) -> None:
     """Checks Redis, creates the database if missing and applies the migrations."""
-    from services.projection.migrate import migrate  # noqa: PLC0415
-
     client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5)
     try:
         client.ping()
@@ -324,3 +325,19 @@ def run_dev(
         say("stopping")
     say("stopped")
     return 0
+
+
+def add_parser(commands: Subparsers) -> None:
+    """Adds `dev` to the `cardarena` subcommands."""
+    dev = commands.add_parser(
+        "dev", help="run the whole stack as local processes until Ctrl-C (migrations first)"
+    )
+    dev.add_argument("--host", help="where the game service listens (default: CARDARENA_HOST)")
+    dev.add_argument("--port", type=int, help="the game service's port (default: CARDARENA_PORT)")
+    dev.add_argument("--workers-concurrency", type=int, default=2, help="worker processes")
+    dev.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Runs the game service, projection, a worker and beat locally until interrupted."""
+    return run_dev(args.host, args.port, args.workers_concurrency)

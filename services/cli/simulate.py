@@ -1,4 +1,4 @@
-"""Seeded games between built-in bots, played in this process: places and wins per bot.
+"""`cardarena simulate`: seeded games between built-in bots, played here: places and wins per bot.
 
 Game `i` of a run with seed `s` is dealt from the seed `f"{s}:{i}"` and seats the bots
 rotated by `i` (the bot listed `j`th plays seat `(j + i) % n`), so that over a multiple of
@@ -8,6 +8,8 @@ A run is deterministic: the same request gives the same tallies, in one process 
 
 from __future__ import annotations
 
+import argparse
+import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -15,6 +17,11 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
+from rich.console import Console
+from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.table import Table
+
+from services.cli.common import Subparsers, fail
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound, InvalidRuleset
 from shared.games.base import GameSpec
@@ -195,3 +202,45 @@ def simulate(
                 _merge(tallies, future.result())
                 advance(futures[future])
     return Report(simulation, time.perf_counter() - started, tallies)
+
+
+def add_parser(commands: Subparsers) -> None:
+    """Adds `simulate` to the `cardarena` subcommands."""
+    sim = commands.add_parser("simulate", help="play seeded games between built-in bots")
+    sim.add_argument("--game", required=True, help="the game, e.g. shithead")
+    sim.add_argument("--preset", default="classic", help="the ruleset preset")
+    sim.add_argument(
+        "--bots", required=True, help="one bot per seat, e.g. heuristic,random,random,random"
+    )
+    sim.add_argument("--games", type=int, default=1000, help="how many games")
+    sim.add_argument("--seed", default="0", help="game i is dealt from the seed '<seed>:<i>'")
+    sim.add_argument("--processes", type=int, default=1, help="worker processes")
+    sim.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    sim.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plays seeded games between built-in bots; prints a table (or one JSON object) per bot."""
+    bots = [name.strip() for name in args.bots.split(",")]
+    try:
+        request = check(args.game, args.preset, bots, args.games, args.seed)
+        if args.processes < 1:
+            raise SimulationError(f"processes must be at least 1, not {args.processes}")
+    except SimulationError as error:
+        return fail(str(error))
+    if args.json:
+        print(json.dumps(simulate(request, args.processes).to_json()))
+        return 0
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as progress:
+        task = progress.add_task(f"{request.game} ({request.preset})", total=request.games)
+        report = simulate(request, args.processes, lambda n: progress.advance(task, n))
+    table = Table(title=f"{request.games} games of {request.game} ({request.preset})")
+    for header in ("bot", "games", "wins", "win rate", "mean place"):
+        table.add_column(header, justify="left" if header == "bot" else "right")
+    for name, tally in sorted(report.bots.items()):
+        rate, place = f"{tally.win_rate:.1%}", f"{tally.mean_place:.2f}"
+        table.add_row(name, str(tally.games), str(tally.wins), rate, place)
+    table.caption = f"{report.games_per_second:.1f} games per second"
+    Console().print(table)
+    return 0

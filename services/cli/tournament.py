@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from typing import Any
 
 import msgspec
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
 
+from services.cli.common import Subparsers, fail
 from services.settings import CommonSettings, load_settings
 from shared.app.tournaments import run_in_process
 from shared.model import deal_keys
@@ -29,7 +32,6 @@ from shared.model.tournaments.model import (
 from shared.model.tournaments.standings import Standing, standings
 from shared.store.memory import InMemoryEventStore
 
-USAGE_ERROR = 2
 OFFLINE_SECRET = "cardarena tournament: offline deals, no secret"  # noqa: S105 - public on purpose
 """The deal secret of a run when `CARDARENA_DEAL_SECRET` is not set."""
 
@@ -42,7 +44,7 @@ def offline_store() -> InMemoryEventStore:
     return store
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: Subparsers) -> None:
     """Adds the `tournament` subcommand to the parser's subcommands."""
     parser = commands.add_parser("tournament", help="run a whole tournament in this process")
     parser.add_argument("--game", required=True, help="beggar, shithead or autobus")
@@ -61,6 +63,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")
+    parser.set_defaults(run=run)
 
 
 def definition_of(args: argparse.Namespace) -> TournamentDefinition:
@@ -100,21 +103,17 @@ def report(state: TournamentState, seconds: float) -> dict[str, Any]:
     }
 
 
-def tournament_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Runs the tournament, with a progress bar, and prints its standings."""
     try:
         definition = definition_of(args)
     except InvalidTournament as error:
-        print(f"cardarena: error: {error}", file=sys.stderr)
-        return USAGE_ERROR
+        return fail(str(error))
     start = time.perf_counter()
     if args.json:
         state = run_in_process(offline_store(), definition)
         print(json.dumps(report(state, time.perf_counter() - start)))
         return 0
-    from rich.console import Console  # noqa: PLC0415
-    from rich.progress import Progress  # noqa: PLC0415
-
     with Progress(console=Console(stderr=True)) as progress:
         task = progress.add_task(f"{definition.format} of {definition.game}", total=None)
         state = run_in_process(
@@ -128,9 +127,6 @@ def tournament_command(args: argparse.Namespace) -> int:
 
 def print_table(state: TournamentState, seconds: float) -> None:
     """Prints the standings as a table."""
-    from rich.console import Console  # noqa: PLC0415
-    from rich.table import Table  # noqa: PLC0415
-
     d = state.definition
     table = Table(title=f"{d.format} of {d.game}: {len(state.records)} games")
     headers = ["#", "entrant", "games", "points", "wins", "mean place", "win rate 95%", "rating"]

@@ -1,1 +1,2 @@
-"""Operations: health and readiness, metrics, logs, probes."""
+"""Operations: health and readiness, metrics, logs, probes, the SQL migrations; the three
+services build on these, and these import none of them."""

@@ -16,13 +16,17 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import redis
 
-from services.projection import dead_letters
-from services.projection.migrate import MIGRATIONS_DIR
+from services.ops.migrate import MIGRATIONS_DIR
 from shared.store.port import EventStore
+
+DeadLetters = Callable[[psycopg.Connection[Any]], "str | None"]
+"""Reads one line on the projection's dead letters from a connection, None when there are
+none (`services.projection.dead_letters.summary`)."""
 
 TIMEOUT_S = 2.0
 """How long one dependency check may take."""
@@ -57,14 +61,20 @@ class StoreReadiness(Readiness):
 
 class StackReadiness(Readiness):
     """The real stack: Redis answers and, with a `database_url`, PostgreSQL answers with every
-    migration of deploy/migrations applied. The checks run at once, within `timeout`."""
+    migration of deploy/migrations applied, and `dead_letters` (if given) reports what the
+    projection set aside. The checks run at once, within `timeout`."""
 
     def __init__(
-        self, redis_url: str, database_url: str | None, timeout: float = TIMEOUT_S
+        self,
+        redis_url: str,
+        database_url: str | None,
+        timeout: float = TIMEOUT_S,
+        dead_letters: DeadLetters | None = None,
     ) -> None:
         self.redis_url = redis_url
         self.database_url = database_url
         self.timeout = timeout
+        self.dead_letters = dead_letters
 
     def problems(self) -> list[str]:
         checks: dict[str, Callable[[], str | None]] = {
@@ -78,12 +88,14 @@ class StackReadiness(Readiness):
     def report(self) -> tuple[list[str], list[str]]:
         """Returns what is down and, with a `database_url`, the projection's dead letters
         (events it set aside: degraded, not down), both checked at once."""
-        if self.database_url is None:
+        if self.database_url is None or self.dead_letters is None:
             return self.problems(), []
         deadline_s = self.timeout + 1.0
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         try:
-            held = pool.submit(dead_letters_problem, self.database_url, self.timeout)
+            held = pool.submit(
+                dead_letters_problem, self.database_url, self.dead_letters, self.timeout
+            )
             down = self.problems()
             if down:
                 return down, []  # a dead-letter count is moot while a store is down
@@ -167,16 +179,17 @@ DEAD_LETTERS = "projection dead letters"
 """The name of the check of the projection's dead letters."""
 
 
-def dead_letters_problem(url: str, timeout: float = TIMEOUT_S) -> str | None:
-    """Returns one line on the events the projection set aside as dead letters (see
-    `services.projection.dead_letters`), None when there are none or the table is missing
-    (migrations not applied: `database_problem` says so)."""
+def dead_letters_problem(
+    url: str, dead_letters: DeadLetters, timeout: float = TIMEOUT_S
+) -> str | None:
+    """Returns `dead_letters`' line on the events the projection set aside, None when there
+    are none or the table is missing (migrations not applied: `database_problem` says so)."""
     try:
         with _connect(url, timeout) as conn:
             table = conn.execute("SELECT to_regclass('projection_dead_letters')").fetchone()
             if table is None or table[0] is None:
                 return None
-            return dead_letters.summary(conn)
+            return dead_letters(conn)
     except psycopg.Error as error:
         return f"{DEAD_LETTERS}: {str(error).strip().splitlines()[0] if str(error) else error!r}"
 

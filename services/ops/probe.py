@@ -1,6 +1,6 @@
-"""`cardarena probe`: liveness and readiness of a service, for Kubernetes exec probes.
+"""Liveness and readiness of a service, for `cardarena probe` (Kubernetes exec probes).
 
-Exits 0 (alive, or ready) or 1, printing one line with the reason. `game` asks the game
+`probe` answers whether a service is alive (or ready), with the reason. `game` asks the game
 service's `/health` (or `/ready`) on CARDARENA_HOST/PORT. `projection`, `workers` and `beat`
 read their heartbeat file (see `services.ops.health.heartbeat_path`): alive while it is younger
 than CARDARENA_HEARTBEAT_MAX_AGE seconds; ready when alive and what the service needs
@@ -8,9 +8,6 @@ answers: Redis for all three, PostgreSQL with its migrations for the projection.
 """
 
 from __future__ import annotations
-
-import argparse
-from typing import Any
 
 import httpx
 
@@ -24,23 +21,6 @@ from services.settings import Settings
 
 SERVICES = ("game", "projection", "workers", "beat")
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # noqa: S104 - where to ask
-
-
-def add_parser(commands: Any) -> None:
-    """Adds `probe` to the `cardarena` subcommands."""
-    probe = commands.add_parser(
-        "probe", help="check that a service is alive (or, with --ready, ready); exit 0 or 1"
-    )
-    probe.add_argument("service", choices=SERVICES)
-    probe.add_argument("--ready", action="store_true", help="readiness instead of liveness")
-
-
-def probe_command(args: argparse.Namespace, settings: Settings) -> int:
-    """Prints whether `args.service` is alive (ready) in one line; returns 0 if so, else 1."""
-    ok, reason = probe(args.service, settings, ready=args.ready)
-    what = "ready" if args.ready else "alive"
-    print(f"{args.service}: {what if ok else 'not ' + what}: {reason}", flush=True)
-    return 0 if ok else 1
 
 
 def probe(service: str, settings: Settings, ready: bool = False) -> tuple[bool, str]:

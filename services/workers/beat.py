@@ -34,13 +34,14 @@ from redbeat.schedulers import RedBeatScheduler, RedBeatSchedulerEntry, ensure_c
 
 from services.ops.health import heartbeat_path, touch
 from services.settings import BeatSettings, CommonSettings
+from services.workers.dispatch import RECONCILE_TOURNAMENTS, RUN_SCHEDULED_TOURNAMENT
 from shared.app.schedules import Schedule, ScheduledTournament, Scheduler, UnknownSchedule
 from shared.model.tournaments.model import TournamentDefinition
 from shared.store.port import StoreUnavailable
 
-TASK = "cardarena.run_scheduled_tournament"
+TASK = RUN_SCHEDULED_TOURNAMENT
 """The task a run sends: (definition, schedule id), and the run's `slot` as a keyword."""
-RECONCILE = "cardarena.reconcile_tournaments"
+RECONCILE = RECONCILE_TOURNAMENTS
 """The task beat sends every `reconcile_seconds`, with that stall as its argument."""
 DEFAULT_MAX_INTERVAL = 5
 """Seconds beat sleeps at most between looks at Redis: how late a new schedule may fire."""
@@ -316,10 +317,9 @@ def reconcile_schedule(settings: BeatSettings) -> dict[str, Any]:
     return {"cardarena-reconcile": entry}
 
 
-def run_beat(settings: BeatSettings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:
-    """Runs celery beat over the schedules of `settings` until stopped; one beat fires at a time."""
-    from services.workers.celery_app import app  # noqa: PLC0415 - the workers' app, on demand
-
+def run_beat(app: Celery, settings: BeatSettings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:
+    """Runs celery beat with `app` (the workers' configuration) over the schedules of
+    `settings` until stopped; one beat fires at a time."""
     app.conf.update(beat_config(settings.redis_url, key_prefix(settings), max_interval))
     app.conf.beat_schedule = reconcile_schedule(settings)
     app.conf[HEARTBEAT_CONF] = str(heartbeat_path(settings.heartbeat_dir, "beat"))

@@ -1,4 +1,8 @@
-"""The Celery application of the workers; `celery -A services.workers.celery_app worker`.
+"""The Celery configuration of the workers and of every sender (`create_celery`).
+
+The app with the tasks registered is `services.bootstrap.workers.create_celery_app`; the
+`celery -A` entry point is `services.bootstrap.celery_main:app`. Nothing builds an app at
+import time.
 
 Redelivery over Redis (kombu's transport): a worker takes a task off the queue and keeps
 it in an `unacked` hash until it acknowledges it, after the task ran (late acks). A task
@@ -14,7 +18,8 @@ is lost to both: kombu takes it with BRPOP, then records it. Beat's reconciliati
 belongs to a tournament or not.
 
 Sends fail fast while the broker is unreachable (`PUBLISH_TIMEOUT_S`, one quick retry on a
-fresh connection), and `broker_reachable` turns their failure into `DispatchUnavailable`:
+fresh connection), and `services.workers.dispatch.broker_reachable` turns their failure into
+`DispatchUnavailable`:
 the sender keeps the work in the outbox (`shared.ports.outbox`) instead of failing its request.
 A worker that loses a Redis broker while it holds tasks goes on, and puts those tasks back
 on their queue when it reconnects (`services.workers.transport`).
@@ -22,15 +27,11 @@ on their queue when it reconnects (`services.workers.transport`).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 from celery import Celery
-from kombu.exceptions import OperationalError
 
-from services.settings import WorkerSettings, load_settings
-from shared.ports.outbox import DispatchUnavailable
+from services.settings import WorkerSettings
 
 PUBLISH_TIMEOUT_S = 2.0
 """How long a send waits for the broker to connect, or to answer a command, before it fails."""
@@ -68,9 +69,9 @@ def transport_options(settings: WorkerSettings) -> dict[str, Any]:
 
 
 def create_celery(settings: WorkerSettings) -> Celery:
-    """Returns the Celery app for `settings`: late acks, one task prefetched at a time, sends
-    that fail fast."""
-    app = Celery("cardarena", broker=settings.celery_broker, include=["services.workers.tasks"])
+    """Returns a Celery app for `settings`, with no task registered: late acks, one task
+    prefetched at a time, sends that fail fast."""
+    app = Celery("cardarena", broker=settings.celery_broker)
     if settings.celery_broker.startswith("redis://"):
         # kombu's Redis transport, with a worker that survives losing the broker mid-task
         app.conf.broker_transport = "services.workers.transport:Transport"
@@ -89,15 +90,3 @@ def create_celery(settings: WorkerSettings) -> Celery:
         worker_hijack_root_logger=False,
     )
     return app
-
-
-@contextlib.contextmanager
-def broker_reachable() -> Iterator[None]:
-    """Turns a send's failure to reach the broker into `DispatchUnavailable`."""
-    try:
-        yield
-    except (OperationalError, OSError) as error:
-        raise DispatchUnavailable(f"broker: {error}") from error
-
-
-app = create_celery(load_settings())

@@ -2,55 +2,35 @@
 for `cardarena probe workers`, Prometheus metrics on a port, and task ids bound to logs.
 
 Celery's prefork children count into files under PROMETHEUS_MULTIPROC_DIR (prometheus_client's
-multiprocess mode), which the main process serves; `prepare_metrics_dir` must therefore run
-before prometheus_client is first imported in the process.
+multiprocess mode), which the main process serves; `services.ops.multiprocess.prepare_metrics_dir`
+must therefore run before this module (which imports prometheus_client) is first imported.
 """
 
 from __future__ import annotations
 
-import atexit
 import functools
 import inspect
 import os
-import shutil
-import tempfile
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import redis
 import structlog
 from celery import Task, signals
+from prometheus_client import CollectorRegistry, multiprocess
 
 from services.ops.health import Heartbeat, heartbeat_path
 from services.ops.logs import ids_of
+from services.ops.metrics import WorkerMetrics, queue_depth, serve_metrics
+from services.ops.multiprocess import multiprocess_mode
 from services.settings import WorkerSettings
 from shared.app import stalls
 
-if TYPE_CHECKING:
-    from services.ops.metrics import WorkerMetrics
-
-_MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _beats: list[Heartbeat] = []
-
-
-def prepare_metrics_dir() -> str:
-    """Points prometheus_client's multiprocess mode at a fresh directory, removed when this
-    process (not a forked child) exits; returns it."""
-    directory = tempfile.mkdtemp(prefix="cardarena-worker-metrics-")
-    os.environ[_MULTIPROC_ENV] = directory
-    owner = os.getpid()
-
-    def remove() -> None:
-        if os.getpid() == owner:
-            shutil.rmtree(directory, ignore_errors=True)
-
-    atexit.register(remove)
-    return directory
 
 
 @functools.cache
 def worker_metrics() -> WorkerMetrics:
     """Returns this process's worker metrics (in the multiprocess files when prepared)."""
-    from services.ops.metrics import WorkerMetrics  # noqa: PLC0415 - after prepare_metrics_dir
-
     return WorkerMetrics()
 
 
@@ -73,9 +53,7 @@ def install(settings: WorkerSettings) -> None:
 
     @signals.worker_process_shutdown.connect(weak=False)
     def _mark_dead(pid: int | None = None, **_: Any) -> None:
-        if os.environ.get(_MULTIPROC_ENV):
-            from prometheus_client import multiprocess  # noqa: PLC0415
-
+        if multiprocess_mode():
             multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
     signals.task_prerun.connect(bind_task_ids, weak=False)
@@ -93,15 +71,8 @@ def _serve_metrics(settings: WorkerSettings) -> None:
     """Serves the workers' metrics (every child's, and the queue depth) on their port."""
     if settings.workers_metrics_port == 0:
         return
-    import redis  # noqa: PLC0415
-    from prometheus_client import CollectorRegistry  # noqa: PLC0415
-
-    from services.ops.metrics import queue_depth, serve_metrics  # noqa: PLC0415
-
     registry = CollectorRegistry()
-    if os.environ.get(_MULTIPROC_ENV):
-        from prometheus_client import multiprocess  # noqa: PLC0415
-
+    if multiprocess_mode():
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
     registry.register(queue_depth(client, settings.queue))

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import psycopg
 import pytest
 
+from services.ops.migrate import migrate
 from services.projection.archive import PostgresEventArchive
-from services.projection.migrate import migrate
 from shared.ports.archive import EventArchive, InMemoryEventArchive, StoreArchive, game_log
 from shared.ports.views.fold import to_datetime
 from shared.store.memory import InMemoryEventStore

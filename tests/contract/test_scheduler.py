@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from services.bootstrap.workers import create_celery_app
+from services.settings import WorkerSettings, load_settings
 from services.workers.beat import TASK, RedBeatTournamentScheduler
-from services.workers.tasks import run_scheduled_tournament
 from shared.app.games import InProcessDispatcher
 from shared.app.schedules import (
     InProcessScheduler,
@@ -101,4 +102,4 @@ def test_only_a_scheduled_definition_can_be_added(scheduler: Scheduler) -> None:
 
 
 def test_the_redbeat_adapter_sends_the_workers_task() -> None:
-    assert run_scheduled_tournament.name == TASK
+    assert TASK in create_celery_app(load_settings(None, WorkerSettings)).tasks

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pytest
 import redis
 
-from services.projection.migrate import migrate
+from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
 from shared.app.games import create_game, play_bot_turns

@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from celery import Celery
 
-from services.workers.celery_app import app as celery_app
+from services.bootstrap.workers import create_celery_app
+from services.settings import WorkerSettings, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +32,12 @@ def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
 
 
 @pytest.fixture
+def celery_app(redis_url: str, namespace: str) -> Celery:
+    """Returns the workers' Celery app as this test's senders use it: on this test's Redis."""
+    return create_celery_app(load_settings(worker_env(redis_url, namespace), WorkerSettings))
+
+
+@pytest.fixture
 def worker(redis_url: str, namespace: str) -> Iterator[subprocess.Popen[bytes]]:
     """Runs a Celery worker process on this test's queue."""
     command = [
@@ -37,7 +45,7 @@ def worker(redis_url: str, namespace: str) -> Iterator[subprocess.Popen[bytes]]:
         "-m",
         "celery",
         "-A",
-        "services.workers.celery_app",
+        "services.bootstrap.celery_main:app",
         "worker",
         "-Q",
         f"{namespace}bots",
@@ -48,7 +56,6 @@ def worker(redis_url: str, namespace: str) -> Iterator[subprocess.Popen[bytes]]:
         "--without-heartbeat",
         "--loglevel=WARNING",
     ]
-    celery_app.conf.update(broker_url=redis_url)
     process = subprocess.Popen(command, cwd=ROOT, env=worker_env(redis_url, namespace))
     yield process
     process.terminate()

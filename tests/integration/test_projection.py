@@ -17,7 +17,7 @@ import psycopg
 import pytest
 import redis
 
-from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
+from services.ops.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
 from shared.app.tournaments import run_in_process

@@ -8,8 +8,8 @@ import psycopg
 import pytest
 import redis
 
+from services.ops.migrate import migrate
 from services.projection.lag import projection_lag
-from services.projection.migrate import migrate
 
 pytestmark = pytest.mark.integration
 

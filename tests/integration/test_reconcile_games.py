@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import redis
 
-from services.bootstrap import build_views
-from services.projection.migrate import migrate
+from services.bootstrap.stores import build_views
+from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.settings import WorkerSettings, load_settings
 from shared.app.deadlines import now_ms

@@ -16,8 +16,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
+from services.ops.migrate import migrate
 from services.projection.archive import PostgresEventArchive
-from services.projection.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.queries import get_game_row, list_games
 from services.projection.retention import Retention

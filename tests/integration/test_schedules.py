@@ -26,7 +26,7 @@ from services.workers.beat import (
     TournamentBeatScheduler,
     beat_config,
 )
-from services.workers.tasks import CeleryDispatcher
+from services.workers.dispatch import CeleryDispatcher
 from shared.app.schedules import Schedule, run_id
 from shared.app.tournaments import load_tournament
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
@@ -126,6 +126,7 @@ def beat_meta(client: redis.Redis, namespace: str, schedule_id: str) -> dict[str
 
 def test_a_tournament_scheduled_seconds_ahead_starts_on_beat_and_finishes_on_the_worker(
     worker: subprocess.Popen[bytes],
+    celery_app: Celery,
     start_beat: BeatStarter,
     scheduler: RedBeatTournamentScheduler,
     redis_client: redis.Redis,
@@ -133,7 +134,7 @@ def test_a_tournament_scheduled_seconds_ahead_starts_on_beat_and_finishes_on_the
 ) -> None:
     start_beat()
     store = RedisEventStore(redis_client, namespace=namespace)
-    app = create_app(store, CeleryDispatcher(f"{namespace}bots"), scheduler=scheduler)
+    app = create_app(store, CeleryDispatcher(celery_app, f"{namespace}bots"), scheduler=scheduler)
     with TestClient[Litestar](app) as client:
         at = datetime.now(UTC) + timedelta(seconds=3)
         body = {**BODY, "schedule": {"at": at.isoformat()}}

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 import redis
 
-from services.projection.migrate import migrate
+from services.ops.migrate import migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.views import PostgresTournamentViews
 from shared.app.games import load, play_bot_turns

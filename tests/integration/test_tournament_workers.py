@@ -8,8 +8,9 @@ import time
 import msgspec
 import pytest
 import redis
+from celery import Celery
 
-from services.workers.tasks import start_tournament
+from services.workers.dispatch import START_TOURNAMENT
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model import deal_keys
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
@@ -39,7 +40,11 @@ def wait_until_finished(
 
 @pytest.mark.parametrize("fmt", ["round_robin", "swiss"])
 def test_a_tournament_on_the_workers_gives_the_in_process_games_and_standings(
-    worker: subprocess.Popen[bytes], redis_client: redis.Redis, namespace: str, fmt: str
+    worker: subprocess.Popen[bytes],
+    celery_app: Celery,
+    redis_client: redis.Redis,
+    namespace: str,
+    fmt: str,
 ) -> None:
     definition = TournamentDefinition(
         game="autobus",
@@ -51,6 +56,7 @@ def test_a_tournament_on_the_workers_gives_the_in_process_games_and_standings(
         seed="11",
     )
     store = RedisEventStore(redis_client, namespace=namespace)
+    start_tournament = celery_app.tasks[START_TOURNAMENT]
     start_tournament.apply_async((msgspec.to_builtins(definition), "t1"), queue=f"{namespace}bots")
     on_workers = wait_until_finished(store, "t1", 120)
     same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 import pytest
 import redis
+from celery import Celery
 
-from services.workers.tasks import CeleryDispatcher
+from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 from shared.app.games import create_game, load
 from shared.catalog import get_game
@@ -159,6 +160,7 @@ def _finished(events: list[Event]) -> bool:
 @pytest.mark.parametrize("webhook_bot", ["correct"], indirect=True)
 def test_a_webhook_that_answers_plays_its_seat_to_the_end_and_every_request_is_signed(
     worker: subprocess.Popen[bytes],
+    celery_app: Celery,
     redis_client: redis.Redis,
     namespace: str,
     webhook_bot: WebhookBot,
@@ -168,7 +170,7 @@ def test_a_webhook_that_answers_plays_its_seat_to_the_end_and_every_request_is_s
     clock = Clock(move_seconds=30, bank_seconds=60)
     rules = {"main_pile": 3, "max_turns": 20}
     game_id = create_game(store, "autobus", ruleset=rules, seats=seats, seed=3, clock=clock).game_id
-    CeleryDispatcher(f"{namespace}bots").dispatch(game_id)
+    CeleryDispatcher(celery_app, f"{namespace}bots").dispatch(game_id)
     events = _wait_for(store, game_id, _finished, "the game's end")
     assert webhook_bot.requests, "the webhook was never called"
     assert all(webhook_bot.verified)
@@ -195,6 +197,7 @@ def test_a_webhook_that_answers_plays_its_seat_to_the_end_and_every_request_is_s
 @pytest.mark.parametrize("webhook_bot", ["silent"], indirect=True)
 def test_a_webhook_that_never_answers_is_struck_three_times_forfeits_and_places_last(
     worker: subprocess.Popen[bytes],
+    celery_app: Celery,
     redis_client: redis.Redis,
     namespace: str,
     webhook_bot: WebhookBot,
@@ -204,7 +207,7 @@ def test_a_webhook_that_never_answers_is_struck_three_times_forfeits_and_places_
     seats = [_hook_seat(store, webhook_bot, "shithead"), *bots]
     clock = Clock(move_seconds=2, bank_seconds=0)
     game_id = create_game(store, "shithead", seats=seats, seed=4, clock=clock).game_id
-    CeleryDispatcher(f"{namespace}bots").dispatch(game_id)
+    CeleryDispatcher(celery_app, f"{namespace}bots").dispatch(game_id)
     events = _wait_for(store, game_id, _finished, "the game's end")
     assert [e.strikes for e in events if isinstance(e, TurnTimedOut) and e.seat == 0] == [1, 2, 3]
     assert [e.seat for e in events if isinstance(e, SeatForfeited)] == [0]
@@ -219,6 +222,7 @@ def test_a_webhook_that_never_answers_is_struck_three_times_forfeits_and_places_
 @pytest.mark.parametrize("webhook_bot", ["garbage"], indirect=True)
 def test_a_webhook_answering_garbage_is_recorded_as_failed_then_given_the_default_action(
     worker: subprocess.Popen[bytes],
+    celery_app: Celery,
     redis_client: redis.Redis,
     namespace: str,
     webhook_bot: WebhookBot,
@@ -226,7 +230,7 @@ def test_a_webhook_answering_garbage_is_recorded_as_failed_then_given_the_defaul
     store = _store(redis_client, namespace)
     seats = [_hook_seat(store, webhook_bot, "autobus"), Seat(kind="bot", bot="random")]
     game_id = create_game(store, "autobus", seats=seats, seed=5, clock=SHORT).game_id
-    CeleryDispatcher(f"{namespace}bots").dispatch(game_id)
+    CeleryDispatcher(celery_app, f"{namespace}bots").dispatch(game_id)
 
     def failed_then_defaulted(events: list[Event]) -> bool:
         failed = [i for i, e in enumerate(events) if isinstance(e, WebhookFailed)]
@@ -251,12 +255,12 @@ def test_a_webhook_answering_garbage_is_recorded_as_failed_then_given_the_defaul
 
 
 def test_an_external_seat_that_never_moves_is_timed_out_by_the_worker_and_forfeits(
-    worker: subprocess.Popen[bytes], redis_client: redis.Redis, namespace: str
+    worker: subprocess.Popen[bytes], celery_app: Celery, redis_client: redis.Redis, namespace: str
 ) -> None:
     store = _store(redis_client, namespace)
     seats = [Seat(kind="external"), Seat(kind="bot", bot="random"), Seat(kind="bot", bot="random")]
     game_id = create_game(store, "autobus", seats=seats, seed=6, clock=SHORT).game_id
-    CeleryDispatcher(f"{namespace}bots").dispatch(game_id)
+    CeleryDispatcher(celery_app, f"{namespace}bots").dispatch(game_id)
     events = _wait_for(store, game_id, _finished, "the game's end")
     assert [e.strikes for e in events if isinstance(e, TurnTimedOut)] == [1, 2, 3]
     assert [e.seat for e in events if isinstance(e, SeatForfeited)] == [0]

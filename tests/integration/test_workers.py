@@ -7,9 +7,9 @@ import time
 
 import pytest
 import redis
+from celery import Celery
 
-from services.workers.celery_app import app as celery_app
-from services.workers.tasks import CeleryDispatcher, bot_turns
+from services.workers.dispatch import BOT_TURNS, CeleryDispatcher
 from shared.app.games import create_game, load, play_bot_turns
 from shared.catalog import get_game
 from shared.messages.common import GameFinished
@@ -31,17 +31,17 @@ def wait_until_over(store: RedisEventStore, game_ids: list[str], seconds: float 
     assert not pending, f"games not finished in {seconds}s: {sorted(pending)}"
 
 
-def test_the_bot_turn_task_acks_late_so_a_killed_worker_runs_it_again() -> None:
-    assert bot_turns.acks_late is True
+def test_the_bot_turn_task_acks_late_so_a_killed_worker_runs_it_again(celery_app: Celery) -> None:
+    assert celery_app.tasks[BOT_TURNS].acks_late is True
     assert celery_app.conf.task_reject_on_worker_lost is True
     assert celery_app.conf.worker_prefetch_multiplier == 1
 
 
 def test_a_worker_plays_dispatched_games_to_their_end_and_duplicates_append_nothing_twice(
-    worker: subprocess.Popen[bytes], redis_client: redis.Redis, namespace: str
+    worker: subprocess.Popen[bytes], celery_app: Celery, redis_client: redis.Redis, namespace: str
 ) -> None:
     store = RedisEventStore(redis_client, namespace=namespace)
-    dispatcher = CeleryDispatcher(f"{namespace}bots")
+    dispatcher = CeleryDispatcher(celery_app, f"{namespace}bots")
     game_ids = [create_game(store, "beggar", players=4, seed=seed).game_id for seed in range(6)]
     for game_id in game_ids:
         dispatcher.dispatch(game_id)

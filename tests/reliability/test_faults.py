@@ -25,11 +25,12 @@ import pytest
 import redis
 from litestar.testing import TestClient
 
-from services.bootstrap import build_access, build_store
+from services.bootstrap.game import build_access
+from services.bootstrap.stores import build_store
 from services.cli.dev import Launcher, cardarena
 from services.game.app import create_app
 from services.ops.health import StackReadiness
-from services.projection.migrate import migrate
+from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.queries import checkpoint
 from services.settings import load_settings

@@ -29,7 +29,7 @@ import redis
 from psycopg import sql
 
 from services.cli.dev import Launcher, cardarena, stack_commands, stack_environment
-from services.projection.migrate import migrate
+from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from shared.app.games import create_game, play_bot_turns
 from shared.messages.common import Seat

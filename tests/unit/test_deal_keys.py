@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from services.bootstrap import build_store
+from services.bootstrap.stores import build_store
 from services.game.app import create_app
 from services.settings import Settings, load_settings
 from shared.app.games import InProcessDispatcher, create_game, game_id_for, load, play_bot_turns

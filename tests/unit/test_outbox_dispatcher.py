@@ -186,21 +186,28 @@ def test_a_game_of_bots_created_while_the_broker_is_down_plays_once_it_is_back()
         dispatcher.close()
 
 
-def test_a_worker_keeps_a_task_it_cannot_send_as_the_games_bot_turns(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_worker_keeps_a_task_it_cannot_send_as_the_games_bot_turns() -> None:
     from kombu.exceptions import OperationalError  # noqa: PLC0415 - Celery's own tests only
 
-    from services.workers import tasks  # noqa: PLC0415
+    from services.settings import WorkerSettings  # noqa: PLC0415
+    from services.workers.celery_app import create_celery  # noqa: PLC0415
+    from services.workers.tasks import Worker  # noqa: PLC0415
 
     outbox = InMemoryOutbox()
-    monkeypatch.setattr(tasks, "worker_outbox", lambda: outbox)
+    settings = WorkerSettings()
+    worker = Worker(
+        create_celery(settings),
+        settings,
+        store=InMemoryEventStore,
+        outbox=lambda: outbox,
+        views=lambda: pytest.fail("no views"),
+    )
 
     def unreachable() -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
 
-    tasks._send_or_keep("g1", unreachable)
-    tasks._send_or_keep("g1", unreachable)
+    worker.send_or_keep("g1", unreachable)
+    worker.send_or_keep("g1", unreachable)
     assert [entry.pending for entry in outbox.entries()] == [Pending("game", "g1")]
-    tasks._send_or_keep("g2", lambda: None)
+    worker.send_or_keep("g2", lambda: None)
     assert len(outbox.entries()) == 1, "a task sent is not kept"

@@ -8,7 +8,7 @@ from datetime import datetime
 import msgspec
 import pytest
 
-from services.bootstrap import build_retention
+from services.bootstrap.projection import build_retention
 from services.projection.retention import Retention
 from services.settings import load_settings
 from shared.ports.archive import StoreArchive

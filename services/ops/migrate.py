@@ -1,4 +1,6 @@
-"""Applies the SQL migrations of deploy/migrations, in name order, each once.
+"""Applies the SQL migrations of deploy/migrations (the projection's schema), in name order,
+each once: `cardarena migrate`, `cardarena dev` and the projection at start; readiness
+checks them (`services.ops.health`).
 
 Each file runs in its own transaction together with its row in `schema_migrations`; a
 session advisory lock makes concurrent runners wait for each other instead of racing.

@@ -9,20 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
+import httpx
 import msgspec
 
+from services.cli.common import BAD_LOG, Subparsers, fail
 from shared.model.deals import verify
 from shared.model.exported_log import InvalidLog, account, read_log, replay_log
 
 DEFAULT_URL = "http://127.0.0.1:8000"
-BAD_LOG = 1
-"""The exit code of a log that does not add up (or a deal that does not verify)."""
-USAGE_ERROR = 2
 
 
-def add_parsers(commands: Any) -> None:
+def add_parser(commands: Subparsers) -> None:
     """Adds the `export`, `replay` and `verify` subcommands to the parser's subcommands."""
     export = commands.add_parser("export", help="export a finished game's log as JSON lines")
     export.add_argument("game_id", help="the game's id")
@@ -42,12 +40,14 @@ def add_parsers(commands: Any) -> None:
     )
     check.add_argument("log", help="the exported log (JSON lines), - for stdin")
     check.add_argument("--json", action="store_true", help="print the check as one JSON object")
+    for parser in (export, replay, check):
+        parser.set_defaults(run=run)
 
 
-def _fail(message: str, code: int = USAGE_ERROR) -> int:
-    """Prints `message` to stderr and returns `code`."""
-    print(f"cardarena: error: {message}", file=sys.stderr)
-    return code
+def run(args: argparse.Namespace) -> int:
+    """Runs `export`, `replay` or `verify`, as `args.command` says."""
+    commands = {"export": export_command, "replay": replay_command, "verify": verify_command}
+    return commands[args.command](args)
 
 
 def _read(path: str) -> bytes:
@@ -57,19 +57,17 @@ def _read(path: str) -> bytes:
 
 def export_command(args: argparse.Namespace) -> int:
     """Writes a finished game's export, read from the game service, to stdout or a file."""
-    import httpx  # noqa: PLC0415 - only this command speaks HTTP
-
     url = f"{args.url.rstrip('/')}/v1/games/{args.game_id}/export"
     try:
         response = httpx.get(url, timeout=60)
     except httpx.HTTPError as error:
-        return _fail(f"cannot reach {args.url}: {error}", BAD_LOG)
+        return fail(f"cannot reach {args.url}: {error}", BAD_LOG)
     if response.status_code != 200:
         try:
             detail = response.json().get("detail", response.text)
         except ValueError:
             detail = response.text
-        return _fail(f"{response.status_code}: {detail}", BAD_LOG)
+        return fail(f"{response.status_code}: {detail}", BAD_LOG)
     if args.output:
         Path(args.output).write_bytes(response.content)
     else:
@@ -83,7 +81,7 @@ def replay_command(args: argparse.Namespace) -> int:
     try:
         data = _read(args.log)
     except OSError as error:
-        return _fail(f"cannot read {args.log}: {error.strerror or error}")
+        return fail(f"cannot read {args.log}: {error.strerror or error}")
     report = replay_log(data.splitlines())
     if args.json:
         print(msgspec.json.encode(report).decode())
@@ -98,11 +96,11 @@ def verify_command(args: argparse.Namespace) -> int:
     try:
         data = _read(args.log)
     except OSError as error:
-        return _fail(f"cannot read {args.log}: {error.strerror or error}")
+        return fail(f"cannot read {args.log}: {error.strerror or error}")
     try:
         log = read_log(data.splitlines())
     except InvalidLog as error:
-        return _fail(f"not a readable log: {error}", BAD_LOG)
+        return fail(f"not a readable log: {error}", BAD_LOG)
     checked = verify(log.events)
     if args.json:
         print(msgspec.json.encode(checked).decode())

@@ -1,0 +1,96 @@
+"""Builds the game service's parts: access, bot-turn dispatch, schedules, readiness, metrics."""
+
+from __future__ import annotations
+
+import functools
+
+import redis
+
+from services.bootstrap.stores import build_outbox, redis_client
+from services.game.auth import Access
+from services.ops.health import Readiness, StackReadiness, StoreReadiness
+from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
+from services.projection.dead_letters import summary as dead_letters_summary
+from services.settings import CommonSettings, GameSettings, WorkerSettings, as_kind
+from services.workers.beat import RedBeatTournamentScheduler, key_prefix
+from services.workers.celery_app import create_celery
+from services.workers.dispatch import CeleryDispatcher
+from services.workers.webhooks import play_webhook_turn
+from shared.app.games import BotTurnDispatcher, InProcessDispatcher
+from shared.app.schedules import InProcessScheduler, Scheduler
+from shared.model.registry import RegistryIndex
+from shared.ports.outbox import OutboxDispatcher
+from shared.ports.views.port import TournamentViews
+from shared.store.port import EventStore
+from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
+
+
+def build_access(settings: GameSettings, store: EventStore) -> Access:
+    """Returns the game service's access: the admin key, and rate limits and game slots in
+    this process (memory store) or in Redis, shared by every server process.
+    """
+    if settings.store == "memory":
+        return Access.embedded(store, settings)
+    client = redis_client(settings)
+    return Access(
+        admin_key=settings.admin_key,
+        registry=RegistryIndex(store),
+        limiter=RedisRateLimiter(
+            client, settings.rate_limit, settings.rate_window, settings.namespace
+        ),
+        slots=RedisGameSlots(client, settings.namespace),
+        max_games_per_bot=settings.max_games_per_bot,
+        webhook_allow_private=settings.webhook_allow_private,
+        spectator_limiter=RedisRateLimiter(
+            client, settings.spectator_rate_limit, settings.rate_window, settings.namespace
+        ),
+        challenges=RedisGameSlots(client, settings.namespace, "botchallenges:"),
+        max_open_challenges=settings.max_open_challenges,
+    )
+
+
+def build_dispatcher(settings: CommonSettings, store: EventStore) -> BotTurnDispatcher:
+    """Returns how bot turns run: in this process, or as tasks on the Celery workers, sent
+    by name through the outbox (its sender thread started) while the broker is unreachable."""
+    if settings.dispatch == "inprocess":
+        webhooks = functools.partial(
+            play_webhook_turn, allow_private=settings.webhook_allow_private
+        )
+        return InProcessDispatcher(store, webhooks=webhooks)
+    celery = CeleryDispatcher(create_celery(as_kind(settings, WorkerSettings)), settings.queue)
+    dispatcher = OutboxDispatcher(celery, build_outbox(settings))
+    dispatcher.start()
+    return dispatcher
+
+
+def build_scheduler(settings: CommonSettings, dispatcher: BotTurnDispatcher) -> Scheduler:
+    """Returns where schedules live: in this process, or in Redis for `cardarena serve beat`."""
+    if settings.dispatch == "inprocess":
+        return InProcessScheduler(dispatcher)
+    return RedBeatTournamentScheduler(settings.redis_url, key_prefix(settings), settings.queue)
+
+
+def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:
+    """Returns what the game service's `/ready` checks: the in-memory store answers, or Redis
+    and PostgreSQL answer with every migration applied (and the projection's dead letters,
+    reported as degraded)."""
+    if settings.store == "memory":
+        return StoreReadiness(store)
+    return StackReadiness(
+        settings.redis_url, settings.database_url, dead_letters=dead_letters_summary
+    )
+
+
+def build_game_metrics(settings: CommonSettings, views: TournamentViews) -> GameMetrics:
+    """Returns the game service's metrics, with the running tournaments (from `views`) and,
+    when bot turns go to Celery, the records waiting in the outbox and, over Redis, the
+    depth of its queue (another broker, such as RabbitMQ, has its own)."""
+    metrics = GameMetrics()
+    metrics.watch(tournaments_running(lambda: len(views.tournaments("running", limit=1000))))
+    over_redis = settings.celery_broker.startswith(("redis://", "rediss://", "unix://"))
+    if settings.dispatch == "celery":
+        metrics.watch(outbox_records(build_outbox(settings).size))
+    if settings.dispatch == "celery" and over_redis:
+        client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
+        metrics.watch(queue_depth(client, settings.queue))
+    return metrics

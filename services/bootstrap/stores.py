@@ -1,0 +1,65 @@
+"""Builds the adapters every process shares: the event store, the outbox, the views, the archive."""
+
+from __future__ import annotations
+
+import redis
+
+from services.projection.archive import PostgresEventArchive
+from services.projection.views import PostgresTournamentViews
+from services.settings import CommonSettings
+from shared.model import deal_keys
+from shared.model.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
+from shared.ports.archive import EventArchive, StoreArchive
+from shared.ports.outbox import InMemoryOutbox, Outbox
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.ports.views.port import TournamentViews
+from shared.store.memory import InMemoryEventStore
+from shared.store.port import EventStore
+from shared.store.redis_deal_secret import RedisDealSecret
+from shared.store.redis_outbox import RedisOutbox
+from shared.store.redis_store import RedisEventStore
+
+
+def redis_client(settings: CommonSettings) -> redis.Redis:
+    """Returns a client of the settings' Redis that gives up on a silent server."""
+    return redis.Redis.from_url(settings.redis_url, socket_timeout=10, health_check_interval=30)
+
+
+def build_store(settings: CommonSettings) -> EventStore:
+    """Returns the event store of `settings`: in memory, or Redis Streams; its games are
+    dealt with the deployment's deal secret (`shared.model.deal_keys`)."""
+    store: EventStore
+    if settings.store == "memory":
+        store = InMemoryEventStore()
+        secret: DealSecret = ProcessDealSecret()
+    else:
+        client = redis_client(settings)
+        store = RedisEventStore(client, namespace=settings.namespace)
+        secret = RedisDealSecret(client, settings.namespace)
+    deal_keys.attach(
+        store, GivenDealSecret(settings.deal_secret) if settings.deal_secret else secret
+    )
+    return store
+
+
+def build_outbox(settings: CommonSettings) -> Outbox:
+    """Returns where work the broker could not take waits: this process (memory store), or
+    the event store's Redis, shared by the game service and the workers."""
+    if settings.store == "memory":
+        return InMemoryOutbox()
+    return RedisOutbox(redis_client(settings), settings.namespace)
+
+
+def build_views(settings: CommonSettings, store: EventStore) -> TournamentViews:
+    """Returns the tournament views: folded from the in-memory store, else PostgreSQL's."""
+    if settings.store == "memory":
+        return InMemoryTournamentViews(store)
+    return PostgresTournamentViews(settings.database_url)
+
+
+def build_archive(settings: CommonSettings, store: EventStore) -> EventArchive:
+    """Returns where games whose stream left the store are read: the store itself (memory,
+    which never drops one), else the projection's PostgreSQL archive."""
+    if settings.store == "memory":
+        return StoreArchive(store)
+    return PostgresEventArchive(settings.database_url)

@@ -1,0 +1,156 @@
+"""`cardarena serve [game|projection|workers|beat]`: run one service until interrupted.
+
+Each service's own modules are imported when it is served, not when the CLI starts
+(`cardarena --help` stays quick): Litestar and uvicorn for the game service, Celery for the
+workers and beat, prometheus_client for the projection and the workers (which must prepare
+its multiprocess directory before prometheus_client is first imported). None of these lazy
+imports closes a cycle: the CLI is the top layer, and nothing imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+
+from services.cli.common import Subparsers
+from services.ops.logs import configure_logging
+from services.ops.migrate import migrate
+from services.ops.multiprocess import prepare_metrics_dir
+from services.settings import (
+    BeatSettings,
+    GameSettings,
+    ProjectionSettings,
+    WorkerSettings,
+    load_settings,
+)
+
+SERVICES = ("game", "projection", "workers", "beat")
+
+
+def add_parser(commands: Subparsers) -> None:
+    """Adds `serve` to the `cardarena` subcommands."""
+    serve = commands.add_parser("serve", help="run a service (default: the game service)")
+    serve.add_argument("service", nargs="?", default="game", choices=list(SERVICES))
+    serve.add_argument("--concurrency", type=int, default=2, help="worker processes")
+    serve.add_argument(
+        "--max-interval", type=int, default=5, help="beat: seconds between looks at Redis"
+    )
+    serve.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serves `args.service` with its settings, logging as CARDARENA_LOG_JSON says."""
+    configure_logging(json=load_settings().log_json)
+    if args.service == "game":
+        return serve_game(load_settings(None, GameSettings))
+    if args.service == "beat":
+        return serve_beat(load_settings(None, BeatSettings), args.max_interval)
+    if args.service == "projection":
+        return serve_projection(load_settings(None, ProjectionSettings))
+    return serve_workers(load_settings(None, WorkerSettings), args.concurrency)
+
+
+def serve_game(settings: GameSettings) -> int:
+    """Serves the game service's API with uvicorn until interrupted."""
+    # Start-up cost (Litestar, uvicorn): see the module docstring.
+    import uvicorn  # noqa: PLC0415
+
+    from services.bootstrap.game import (  # noqa: PLC0415
+        build_access,
+        build_dispatcher,
+        build_game_metrics,
+        build_readiness,
+        build_scheduler,
+    )
+    from services.bootstrap.stores import build_archive, build_store, build_views  # noqa: PLC0415
+    from services.game.app import create_app  # noqa: PLC0415
+    from services.game.auth import warn_if_open  # noqa: PLC0415
+    from services.game.streams import StreamConfig  # noqa: PLC0415
+
+    warn_if_open(settings)
+    store = build_store(settings)
+    views = build_views(settings, store)
+    dispatcher = build_dispatcher(settings, store)
+    scheduler = build_scheduler(settings, dispatcher)
+    access = build_access(settings, store)
+    archive = build_archive(settings, store)
+    app = create_app(
+        store,
+        dispatcher,
+        views=views,
+        scheduler=scheduler,
+        access=access,
+        archive=archive,
+        readiness=build_readiness(settings, store),
+        game_metrics=build_game_metrics(settings, views),
+        streams=StreamConfig(spectators=settings.spectator_streams),
+    )
+    print(
+        f"cardarena game service on http://{settings.host}:{settings.port} "
+        f"(store: {settings.store}, bot turns: {settings.dispatch}); "
+        f"API docs at /schema",
+        flush=True,
+    )
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", log_config=None)
+    return 0
+
+
+def serve_projection(settings: ProjectionSettings) -> int:
+    """Runs the projection service on the feed until SIGINT or SIGTERM."""
+    # Start-up cost (prometheus_client): see the module docstring.
+    import redis  # noqa: PLC0415
+
+    from services.bootstrap.projection import build_retention  # noqa: PLC0415
+    from services.ops.metrics import ProjectionMetrics  # noqa: PLC0415
+    from services.projection.probes import install  # noqa: PLC0415
+    from services.projection.projector import Projector  # noqa: PLC0415
+    from shared.store.redis_store import RedisEventStore, RedisFeedConsumer  # noqa: PLC0415
+
+    migrate(settings.database_url)
+    client = redis.Redis.from_url(settings.redis_url)
+    consumer = RedisFeedConsumer(
+        client, settings.projection_group, "projector-1", namespace=settings.namespace
+    )
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    print("cardarena projection service: following the feed", flush=True)
+    retention = build_retention(settings, RedisEventStore(client, settings.namespace))
+    metrics = ProjectionMetrics()
+    beat = install(settings, client, metrics)
+    linger_s = settings.projection_linger_ms / 1000
+    projector = Projector(
+        settings.database_url,
+        consumer,
+        retention=retention,
+        metrics=metrics,
+        retry_s=settings.projection_retry_seconds,
+    )
+    projector.run_forever(stop, beat=beat, linger_s=linger_s)
+    return 0
+
+
+def serve_beat(settings: BeatSettings, max_interval: int) -> int:
+    """Runs celery beat over the scheduled tournaments in Redis (celery-redbeat, locked)."""
+    # Start-up cost (Celery, redbeat): see the module docstring.
+    from services.workers.beat import run_beat  # noqa: PLC0415
+    from services.workers.celery_app import create_celery  # noqa: PLC0415
+
+    run_beat(create_celery(load_settings(None, WorkerSettings)), settings, max_interval)
+    return 0
+
+
+def serve_workers(settings: WorkerSettings, concurrency: int) -> int:
+    """Runs a Celery worker on the bot-turn queue."""
+    prepare_metrics_dir()  # before prometheus_client is imported: see the module docstring
+    # Start-up cost (Celery), and after prepare_metrics_dir: see the module docstring.
+    from services.bootstrap.workers import create_celery_app  # noqa: PLC0415
+    from services.workers import probes  # noqa: PLC0415
+
+    app = create_celery_app(settings)
+    probes.install(settings)
+    app.worker_main(
+        ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "-Q", settings.queue]
+    )
+    return 0
