@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import redis
 
-from services.game.auth import Access
+from services.game.http.auth import Access
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from services.settings import CommonSettings, GameSettings, ProjectionSettings

@@ -26,9 +26,9 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.spec import Reference, SecurityRequirement, SecurityScheme
 from litestar.types import ExceptionHandlersMap
 
-from services.game.problems import problem
-from services.game.schemas import Problem
+from services.game.http.problems import Problem, problem
 from services.settings import GameSettings, Settings
+from shared.app.starting import GameCap
 from shared.messages.common import Seat
 from shared.model.registry import RegisteredBot, RegistryIndex, token_id_of
 from shared.ports.game_slots import GameSlots, InMemoryGameSlots
@@ -63,7 +63,7 @@ class Caller:
     bot: RegisteredBot | None = None
     host: bool = False
     token_id: str | None = None
-    """The id of the bot token presented (see `services.game.credentials`)."""
+    """The id of the bot token presented (see `services.game.http.credentials`)."""
 
     @property
     def key(self) -> str | None:
@@ -130,6 +130,11 @@ class Access:
             ),
             max_open_challenges=settings.max_open_challenges,
         )
+
+    @property
+    def game_cap(self) -> GameCap:
+        """Returns the cap on each bound bot's running games, with the slots counting them."""
+        return GameCap(self.slots, self.max_games_per_bot)
 
     @property
     def open(self) -> bool:

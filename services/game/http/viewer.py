@@ -9,9 +9,9 @@ from litestar import MediaType, Response, get
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from services.game.params import GameId
+from services.game.http.params import GameId
 
-STATIC = Path(__file__).parent / "static" / "replay"
+STATIC = Path(__file__).parent.parent / "static" / "replay"
 """The viewer's HTML, JavaScript and CSS, served as they are (no build step)."""
 
 _HEADERS = {

@@ -14,9 +14,8 @@ from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
-from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
-from services.game.problems import check_game_filter, problem, responses
-from services.game.schemas import Problem
+from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
+from services.game.http.problems import Problem, check_game_filter, problem, responses
 from shared.model.registry import (
     AcceptChallenges,
     BotKind,

@@ -14,11 +14,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, RequestBody, Schema
 from litestar.params import RawBody
 
-from services.game.auth import BEARER, host_only
-from services.game.params import GameId
-from services.game.problems import MEDIA_TYPE, ProblemOperation, problem, responses
-from services.game.schemas import Problem
-from services.game.seals import DealSealed, sealed
+from services.game.http.auth import BEARER, host_only
+from services.game.http.params import GameId
+from services.game.http.problems import MEDIA_TYPE, Problem, ProblemOperation, problem, responses
+from services.game.http.seals import DealSealed, sealed
 from shared.app import exports as exchange
 from shared.model.deals import Verification
 from shared.model.exported_log import MEDIA_TYPE as EXPORT_MEDIA_TYPE

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -13,53 +12,20 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
-from services.game.auth import BEARER, Access, Caller, check_seat, host_only
-from services.game.params import GameId, IdempotencyKey, client_key_of
-from services.game.problems import problem, responses
-from services.game.routes import play_bots
-from services.game.schemas import EventItem, Game, Problem, SeatSpec
-from services.game.seals import DealSealed, check_created, sealed
-from shared.app.forks import ForkOfRunningGame, fork_game
-from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by, game_id_for, load
+from services.game.http.auth import BEARER, Access, Caller, check_seat, host_only
+from services.game.http.params import GameId, IdempotencyKey, client_key_of
+from services.game.http.problems import Problem, problem, responses
+from services.game.http.schemas import EventItem, Game
+from services.game.http.seals import DealSealed, check_created, sealed
+from services.game.replays.schemas import ForkGame, Replay
+from shared.app.forks import ForkOfRunningGame
+from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by
+from shared.app.starting import NewFork, bind_seats, start_game
 from shared.errors import InvalidRequest
 from shared.games.base import GameSpec
-from shared.messages.common import ClockEvent, Event, GameCreated, Result, Seat
-from shared.model.registry import registered_bots
+from shared.messages.common import ClockEvent, Event, GameCreated
 from shared.ports.archive import EventArchive, decoded_log, game_log, loaded_from
-from shared.ports.game_slots import admit
 from shared.store.port import EventStore, RecordedEvent
-
-
-class Replay(msgspec.Struct, frozen=True):
-    """A game as it was after event `version`, with its events up to there, as the caller
-    may see them.
-
-    `state` (the whole engine state) only for a finished game replayed without a seat;
-    `view` (what `seat` knew) only with a seat. At version 1 only GameCreated exists, so
-    both are null then, and `result` is null until the game is over at `version`.
-    """
-
-    game_id: str
-    game: str
-    version: int
-    last_version: int
-    over: bool
-    """Whether the game is over at its last version (its whole log is then public)."""
-    seat: int | None
-    seats: list[Seat]
-    ruleset: dict[str, Any]
-    state: dict[str, Any] | None
-    view: dict[str, Any] | None
-    events: list[EventItem]
-    result: Result | None
-
-
-class ForkGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Who plays the fork (as in `POST /v1/games`; none: the original's seats), and a seed
-    for its bots' choices (none: random)."""
-
-    seats: list[SeatSpec] | None = None
-    seed: int | str | None = None
 
 
 class GameRunning(Exception):
@@ -199,38 +165,19 @@ def _fork(
     if sealed(store, archive, original):
         raise DealSealed(game_id, original.created.tournament)
     data = data or ForkGame()
-    seats: list[Seat] | None = None
-    if data.seats is not None:
-        bots = registered_bots(store) if any(seat.binds for seat in data.seats) else ()
-        seats = [
-            seat.to_seat(original.spec.name, bots, f"seats[{index}]")
-            for index, seat in enumerate(data.seats)
-        ]
-    table = seats if seats is not None else original.created.seats
-    bound = [(f"seats[{i}]", s.bound_bot) for i, s in enumerate(table) if s.bound_bot]
-    scoped = client_key_of(None, key)  # a host-only route
-    retry = scoped is not None and store.version(game_id_for(scoped)) > 0
-    admission = admit(access.slots, store, [] if retry else bound, access.max_games_per_bot)
-    try:
-        outcome = fork_game(
-            store,
-            original,
-            log,
-            version,
-            seats=seats,
-            seed=data.seed,
-            idempotency_key=scoped,
-            created_at=datetime.now(UTC).isoformat(),
-        )
-    except BaseException:
-        admission.cancel()
-        raise
-    admission.confirm(outcome.game_id)
-    play_bots(store, dispatcher, outcome.game_id)
+    request = NewFork(
+        original=original,
+        log=log,
+        version=version,
+        seats=bind_seats(store, original.spec.name, data.seats),
+        seed=data.seed,
+        idempotency_key=client_key_of(None, key),  # a host-only route
+    )
+    started = start_game(store, access.game_cap, dispatcher, request)
     return Response(
-        Game.of(load(store, outcome.game_id)),
-        status_code=200 if outcome.replayed else 201,
-        headers={"Location": f"/v1/games/{outcome.game_id}"},
+        Game.of(started.game),
+        status_code=200 if started.outcome.replayed else 201,
+        headers={"Location": f"/v1/games/{started.outcome.game_id}"},
     )
 
 

@@ -15,9 +15,8 @@ from typing import Any
 from litestar import Request, Response
 from litestar.types import ExceptionHandlersMap
 
-from services.game.auth import Caller
-from services.game.problems import problem
-from services.game.schemas import Problem
+from services.game.http.auth import Caller
+from services.game.http.problems import Problem, problem
 from shared.app.games import LoadedGame
 from shared.messages.common import GameCreated
 from shared.model.tournaments.sealing import game_sealed

@@ -1,10 +1,10 @@
-"""Operations endpoints and middleware of the game service: /ready, /metrics, request metrics
-and the ids bound to every log line of a request."""
+"""Operations endpoints and middleware of the game service: /health, /ready, /metrics, request
+metrics and the ids bound to every log line of a request."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import structlog
@@ -16,11 +16,16 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.types import ASGIApp, ExceptionHandlersMap, Message, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from services.game.problems import MEDIA_TYPE, TYPE_PREFIX, problem
-from services.game.schemas import Problem
+from services.game.http.problems import MEDIA_TYPE, TYPE_PREFIX, Problem, problem
 from services.ops.health import Readiness
 from services.ops.logs import ids_of
 from services.ops.metrics import GameMetrics
+
+
+class Health(msgspec.Struct, frozen=True):
+    """The service answers."""
+
+    status: Literal["ok"] = "ok"
 
 
 class Ready(msgspec.Struct, frozen=True):
@@ -79,6 +84,12 @@ def ready(readiness: NamedDependency[Readiness]) -> Ready:
     if down:
         raise NotReady(down)
     return Ready("degraded", degraded) if degraded else Ready()
+
+
+@get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)
+def health() -> Health:
+    """Returns `ok` while the service answers."""
+    return Health()
 
 
 @get("/metrics", include_in_schema=False, sync_to_thread=True)

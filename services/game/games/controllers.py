@@ -1,10 +1,9 @@
-"""REST v1 controllers: each turns a request into a use case call and a response."""
+"""REST v1 games: create, read, a seat's view, events, actions (with a wait for the next turn)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -17,7 +16,8 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
-from services.game.auth import (
+from services.game.games.schemas import ActionAccepted, CreateGame, EventPage, PostAction
+from services.game.http.auth import (
     BEARER,
     IDENTIFIED_BY_HANDLER,
     Access,
@@ -26,9 +26,9 @@ from services.game.auth import (
     check_seat,
     host_only,
 )
-from services.game.context import GameContext
-from services.game.credentials import CredentialEnded, Hold
-from services.game.params import (
+from services.game.http.context import GameContext
+from services.game.http.credentials import CredentialEnded, Hold
+from services.game.http.params import (
     GameId,
     IdempotencyKey,
     NextTurnWait,
@@ -36,57 +36,19 @@ from services.game.params import (
     ViewerSeat,
     client_key_of,
 )
-from services.game.problems import responses
-from services.game.schemas import (
-    ActionAccepted,
-    CreateGame,
-    EventItem,
-    EventPage,
-    Game,
-    Health,
-    PostAction,
-    SeatView,
-)
-from services.game.seals import check_unsealed
-from services.game.streams import due, held, streams_of, until_due
+from services.game.http.problems import responses
+from services.game.http.schemas import EventItem, Game, SeatView
+from services.game.http.seals import check_unsealed
+from services.game.http.waiters import held, streams_of
 from services.ops.metrics import GameMetrics
-from shared.app.games import (
-    BotTurnDispatcher,
-    LoadedGame,
-    act,
-    as_seen_by,
-    create_game,
-    current,
-    game_id_for,
-    load,
-    platform_due,
-)
-from shared.catalog import get_game
+from shared.app.games import BotTurnDispatcher, LoadedGame, Outcome, act, as_seen_by, current, load
+from shared.app.starting import NewGame, bind_seats, play_bots, start_game
+from shared.app.waiting import due, until_due
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
-from shared.messages.common import Seat
-from shared.model import deal_keys
-from shared.model.registry import registered_bots
 from shared.ports.archive import EventArchive, game_log, load_logged, loaded_from
-from shared.ports.game_slots import admit
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)
-
-
-def play_bots(
-    store: EventStore,
-    dispatcher: BotTurnDispatcher,
-    game_id: str,
-    loaded: LoadedGame | None = None,
-) -> None:
-    """Starts the platform's play when it has a part in the game's next move: a bot to play,
-    a webhook to call, a clock to watch; or a tournament game is over (to record it).
-
-    `loaded` is the game as it stands, when the caller has it (else it is loaded)."""
-    loaded = loaded if loaded is not None else load(store, game_id)
-    over_in_tournament = bool(loaded.created.tournament) and loaded.spec.is_over(loaded.state)
-    if platform_due(loaded) or over_in_tournament:
-        dispatcher.dispatch(game_id)
 
 
 def _load(store: EventStore, game_id: str, archive: EventArchive | None = None) -> LoadedGame:
@@ -102,17 +64,6 @@ def _load(store: EventStore, game_id: str, archive: EventArchive | None = None) 
         raise UnknownGame(game_id) from None
 
 
-def _table(store: EventStore, data: CreateGame) -> list[Seat] | None:
-    """Returns the requested seats, bound to the registered bots they name."""
-    if not data.binds():
-        return data.table()
-    try:
-        get_game(data.game)
-    except GameNotFound:
-        raise InvalidRequest("game", f"unknown game {data.game!r}") from None
-    return data.table(registered_bots(store))
-
-
 def _create(
     store: EventStore,
     dispatcher: BotTurnDispatcher,
@@ -121,41 +72,29 @@ def _create(
     key: str | None,
     metrics: GameMetrics,
 ) -> Response[Game]:
-    """Creates a game and starts the bots' play if due: 201, or 200 for a retried creation.
+    """Creates a game and starts the bots' play if due: 201, or 200 for a retried creation."""
 
-    Each bound bot must be below its cap of running games (not checked for a retry).
-    """
-    table = _table(store, data)
-    bound = [(f"seats[{i}]", s.bound_bot) for i, s in enumerate(table or []) if s.bound_bot]
-    scoped = client_key_of(None, key)  # a host-only route
-    retry = scoped is not None and store.version(game_id_for(scoped)) > 0
-    admission = admit(access.slots, store, [] if retry else bound, access.max_games_per_bot)
-    try:
-        outcome = create_game(
-            store,
-            data.game,
-            ruleset=data.ruleset,
-            seats=table,
-            players=data.players,
-            seed=deal_keys.deal_key(store, "game", data.seed),
-            idempotency_key=scoped,
-            created_at=datetime.now(UTC).isoformat(),
-            clock=data.clock,
-        )
-    except BaseException:
-        admission.cancel()
-        raise
-    admission.confirm(outcome.game_id)
-    if outcome.replayed:
-        metrics.replays.labels("createGame").inc()
-    else:
-        metrics.games_created.labels(data.game).inc()
-        log.info("game created", game_id=outcome.game_id, game=data.game)
-    play_bots(store, dispatcher, outcome.game_id)
+    def noted(outcome: Outcome) -> None:
+        if outcome.replayed:
+            metrics.replays.labels("createGame").inc()
+        else:
+            metrics.games_created.labels(data.game).inc()
+            log.info("game created", game_id=outcome.game_id, game=data.game)
+
+    request = NewGame(
+        game=data.game,
+        ruleset=data.ruleset,
+        seats=bind_seats(store, data.game, data.seats),
+        players=data.players,
+        seed=data.seed,
+        clock=data.clock,
+        idempotency_key=client_key_of(None, key),  # a host-only route
+    )
+    started = start_game(store, access.game_cap, dispatcher, request, noted)
     return Response(
-        Game.of(load(store, outcome.game_id)),
-        status_code=200 if outcome.replayed else 201,
-        headers={"Location": f"/v1/games/{outcome.game_id}"},
+        Game.of(started.game),
+        status_code=200 if started.outcome.replayed else 201,
+        headers={"Location": f"/v1/games/{started.outcome.game_id}"},
     )
 
 
@@ -467,8 +406,3 @@ class GamesController(Controller):
                 return await hold.wait(lambda: streams.run(_next_turn, *turn))
         return accepted
 
-
-@get("/health", operation_id="health", summary="Liveness", tags=["service"], sync_to_thread=False)
-def health() -> Health:
-    """Returns `ok` while the service answers."""
-    return Health()

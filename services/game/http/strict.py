@@ -30,8 +30,7 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.types import ExceptionHandlersMap
 from litestar.typing import FieldDefinition
 
-from services.game.problems import problem
-from services.game.schemas import Problem
+from services.game.http.problems import Problem, problem
 from shared.errors import InvalidRequest
 from shared.messages.text import find_unstorable, unstorable
 
@@ -111,7 +110,7 @@ def _is_integer(field: FieldDefinition) -> bool:
 
 
 def _refuse(key: str, message: str, source: str) -> None:
-    """Raises the 400 Litestar raises for a bad parameter (`services.game.problems` names it)."""
+    """Raises the 400 Litestar raises for a bad parameter (`http.problems` names it)."""
     raise ValidationException(message, extra=[{"key": key, "message": message, "source": source}])
 
 

@@ -23,7 +23,7 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-from services.game.auth import Caller, Unauthorized
+from services.game.http.auth import Caller, Unauthorized
 from shared.model.registry import STREAM, RegistryIndex
 from shared.store.port import EventStore
 

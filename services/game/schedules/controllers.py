@@ -17,9 +17,8 @@ from litestar import Controller, Request, Response, delete, get
 from litestar.di import NamedDependency
 from litestar.params import PathParameter
 
-from services.game.auth import BEARER, host_only
-from services.game.problems import problem, responses
-from services.game.schemas import Problem
+from services.game.http.auth import BEARER, host_only
+from services.game.http.problems import Problem, problem, responses
 from shared.app.schedules import (
     Schedule,
     ScheduledTournament,

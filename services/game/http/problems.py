@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import ClientException, HTTPException, ValidationException
 from litestar.handlers import HTTPRouteHandler
@@ -19,7 +20,6 @@ from litestar.plugins import ReceiveRoutePlugin
 from litestar.routes import BaseRoute, HTTPRoute
 from litestar.types import ExceptionHandlersMap
 
-from services.game.schemas import Problem
 from shared.app.tournaments import TournamentOver, UnknownTournament
 from shared.catalog import game_names
 from shared.errors import IllegalAction, InvalidRequest, UnknownGame
@@ -59,6 +59,32 @@ TITLES = {
     "internal-error": "Internal error",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
+
+
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An RFC 9457 problem: `type`, `title`, `status`, `detail` and one extension member.
+
+    `field` names the bad input, `rule` the broken game rule, `current_version` the
+    stream's version on a conflict, `game_id` / `tournament_id` / `challenge_id` what does
+    not exist.
+    """
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    field: str | msgspec.UnsetType = msgspec.UNSET
+    rule: str | msgspec.UnsetType = msgspec.UNSET
+    current_version: int | msgspec.UnsetType = msgspec.UNSET
+    game_id: str | msgspec.UnsetType = msgspec.UNSET
+    tournament_id: str | msgspec.UnsetType = msgspec.UNSET
+    challenge_id: str | msgspec.UnsetType = msgspec.UNSET
+    challenge_status: str | msgspec.UnsetType = msgspec.UNSET
+    """A closed challenge's status (`started`, `declined`, `cancelled`, `expired`)."""
+    event_version: int | msgspec.UnsetType = msgspec.UNSET
+    """The version of the first bad event of a refused import."""
+    limit: int | msgspec.UnsetType = msgspec.UNSET
+    """The limit reached: anonymous streams open at once, or a bot's open challenges."""
 
 
 def problem(
@@ -201,7 +227,7 @@ def _problem_spec(description: str) -> ResponseSpec:
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
     """Returns the OpenAPI documentation of the problem responses with these statuses, and
-    401, 429 (every request is authenticated, see services.game.auth) and 500.
+    401, 429 (every request is authenticated, see services.game.http.auth) and 500.
 
     413 (a body over the operation's limit) and the Retry-After header of 429 and 503 are
     added to every operation by `ProblemDocumentation`, not listed here.

@@ -5,85 +5,32 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, PathParameter
 
-from services.game.auth import BEARER, Access, Caller, Unauthorized, calling_bot
-from services.game.problems import problem, responses
-from services.game.routes import play_bots
-from services.game.schemas import Problem
+from services.game.challenges.schemas import Decline, IssueChallenge
+from services.game.http.auth import BEARER, Access, Caller, Unauthorized, calling_bot
+from services.game.http.problems import Problem, problem, responses
 from shared.app.games import BotTurnDispatcher
-from shared.messages.common import Clock
+from shared.app.starting import admit_challenge, start_challenge
 from shared.model import challenges
 from shared.model.challenges import (
     Challenge,
     ChallengeClosed,
-    ExpirySeconds,
     NotYours,
-    Opponent,
     Refused,
     TooManyOpen,
     UnknownChallenge,
 )
 from shared.model.registry import registered_bots
-from shared.ports.game_slots import Admission, admit
 from shared.store.port import EventStore
 
 ChallengeId = Annotated[str, PathParameter(description="The challenge's id.")]
 
 
-class IssueChallenge(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A challenge: the game, a ruleset (preset name or fields), the registered bots to seat
-    after the challenger, a clock, and how long it stays open."""
-
-    game: str
-    opponents: list[Opponent]
-    ruleset: str | dict[str, Any] | None = None
-    clock: Clock | None = None
-    expires_in: ExpirySeconds = challenges.DEFAULT_EXPIRY_S
-    """Seconds the challenge waits for its answers (10 to 86400)."""
-
-
-class Decline(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Why the bot declines (optional, shown to the challenger)."""
-
-    reason: Annotated[str, msgspec.Meta(max_length=200)] = ""
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _admit(access: Access, store: EventStore, challenge: Challenge) -> Admission:
-    """Reserves the seated bots' slots of running games; raises GameCapReached (422)."""
-    bound = [(f"bots[{i}]", bot) for i, bot in enumerate(challenge.bots)]
-    return admit(access.slots, store, bound, access.max_games_per_bot)
-
-
-def _settle(
-    store: EventStore,
-    dispatcher: BotTurnDispatcher,
-    access: Access,
-    challenge: Challenge,
-    admission: Admission | None = None,
-) -> Challenge:
-    """Starts the challenge's game when every bot has accepted (the seated bots must be
-    below their cap of running games); returns the challenge as it is then."""
-    if not challenge.ready:
-        if admission is not None:
-            admission.cancel()
-        return challenge
-    admission = admission or _admit(access, store, challenge)
-    try:
-        started = challenges.start(store, challenge.challenge_id, _now())
-    except BaseException:
-        admission.cancel()
-        raise
-    admission.confirm(started.game_id)
-    play_bots(store, dispatcher, started.game_id)
-    return started
 
 
 def _read(store: EventStore, challenge_id: str, caller: Caller) -> Challenge:
@@ -148,7 +95,7 @@ def _issue(
         raise
     if bot is not None and reservation is not None:
         slots.confirm(bot.key, reservation, challenge.challenge_id)
-    return _settle(store, dispatcher, access, challenge)
+    return start_challenge(store, access.game_cap, dispatcher, challenge)
 
 
 class ChallengesController(Controller):
@@ -241,14 +188,14 @@ class ChallengesController(Controller):
         bot = calling_bot(caller, "only a challenged bot answers")
         current, _ = challenges.read(store, challenge_id, _now())
         last = current.status == "open" and current.pending == [bot]
-        admission = _admit(access, store, current) if last else None
+        admission = admit_challenge(access.game_cap, store, current) if last else None
         try:
             answered = challenges.answer(store, challenge_id, bot, accept=True, now=_now())
         except BaseException:
             if admission is not None:
                 admission.cancel()
             raise
-        return _settle(store, dispatcher, access, answered, admission)
+        return start_challenge(store, access.game_cap, dispatcher, answered, admission)
 
     @post(
         "/{challenge_id:str}/decline",

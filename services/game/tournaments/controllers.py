@@ -12,10 +12,10 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
-from services.game.auth import BEARER, host_only
-from services.game.params import client_key_of
-from services.game.problems import check_game_filter, responses
-from services.game.schedules import ScheduleDetail, detail, schedule_id_for
+from services.game.http.auth import BEARER, host_only
+from services.game.http.params import client_key_of
+from services.game.http.problems import check_game_filter, responses
+from services.game.schedules.controllers import ScheduleDetail, detail, schedule_id_for
 from shared.app.games import BotTurnDispatcher, game_id_for
 from shared.app.schedules import Scheduler
 from shared.app.tournaments import (

@@ -15,8 +15,7 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 
-from services.game.problems import problem, responses
-from services.game.schemas import Problem
+from services.game.http.problems import Problem, problem, responses
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound
 from shared.ports.views.port import LeaderboardEntry, TournamentViews
