@@ -227,9 +227,7 @@ def start_game(
     table = _table(request)
     bound = [(f"seats[{i}]", s.bound_bot) for i, s in enumerate(table) if s.bound_bot]
     admission = admit(cap.slots, store, [] if retry else bound, cap.cap)
-    outcome = _start(
-        store, dispatcher, admission, lambda: _create(store, request), _game_id, noted
-    )
+    outcome = _start(store, dispatcher, admission, lambda: _create(store, request), _game_id, noted)
     return Started(outcome, load(store, outcome.game_id))
 
 

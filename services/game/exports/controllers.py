@@ -6,7 +6,6 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
@@ -14,6 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, RequestBody, Schema
 from litestar.params import RawBody
 
+from services.game.exports.schemas import ImportedGame
 from services.game.http.auth import BEARER, host_only
 from services.game.http.params import GameId
 from services.game.http.problems import MEDIA_TYPE, Problem, ProblemOperation, problem, responses
@@ -23,14 +23,6 @@ from shared.model.deals import Verification
 from shared.model.exported_log import MEDIA_TYPE as EXPORT_MEDIA_TYPE
 from shared.ports.archive import EventArchive, game_log, load_logged
 from shared.store.port import EventStore
-
-
-class ImportedGame(msgspec.Struct, frozen=True):
-    """An imported game: its id and version; `created` false when the same log was there."""
-
-    game_id: str
-    version: int
-    created: bool
 
 
 def _running(_: Request[Any, Any, Any], error: exchange.GameNotOver) -> Response[Problem]:

@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
 from typing import Annotated, Any
 
-import anyio.to_thread
-import msgspec
 import structlog
 from litestar import Controller, Request, Response, get, post
-from litestar.connection import ASGIConnection
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
+from services.game.games.actions import take_action
 from services.game.games.schemas import ActionAccepted, CreateGame, EventPage, PostAction
 from services.game.http.auth import (
     BEARER,
     IDENTIFIED_BY_HANDLER,
     Access,
     Caller,
-    caller_of,
     check_seat,
     host_only,
 )
 from services.game.http.context import GameContext
-from services.game.http.credentials import CredentialEnded, Hold
 from services.game.http.params import (
     GameId,
     IdempotencyKey,
@@ -39,11 +33,9 @@ from services.game.http.params import (
 from services.game.http.problems import responses
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.seals import check_unsealed
-from services.game.http.waiters import held, streams_of
 from services.ops.metrics import GameMetrics
-from shared.app.games import BotTurnDispatcher, LoadedGame, Outcome, act, as_seen_by, current, load
-from shared.app.starting import NewGame, bind_seats, play_bots, start_game
-from shared.app.waiting import due, until_due
+from shared.app.games import BotTurnDispatcher, LoadedGame, Outcome, as_seen_by, load
+from shared.app.starting import NewGame, bind_seats, start_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.ports.archive import EventArchive, game_log, load_logged, loaded_from
 from shared.store.port import EventStore
@@ -139,98 +131,6 @@ def _events(
         for item, event in zip(recorded, loaded.spec.codec.decode_all(recorded), strict=True)
     ]
     return EventPage(game_id=game_id, version=loaded.version, events=items)
-
-
-def _act(
-    store: EventStore,
-    dispatcher: BotTurnDispatcher,
-    game_id: str,
-    data: PostAction,
-    key: str | None,
-    caller: Caller,
-    metrics: GameMetrics,
-) -> tuple[ActionAccepted, LoadedGame]:
-    """Applies an action and starts the bots' play if one of them is to move next; returns
-    the answer and the game after the action."""
-    try:
-        loaded = current(store, game_id, data.expected_version)
-    except GameNotFound:
-        raise UnknownGame(game_id) from None
-    if data.seat < len(loaded.created.seats):
-        check_seat(caller, loaded.created.seats, data.seat, act=True)
-    outcome = act(
-        store,
-        game_id,
-        seat=data.seat,
-        action=data.action,
-        expected_version=data.expected_version,
-        idempotency_key=client_key_of(caller, key),
-        loaded=loaded,
-    )
-    if outcome.replayed:
-        metrics.replays.labels("postAction").inc()
-    else:
-        metrics.moves.labels(loaded.created.game).inc()
-    log.info("action accepted", seat=data.seat, version=outcome.version, replayed=outcome.replayed)
-    after = outcome.loaded if outcome.loaded is not None else load(store, game_id)
-    play_bots(store, dispatcher, game_id, after)
-    return ActionAccepted.of(outcome), after
-
-
-def _act_now(
-    connection: ASGIConnection[Any, Any, Any, Any],
-    context: GameContext,
-    game_id: str,
-    data: PostAction,
-    key: str | None,
-    wait: int | None,
-) -> tuple[ActionAccepted, LoadedGame | None]:
-    """Identifies the caller (the route is `IDENTIFIED_BY_HANDLER`), then runs `_act`; with a
-    `wait`, answers the seat's turn too when it needs no waiting (the game waits for the
-    seat or is over, or `wait` is 0). Returns the answer and, when the turn is still to wait
-    for, the game to wait on."""
-    caller = caller_of(connection)
-    store, dispatcher, metrics = context.store, context.dispatcher, context.metrics
-    accepted, after = _act(store, dispatcher, game_id, data, key, caller, metrics)
-    if wait is None:
-        return accepted, None
-    if wait == 0 or due(after, data.seat):
-        return msgspec.structs.replace(accepted, turn=SeatView.of(after, data.seat)), None
-    return accepted, after
-
-
-def _act_and_wait(
-    connection: ASGIConnection[Any, Any, Any, Any],
-    context: GameContext,
-    game_id: str,
-    data: PostAction,
-    key: str | None,
-    wait: int,
-    chunk: float,
-) -> ActionAccepted:
-    """Runs `_act_now`, then waits up to `wait` s for the seat's next turn (blocks)."""
-    accepted, pending = _act_now(connection, context, game_id, data, key, wait)
-    if pending is None:
-        return accepted
-    with held(connection, context.store) as hold:
-        return _next_turn(context.store, accepted, pending, data.seat, wait, chunk, hold)
-
-
-def _next_turn(
-    store: EventStore,
-    accepted: ActionAccepted,
-    loaded: LoadedGame,
-    seat: int,
-    wait: int,
-    chunk: float,
-    hold: Hold,
-) -> ActionAccepted:
-    """Returns `accepted` with `seat`'s turn, waited for up to `wait` s (blocks); without it
-    once `hold`'s token was rotated or revoked (the wait stops within a `chunk`)."""
-    turn = SeatView.of(until_due(store, loaded, seat, wait, chunk, lambda: hold.ended), seat)
-    if not hold.live():
-        return accepted
-    return msgspec.structs.replace(accepted, turn=turn)
 
 
 class GamesController(Controller):
@@ -386,23 +286,5 @@ class GamesController(Controller):
         idempotency_key: IdempotencyKey = None,
         wait: NextTurnWait = None,
     ) -> ActionAccepted:
-        """Applies a seat's action at `expected_version`; a retry with the same key replays.
-
-        A wait for the next turn holds one of the streams' waiter places, as a long poll
-        does; an action never queues for one, so that waits never hold up actions. With a
-        place free, the action and its wait run in one worker thread on it; else the
-        action runs in the app's pool and the wait then queues for a place."""
-        args = (request, context, game_id, data, idempotency_key, wait)
-        streams = streams_of(request)
-        chunk = streams.config.keepalive_s
-        if wait and (borrower := streams.reserve()) is not None:
-            return await streams.run_reserved(borrower, _act_and_wait, *args, chunk)
-        accepted, pending = await anyio.to_thread.run_sync(functools.partial(_act_now, *args))
-        if pending is None or wait is None:
-            return accepted
-        with held(request, context.store) as hold:
-            turn = (context.store, accepted, pending, data.seat, wait, chunk, hold)
-            with contextlib.suppress(CredentialEnded):  # the token ended: no turn
-                return await hold.wait(lambda: streams.run(_next_turn, *turn))
-        return accepted
-
+        """Applies a seat's action at `expected_version`; a retry with the same key replays."""
+        return await take_action(request, context, game_id, data, idempotency_key, wait)

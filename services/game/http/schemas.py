@@ -112,5 +112,3 @@ class EventItem(msgspec.Struct, frozen=True):
     def of(cls, recorded: RecordedEvent, event: Any) -> EventItem:
         """Returns the item of `recorded`, whose decoded event is `event`."""
         return cls(recorded.version, recorded.type, recorded.recorded_at, to_json(event))
-
-

@@ -10,29 +10,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 
 from services.game.http.problems import Problem, problem, responses
+from services.game.leaderboards.schemas import Leaderboard
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound
-from shared.ports.views.port import LeaderboardEntry, TournamentViews
+from shared.ports.views.port import TournamentViews
 
 GameName = Annotated[str, PathParameter(description="The game, e.g. shithead")]
 BoardLimit = Annotated[
     int, QueryParameter(ge=1, le=1000, description="At most this many entries (1-1000)")
 ]
-
-
-class Leaderboard(msgspec.Struct, frozen=True, omit_defaults=True):
-    """A game's rated bot versions by mu - 3 sigma, best first; `note` says why none are."""
-
-    game: str
-    rated: bool
-    entries: list[LeaderboardEntry]
-    note: str = ""
 
 
 def _unknown_game(_: Request[Any, Any, Any], error: GameNotFound) -> Response[Problem]:

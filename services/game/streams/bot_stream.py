@@ -152,5 +152,3 @@ class BotStream:
         finally:
             self.watch.give(self._hold)
             streams.open -= 1
-
-

@@ -150,5 +150,3 @@ async def admit_spectator(
             decision.retry_after,
         )
     return ticket
-
-

@@ -49,5 +49,3 @@ class GameOver(msgspec.Struct, frozen=True):
     game_id: str
     seats: list[int]
     result: Result
-
-

@@ -125,5 +125,3 @@ def seat_turn(
     loaded = opened(store, archive, game_id, seat, caller, None)
     ended = (lambda: hold.ended) if hold is not None else None
     return SeatView.of(until_due(store, loaded, seat, wait_s, chunk_s, ended), seat)
-
-

@@ -15,8 +15,14 @@ from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParam
 from services.game.http.auth import BEARER, host_only
 from services.game.http.params import client_key_of
 from services.game.http.problems import check_game_filter, responses
-from services.game.schedules.controllers import ScheduleDetail, detail, schedule_id_for
-from shared.app.games import BotTurnDispatcher, game_id_for
+from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
+from services.game.tournaments.schemas import (
+    CancelTournament,
+    Standings,
+    Tournament,
+    TournamentPage,
+)
+from shared.app.games import BotTurnDispatcher
 from shared.app.schedules import Scheduler
 from shared.app.tournaments import (
     cancel_tournament,
@@ -27,12 +33,11 @@ from shared.app.tournaments import (
 )
 from shared.model.idempotency import ClientKey, tournament_created
 from shared.model.registry import registered_bots
-from shared.model.tournaments import seeds
 from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
 from shared.model.tournaments.sealing import tables_over, unsealed
-from shared.model.tournaments.standings import Standing, standings
+from shared.model.tournaments.standings import standings
 from shared.ports.archive import EventArchive
-from shared.ports.views.port import TournamentStatus, TournamentSummary, TournamentViews
+from shared.ports.views.port import TournamentStatus, TournamentViews
 from shared.store.port import ConcurrencyConflict, EventStore
 
 TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
@@ -49,92 +54,6 @@ IdempotencyKey = Annotated[
         ),
     ),
 ]
-
-
-class TournamentGame(msgspec.Struct, frozen=True):
-    """A scheduled game: its id, its entrants in seat order, its places once over."""
-
-    key: str
-    game_id: str
-    entrants: list[int]
-    places: list[int] | None
-    status: str | None
-    deal: str = ""
-    """Duplicate: the deal it plays (its other tables share the label and the cards)."""
-
-
-class TournamentRound(msgspec.Struct, frozen=True):
-    """A round's games and byes."""
-
-    round: int
-    games: list[TournamentGame]
-    byes: list[int]
-    completed: bool
-
-
-class Tournament(msgspec.Struct, frozen=True):
-    """A tournament: its definition, status, rounds and games, and its winner (knockout)."""
-
-    tournament_id: str
-    status: str
-    definition: TournamentDefinition
-    entrants: list[str]
-    rounds: list[TournamentRound]
-    games_played: int
-    winner: int | None
-
-    @classmethod
-    def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
-        """Returns the tournament's representation: its seed withheld while it runs."""
-        records = {record.key: record for record in state.records}
-        rounds = [
-            TournamentRound(
-                round=rnd.round,
-                games=[
-                    TournamentGame(
-                        key=game.key,
-                        game_id=game_id_for(game.key),
-                        entrants=list(game.table),
-                        places=records[game.key].places if game.key in records else None,
-                        status=records[game.key].status if game.key in records else None,
-                        deal=game.deal,
-                    )
-                    for game in rnd.games
-                ],
-                byes=list(rnd.byes),
-                completed=rnd.round <= state.completed,
-            )
-            for rnd in state.rounds
-        ]
-        return cls(
-            tournament_id=tournament_id,
-            status=state.status,
-            definition=seeds.shown(store, tournament_id, state),
-            entrants=[entrant.label for entrant in state.definition.entrants],
-            rounds=rounds,
-            games_played=len(state.records),
-            winner=state.winner,
-        )
-
-
-class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Why a host cancels a tournament (optional)."""
-
-    reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
-
-
-class Standings(msgspec.Struct, frozen=True):
-    """A tournament's standings, best first."""
-
-    tournament_id: str
-    status: str
-    standings: list[Standing]
-
-
-class TournamentPage(msgspec.Struct, frozen=True):
-    """Tournaments as the projection holds them, newest first."""
-
-    tournaments: list[TournamentSummary]
 
 
 StatusFilter = Annotated[
