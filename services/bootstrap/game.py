@@ -7,7 +7,7 @@ import functools
 import redis
 
 from services.bootstrap.stores import build_outbox, redis_client
-from services.game.auth import Access
+from services.game.http.auth import Access
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from services.projection.dead_letters import summary as dead_letters_summary

@@ -1,4 +1,5 @@
-"""The game service's Litestar application factory."""
+"""The game service's Litestar application factory: the one place that assembles the bounded
+contexts (one package each, none importing another) over the shared plumbing of `http/`."""
 
 from __future__ import annotations
 
@@ -10,22 +11,23 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 
-from services.game import auth, problems, schemas, strict
-from services.game.bots import BotsController
-from services.game.challenges import ChallengesController
-from services.game.context import GameContext
-from services.game.exports import ExportsController
-from services.game.leaderboards import LeaderboardsController
-from services.game.ops import HANDLERS as OPS_HANDLERS
-from services.game.ops import ObserveMiddleware, metrics, ready
-from services.game.replays import ReplaysController
-from services.game.routes import GamesController, health
-from services.game.schedules import SchedulesController
-from services.game.seals import HANDLERS as SEALS
-from services.game.streams import STATE_KEY as STREAMS_KEY
-from services.game.streams import BotStreamsController, GameStreamController, StreamConfig, Streams
-from services.game.tournaments import TournamentsController
-from services.game.viewer import viewer_handlers
+from services.game.bots.controllers import BotsController
+from services.game.challenges.controllers import ChallengesController
+from services.game.exports.controllers import ExportsController
+from services.game.games.controllers import GamesController
+from services.game.http import auth, openapi, problems, strict
+from services.game.http.context import GameContext
+from services.game.http.ops import HANDLERS as OPS_HANDLERS
+from services.game.http.ops import ObserveMiddleware, health, metrics, ready
+from services.game.http.seals import HANDLERS as SEALS
+from services.game.http.viewer import viewer_handlers
+from services.game.http.waiters import STATE_KEY as STREAMS_KEY
+from services.game.http.waiters import StreamConfig, Streams
+from services.game.leaderboards.controllers import LeaderboardsController
+from services.game.replays.controllers import ReplaysController
+from services.game.schedules.controllers import SchedulesController
+from services.game.streams.controllers import BotStreamsController, GameStreamController
+from services.game.tournaments.controllers import TournamentsController
 from services.ops.health import Readiness, StoreReadiness
 from services.ops.metrics import GameMetrics
 from shared.app import stalls
@@ -151,7 +153,7 @@ def create_app(
             **SEALS,
         },
         middleware=[ObserveMiddleware(observed)],
-        plugins=[problems.ProblemDocumentation(), schemas.AcceptedValues()],
+        plugins=[problems.ProblemDocumentation(), openapi.AcceptedValues()],
         on_startup=[count_stalls],
         on_shutdown=[stop_counting_stalls, *([] if scheduler is not None else [schedules.close])],
         openapi_config=OpenAPIConfig(

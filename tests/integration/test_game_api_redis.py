@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 import redis
 from litestar.testing import TestClient
@@ -10,10 +12,19 @@ from redis.retry import Retry
 
 from services.game.app import create_app
 from shared.app.games import InProcessDispatcher
+from shared.catalog import hosting
 from shared.store.redis_store import RedisEventStore
-from tests.unit.test_game_api import GameApiBehaviours, problem
+from tests.unit.test_game_api import BUMP, GameApiBehaviours, problem
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def _hosted() -> Iterator[None]:
+    """Hosts test-bump beside the built-in games for each test of this module, as the
+    behaviours' own module does."""
+    with hosting(BUMP):
+        yield
 
 
 class TestGameApiOnRedis(GameApiBehaviours):

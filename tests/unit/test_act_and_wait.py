@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from services.game.streams import StreamConfig
+from services.game.http.waiters import StreamConfig
 from shared.app.games import load
 from tests.unit.test_streams_api import ALICE, BOB, SHORT, World, bearer, opened
 

@@ -14,7 +14,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.auth import Access, warn_if_open
+from services.game.http.auth import Access, warn_if_open
 from services.projection.changes import decode
 from services.settings import Settings
 from shared.app.games import InProcessDispatcher, load

@@ -12,8 +12,8 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.auth import Access
-from services.game.streams import STATE_KEY, StreamConfig
+from services.game.http.auth import Access
+from services.game.http.waiters import STATE_KEY, StreamConfig
 from services.settings import Settings
 from shared.app.games import load
 from shared.model import challenges

@@ -12,8 +12,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import MAX_BODY_SIZE, create_app
-from services.game.auth import Access
-from services.game.problems import MEDIA_TYPE
+from services.game.http.auth import Access
+from services.game.http.problems import MEDIA_TYPE
 from services.settings import Settings
 from shared.app.games import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore

@@ -24,8 +24,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.auth import Access
-from services.game.streams import STATE_KEY, StreamConfig, Streams
+from services.game.http.auth import Access
+from services.game.http.waiters import STATE_KEY, StreamConfig, Streams
 from services.settings import Settings
 from shared.app.games import InProcessDispatcher, act, load
 from shared.store.memory import InMemoryEventStore

@@ -1,4 +1,4 @@
-"""The game service's door (`services.game.strict`), in process over the in-memory store: the
+"""The game service's door (`services.game.http.strict`), in process over the in-memory store: the
 same guard the real stack runs (tests/reliability/test_poison_input.py attacks that one)."""
 
 from __future__ import annotations

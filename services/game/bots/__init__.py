@@ -1,0 +1,1 @@
+"""The bot registry over HTTP: register bots, list them, rotate and revoke their tokens."""

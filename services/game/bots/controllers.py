@@ -1,0 +1,191 @@
+"""REST v1 bots: register bots (built-in strategies, external clients, webhooks), list them,
+rotate and revoke their tokens.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.di import NamedDependency
+from litestar.exceptions import NotFoundException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import JSONBody, PathParameter, QueryParameter
+
+from services.game.bots.schemas import Bot, Bots
+from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
+from services.game.http.problems import Problem, check_game_filter, problem, responses
+from shared.model.registry import (
+    BotSpec,
+    UnknownBot,
+    find_bot,
+    register,
+    registered_bots,
+    revoke_token,
+    rotate_token,
+)
+from shared.store.port import EventStore
+
+GameFilter = Annotated[
+    str | None,
+    QueryParameter(description="Only the bots of this game.", required=False, max_length=40),
+]
+BotName = Annotated[str, PathParameter(description="The bot's name.")]
+BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
+
+
+def _now() -> str:
+    """Returns the current UTC time, ISO 8601 to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _unknown_bot(_: Request[Any, Any, Any], error: UnknownBot) -> Response[Problem]:
+    return problem(404, "unknown-bot", str(error))
+
+
+class BotsController(Controller):
+    """The bot registry."""
+
+    path = "/v1/bots"
+    tags = ("bots",)
+    exception_handlers = {UnknownBot: _unknown_bot}
+
+    @post(
+        operation_id="registerBot",
+        summary="Register a bot under a name and a version label",
+        description=(
+            "A hosting operation: needs the admin key (in open mode, nothing). A registered "
+            "bot plays one game: `kind` `builtin` with one of its `strategy`s, `external` "
+            "through the API, or `webhook` at its http(s) `url`. Tournaments enter it by name "
+            "and version, and ratings are kept per `name@version`. An external or webhook bot "
+            "gets its `token` in this answer only (the registry keeps its SHA-256), a webhook "
+            "bot also its `signing_secret`. Registering the same bot again returns it (200) "
+            "without them; the same name and version with anything else is refused (422, "
+            "field `version`). A webhook `url` that is, or resolves to, a loopback, private, "
+            "link-local or otherwise non-global address is refused (422, field `url`) unless "
+            "the service allows private webhooks (`CARDARENA_WEBHOOK_ALLOW_PRIVATE`). A `name`"
+            " or `version` is 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a"
+            " letter or digit (`me` is reserved); an unknown game or strategy, a `strategy`"
+            " for a bot that plays itself, an external or webhook bot of a game without"
+            " decisions, a `url` for anything but a webhook or a `description` over 500"
+            " characters is 422 naming the field. A webhook bot cannot answer challenges, so"
+            " `accept_challenges` says whose challenges seat it: `host` (the default: only"
+            " the admin key's), `registered` (any registered bot's too) or `none`; another"
+            " kind with it is 422."
+        ),
+        sync_to_thread=True,
+        status_code=201,
+        guards=[host_only],
+        security=BEARER,
+        responses={
+            200: ResponseSpec(Bot, description="Registered already: the bot, without secrets"),
+            **responses(400, 401, 403, 422, 503),
+        },
+    )
+    def register(
+        self,
+        store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
+        data: JSONBody[BotSpec],
+    ) -> Response[Bot]:
+        registration = register(
+            store, data, registered_at=_now(), allow_private_urls=access.webhook_allow_private
+        )
+        bot = Bot.of(registration.bot, host=True, credentials=registration.credentials)
+        headers = {"Location": f"/v1/bots/{bot.name}/{bot.version}"}
+        return Response(bot, status_code=201 if registration.new else 200, headers=headers)
+
+    @get(
+        operation_id="listBots",
+        summary="The registered bots",
+        sync_to_thread=True,
+        responses=responses(400, 503),
+    )
+    def list_bots(
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        game: GameFilter = None,
+    ) -> Bots:
+        check_game_filter(game)
+        return Bots(
+            [
+                Bot.of(bot, host=caller.host)
+                for bot in registered_bots(store)
+                if game in (None, bot.game)
+            ]
+        )
+
+    @get(
+        "/me",
+        operation_id="getCallingBot",
+        summary="The bot whose token the request carries",
+        sync_to_thread=True,
+        security=BEARER,
+        responses=responses(403, 503),
+    )
+    def me(self, caller: NamedDependency[Caller]) -> Bot:
+        if caller.bot is not None:
+            return Bot.of(caller.bot)
+        if caller.role == "admin":
+            raise Forbidden("this is a bot's resource: send its bot token, not the admin key")
+        raise Unauthorized("send Authorization: Bearer <bot token>")
+
+    @get(
+        "/{name:str}/{version:str}",
+        operation_id="getBot",
+        summary="One registered bot",
+        sync_to_thread=True,
+        responses=responses(400, 404, 503),
+    )
+    def read(
+        self,
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        name: BotName,
+        version: BotVersion,
+    ) -> Bot:
+        bot = find_bot(store, name, version)
+        if bot is None:
+            raise NotFoundException(f"no bot {name}@{version} is registered")
+        return Bot.of(bot, host=caller.host)
+
+    @post(
+        "/{name:str}/{version:str}/token",
+        operation_id="rotateBotToken",
+        summary="Issue a bot a new token; the old one stops working at once",
+        description=(
+            "A hosting operation. The answer holds the new `token` (and, for a webhook bot, "
+            "a new `signing_secret`), shown only here. A built-in bot has no token (422, "
+            "field `kind`)."
+        ),
+        sync_to_thread=True,
+        status_code=201,
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
+    )
+    def rotate(self, store: NamedDependency[EventStore], name: BotName, version: BotVersion) -> Bot:
+        bot, credentials = rotate_token(store, name, version, issued_at=_now())
+        return Bot.of(bot, host=True, credentials=credentials)
+
+    @delete(
+        "/{name:str}/{version:str}/token",
+        operation_id="revokeBotToken",
+        summary="Revoke a bot's token",
+        description=(
+            "A hosting operation: the token stops working at once; a new one comes from "
+            "`POST .../token`. A webhook bot keeps its signing secret. Revoking a bot that "
+            "has no token changes nothing (204 as well)."
+        ),
+        sync_to_thread=True,
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
+    )
+    def revoke(
+        self, store: NamedDependency[EventStore], name: BotName, version: BotVersion
+    ) -> None:
+        """Revokes the bot's token; 204."""
+        revoke_token(store, name, version, revoked_at=_now())

@@ -1,0 +1,1 @@
+"""Challenges between registered bots over HTTP: issue, read, accept, decline, cancel."""

@@ -1,0 +1,63 @@
+"""Request and response bodies of the games routes: create a game, list events, take actions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+from services.game.http.schemas import EventItem, SeatSpec, SeatView
+from shared.app.games import Outcome
+from shared.messages.common import Clock
+
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+PlayerCount = Annotated[int, msgspec.Meta(ge=0, le=64)]
+"""Bounded here so that a huge count cannot make the service build a huge table."""
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Creates a game: its name, a ruleset (a preset name or fields), seats or a player count."""
+
+    game: str
+    ruleset: str | dict[str, Any] | None = None
+    seats: list[SeatSpec] | None = None
+    players: PlayerCount | None = None
+    seed: int | str | None = None
+    """The same seed on the same deployment deals the same cards, keyed with its deal secret
+    (see the README's Seeds); none: fresh random cards."""
+    clock: Clock | None = None
+    """Times the client seats: `{"move_seconds", "bank_seconds", "strikes_to_forfeit"}`,
+    overriding the ruleset's clock; none: the ruleset's, else untimed (a game with a webhook
+    seat still gets a clock)."""
+
+
+class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One action of `seat`, taken at `expected_version`; `action` is tagged by its `type`."""
+
+    seat: NonNegative
+    action: dict[str, Any]
+    expected_version: NonNegative
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    """Events of a game in version order, after a given version; `version` is the stream's."""
+
+    game_id: str
+    version: int
+    events: list[EventItem]
+
+
+class ActionAccepted(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An applied action: the versions it wrote, or those of the first try when `replayed`."""
+
+    game_id: str
+    version: int
+    first_version: int
+    replayed: bool
+    turn: SeatView | None = None
+    """Asked for with `wait`: the seat's view once the game waits for it again or is over."""
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> ActionAccepted:
+        """Returns the body of an action's outcome."""
+        return cls(outcome.game_id, outcome.version, outcome.first_version, outcome.replayed)

@@ -1,0 +1,317 @@
+"""Identity and access: who calls (the admin, a bot, anyone), what they may do, how often.
+
+Callers present `Authorization: Bearer <credential>`: the admin key (setting
+`CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.model.registry`). The app
+guard `authenticate` resolves every request's `Caller` once (401 for a credential that is
+neither, 429 for a bot token over its rate limit); handlers take it as the dependency
+`caller`. Hosting operations carry the guard `host_only`; seat access is `check_seat`.
+
+With no admin key the service runs in open mode: a caller without credentials is the host
+(as the admin). A bot token is that bot in either mode, and only a bound seat's bot token
+may act for it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio.to_thread
+from litestar import Request, Response
+from litestar.connection import ASGIConnection
+from litestar.di import Provide
+from litestar.handlers.base import BaseRouteHandler
+from litestar.openapi.spec import Reference, SecurityRequirement, SecurityScheme
+from litestar.types import ExceptionHandlersMap
+
+from services.game.http.problems import Problem, problem
+from services.settings import GameSettings, Settings
+from shared.app.starting import GameCap
+from shared.messages.common import Seat
+from shared.model.registry import RegisteredBot, RegistryIndex, token_id_of
+from shared.ports.game_slots import GameSlots, InMemoryGameSlots
+from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
+from shared.store.port import EventStore
+
+STATE_KEY = "access"
+"""Where the app's `Access` lives in `app.state`."""
+_CALLER_KEY = "cardarena.caller"
+SECURITY_SCHEME = "bearer"
+SECURITY_SCHEMES: dict[str, SecurityScheme | Reference] = {
+    SECURITY_SCHEME: SecurityScheme(
+        type="http",
+        scheme="bearer",
+        description="The admin key for hosting operations, or a bot's token for its seats.",
+    )
+}
+"""The OpenAPI security schemes of the service."""
+BEARER: list[SecurityRequirement] = [{SECURITY_SCHEME: []}]
+"""The `security` of an operation that needs (or may take) credentials."""
+
+_log = logging.getLogger(__name__)
+
+Role = Literal["admin", "bot", "anonymous"]
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who makes a request: the admin, a bot (`bot`), or anyone; `host` may host games."""
+
+    role: Role
+    bot: RegisteredBot | None = None
+    host: bool = False
+    token_id: str | None = None
+    """The id of the bot token presented (see `services.game.http.credentials`)."""
+
+    @property
+    def key(self) -> str | None:
+        """Returns the calling bot's `name@version`, None for the admin and anyone."""
+        return self.bot.key if self.bot is not None else None
+
+
+class Unauthorized(Exception):
+    """No credentials, or credentials that are neither the admin key nor a live bot token."""
+
+    def __init__(self, message: str, *, invalid_token: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.invalid_token = invalid_token
+
+
+class Forbidden(Exception):
+    """Valid credentials that do not allow this request."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class RateLimited(Exception):
+    """A bot token made more requests than its window allows; retry after `retry_after` s."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Access:
+    """The admin key, the registry to check bot tokens in, the rate limiter, the game cap,
+    whether webhook URLs may reach loopback and private addresses, the rate limit of
+    anonymous streams (per client address), and the cap on a bot's open challenges (the
+    slots of `challenges`, 0: none)."""
+
+    admin_key: str
+    registry: RegistryIndex
+    limiter: RateLimiter
+    slots: GameSlots
+    max_games_per_bot: int
+    webhook_allow_private: bool = False
+    spectator_limiter: RateLimiter = field(default_factory=lambda: InMemoryRateLimiter(0, 60))
+    challenges: GameSlots = field(default_factory=InMemoryGameSlots)
+    max_open_challenges: int = 0
+
+    @classmethod
+    def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
+        """Returns access over `store` with the in-memory limiter and slots (one process)."""
+        settings = settings or Settings()
+        return cls(
+            admin_key=settings.admin_key,
+            registry=RegistryIndex(store),
+            limiter=InMemoryRateLimiter(settings.rate_limit, settings.rate_window),
+            slots=InMemoryGameSlots(),
+            max_games_per_bot=settings.max_games_per_bot,
+            webhook_allow_private=settings.webhook_allow_private,
+            spectator_limiter=InMemoryRateLimiter(
+                settings.spectator_rate_limit, settings.rate_window
+            ),
+            max_open_challenges=settings.max_open_challenges,
+        )
+
+    @property
+    def game_cap(self) -> GameCap:
+        """Returns the cap on each bound bot's running games, with the slots counting them."""
+        return GameCap(self.slots, self.max_games_per_bot)
+
+    @property
+    def open(self) -> bool:
+        """Returns whether the service runs in open mode (no admin key)."""
+        return not self.admin_key
+
+    def looks_up(self, authorization: str | None) -> bool:
+        """Returns whether identifying `authorization` takes a look-up in the store: a
+        bearer credential that is not the admin key."""
+        try:
+            credential = _bearer(authorization)
+        except Unauthorized:
+            return False
+        return credential is not None and not self._is_admin(credential)
+
+    def _is_admin(self, credential: str) -> bool:
+        """Returns whether `credential` is the admin key (never, in open mode)."""
+        admin = self.admin_key.encode()
+        return bool(self.admin_key) and hmac.compare_digest(credential.encode(), admin)
+
+    def identify(self, authorization: str | None) -> Caller:
+        """Returns the caller presenting `authorization` (an Authorization header, or None).
+
+        Raises Unauthorized for a credential that is neither the admin key nor a live bot
+        token, RateLimited for a bot token over its limit.
+        """
+        credential = _bearer(authorization)
+        if credential is None:
+            return Caller("anonymous", host=self.open)
+        if self._is_admin(credential):
+            return Caller("admin", host=True)
+        bot = self.registry.bot_of_token(credential)
+        if bot is None:
+            raise Unauthorized(
+                "the credential is neither the admin key nor a live bot token", invalid_token=True
+            )
+        decision = self.limiter.hit(f"token:{token_id_of(credential)}")
+        if not decision.allowed:
+            raise RateLimited(
+                f"{bot.key} made more than {self.limiter.limit} requests in "
+                f"{self.limiter.window_s} s; retry after {decision.retry_after} s",
+                decision.retry_after,
+            )
+        return Caller("bot", bot=bot, token_id=token_id_of(credential))
+
+
+def _bearer(authorization: str | None) -> str | None:
+    """Returns the credential of a bearer `authorization` header, None for no header (or a
+    blank one); raises Unauthorized for any other scheme or an empty credential."""
+    if authorization is None or not authorization.strip():
+        return None
+    scheme, _, credential = authorization.strip().partition(" ")
+    credential = credential.strip()
+    if scheme.lower() != "bearer" or not credential:
+        raise Unauthorized("send Authorization: Bearer <admin key or bot token>")
+    return credential
+
+
+def caller_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
+    """Returns the caller of `connection`, identified once per request (see Access.identify)."""
+    state = connection.state
+    known = state.get(_CALLER_KEY)
+    if isinstance(known, Caller):
+        return known
+    access: Access = connection.app.state[STATE_KEY]
+    caller = access.identify(connection.headers.get("authorization"))
+    state[_CALLER_KEY] = caller
+    return caller
+
+
+IDENTIFIED_BY_HANDLER = "cardarena.identified_by_handler"
+"""A route handler's `opt` flag: the handler runs in a worker thread and identifies its
+caller there first (`caller_of`), so that a bot token's look-up takes no thread of its own."""
+
+
+async def authenticate(
+    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
+) -> None:
+    """App guard: identifies the caller of every request (401 and 429 happen here).
+
+    A credential that needs no look-up (none, the admin key, a malformed one) is checked at
+    once; a bot token (a registry look-up, a rate-limit hit) in a worker thread, or by the
+    handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway.
+    """
+    access: Access = connection.app.state[STATE_KEY]
+    if not access.looks_up(connection.headers.get("authorization")):
+        caller_of(connection)
+    elif not handler.opt.get(IDENTIFIED_BY_HANDLER):
+        await anyio.to_thread.run_sync(caller_of, connection)
+
+
+def host_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Route guard of hosting operations: the admin key (anyone in open mode); a bot is 403."""
+    caller = caller_of(connection)
+    if caller.host:
+        return
+    if caller.bot is not None:
+        raise Forbidden(f"{caller.bot.key} is a bot; hosting operations need the admin key")
+    raise Unauthorized("hosting operations need Authorization: Bearer <admin key>")
+
+
+def provide_caller(request: Request[Any, Any, Any]) -> Caller:
+    """Returns the request's caller: the dependency `caller` (the app guard identified it
+    already, so this reads it from the request's state: no I/O, no worker thread)."""
+    return caller_of(request)
+
+
+CALLER = Provide(provide_caller, sync_to_thread=False)
+"""The dependency `caller` (a handler takes `caller: NamedDependency[Caller]`)."""
+
+
+def calling_bot(caller: Caller, what: str = "this is a bot's resource") -> str:
+    """Returns the calling bot's `name@version`; raises Forbidden for the admin (`what` says
+    why) and Unauthorized for anyone without a bot token."""
+    if caller.bot is not None:
+        return caller.bot.key
+    if caller.role == "admin":
+        raise Forbidden(f"{what}: send its bot token, not the admin key")
+    raise Unauthorized("send Authorization: Bearer <bot token>")
+
+
+def check_seat(caller: Caller, seats: list[Seat], index: int, *, act: bool = False) -> None:
+    """Raises Unauthorized or Forbidden unless `caller` may read seat `index` of `seats`
+    (its view, its redacted events) or, with `act`, post its actions.
+
+    A seat bound to a bot is read by that bot or the host, and played by that bot only;
+    any other seat (host-played, or a built-in bot's) is the host's.
+    """
+    owner = seats[index].bound_bot
+    if caller.bot is not None:
+        if owner == caller.bot.key:
+            return
+        whose = f"played by {owner}" if owner else "played by the host"
+        raise Forbidden(f"{caller.bot.key} may not use seat {index}: it is {whose}")
+    if owner is None:
+        if caller.host:
+            return
+        raise Unauthorized(f"seat {index} is the host's: send the admin key")
+    if caller.host and not act:
+        return
+    if caller.role == "admin":
+        raise Forbidden(f"seat {index} is played by {owner}: only its token acts for it")
+    raise Unauthorized(f"seat {index} is played by {owner}: send its bot token")
+
+
+def warn_if_open(settings: GameSettings, log: logging.Logger = _log) -> bool:
+    """Logs a warning when the real stack (Redis store) runs with no admin key; returns
+    whether it did.
+    """
+    if settings.store != "redis" or settings.admin_key:
+        return False
+    log.warning(
+        "CARDARENA_ADMIN_KEY is not set: the game service runs in open mode, where anyone "
+        "may create games and tournaments, register bots and play host-played seats"
+    )
+    return True
+
+
+def _unauthorized(_: Request[Any, Any, Any], error: Unauthorized) -> Response[Problem]:
+    challenge = 'Bearer realm="cardarena"'
+    if error.invalid_token:
+        challenge += ', error="invalid_token"'
+    return problem(401, "unauthorized", error.message, headers={"WWW-Authenticate": challenge})
+
+
+def _forbidden(_: Request[Any, Any, Any], error: Forbidden) -> Response[Problem]:
+    return problem(403, "forbidden", error.message)
+
+
+def _rate_limited(_: Request[Any, Any, Any], error: RateLimited) -> Response[Problem]:
+    headers = {"Retry-After": str(error.retry_after)}
+    return problem(429, "rate-limited", error.message, headers=headers)
+
+
+HANDLERS: ExceptionHandlersMap = {
+    Unauthorized: _unauthorized,
+    Forbidden: _forbidden,
+    RateLimited: _rate_limited,
+}
+"""The problem responses of the access errors (merged into the app's handlers)."""

@@ -1,0 +1,114 @@
+"""Bodies several contexts of the game service answer or take: a game, a seat's view, an event
+item, a requested seat."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from shared.app.games import LoadedGame
+from shared.messages.codec import to_json
+from shared.messages.common import Clock, Result, Seat
+from shared.model.clocks import clock_of, timed_waits
+from shared.store.port import RecordedEvent
+
+
+class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Who plays a seat: a built-in `bot` (default: the game's first) or an `external` client.
+
+    An `external` or `webhook` seat naming a registered bot (`bot`, `version`, default "1")
+    is bound to it: only that bot's token may play it. A webhook seat always names its bot.
+    """
+
+    kind: Literal["bot", "external", "webhook"] = "bot"
+    bot: str | None = None
+    name: str | None = None
+    version: str | None = None
+
+
+def status_of(result: Result | None) -> str:
+    """Returns a game's status: `playing` while it runs, else its result's status."""
+    return "playing" if result is None else result.status
+
+
+class Game(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A game as anyone may see it; `view` only for games without decisions (all public)."""
+
+    game_id: str
+    game: str
+    ruleset: dict[str, Any]
+    seats: list[Seat]
+    version: int
+    status: str
+    to_move: list[int]
+    result: Result | None
+    created_at: str
+    view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The game's clock; absent for an untimed game."""
+
+    @classmethod
+    def of(cls, loaded: LoadedGame) -> Game:
+        """Returns the public resource of a loaded game."""
+        spec, state = loaded.spec, loaded.state
+        result: Result | None = spec.result(state)
+        view = msgspec.UNSET if spec.has_decisions else msgspec.to_builtins(spec.view(state, 0))
+        return cls(
+            game_id=loaded.game_id,
+            game=spec.name,
+            ruleset=loaded.created.ruleset,
+            seats=loaded.created.seats,
+            version=loaded.version,
+            status=status_of(result),
+            to_move=spec.to_move(state),
+            result=result,
+            created_at=loaded.created.created_at,
+            view=view,
+            clock=clock_of(loaded.created) or msgspec.UNSET,
+        )
+
+
+class SeatView(msgspec.Struct, frozen=True):
+    """What one seat may know of a game, its legal actions, and the version to act at."""
+
+    game_id: str
+    seat: int
+    version: int
+    status: str
+    to_move: list[int]
+    view: dict[str, Any]
+    legal_actions: list[dict[str, Any]]
+    deadline: int | msgspec.UnsetType = msgspec.UNSET
+    """In a timed game waiting for this seat: when its time (the move deadline and what is
+    left of its bank) runs out, in ms since the epoch."""
+
+    @classmethod
+    def of(cls, loaded: LoadedGame, seat: int) -> SeatView:
+        """Returns the view of `seat` (a seat of the game) in a loaded game."""
+        spec, state, clock = loaded.spec, loaded.state, loaded.clock
+        timed = clock is not None and seat in timed_waits(spec, state, clock)
+        return cls(
+            game_id=loaded.game_id,
+            seat=seat,
+            version=loaded.version,
+            status=status_of(spec.result(state)),
+            to_move=spec.to_move(state),
+            view=msgspec.to_builtins(spec.view(state, seat)),
+            legal_actions=msgspec.to_builtins(spec.legal_actions(state, seat)),
+            deadline=clock.deadline_ms(seat) if clock is not None and timed else msgspec.UNSET,
+        )
+
+
+class EventItem(msgspec.Struct, frozen=True):
+    """One stored event: its version, type tag, store time (ms since the epoch) and content."""
+
+    version: int
+    type: str
+    recorded_at: int
+    data: dict[str, Any]
+
+    @classmethod
+    def of(cls, recorded: RecordedEvent, event: Any) -> EventItem:
+        """Returns the item of `recorded`, whose decoded event is `event`."""
+        return cls(recorded.version, recorded.type, recorded.recorded_at, to_json(event))

@@ -1,0 +1,41 @@
+"""The replay viewer: a static page that draws any game at any version from its replay API."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from litestar import MediaType, Response, get
+from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
+
+from services.game.http.params import GameId
+
+STATIC = Path(__file__).parent.parent / "static" / "replay"
+"""The viewer's HTML, JavaScript and CSS, served as they are (no build step)."""
+
+_HEADERS = {
+    # The page loads only its own script and style sheet and talks only to this service.
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+@functools.cache
+def _page() -> str:
+    """Returns the viewer's page; the script reads the game id from the address."""
+    return (STATIC / "index.html").read_text(encoding="utf-8")
+
+
+@get("/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
+def replay_page(game_id: GameId) -> Response[str]:
+    """Returns the viewer's page for `game_id` (the page itself asks the API for the game)."""
+    return Response(_page(), media_type=MediaType.HTML, headers=_HEADERS)
+
+
+def viewer_handlers() -> list[ControllerRouterHandler]:
+    """Returns the viewer's route handlers: its page and its static files (new per app)."""
+    static = create_static_files_router(
+        "/replay/static", directories=[STATIC], name="replay-static"
+    )
+    return [replay_page, static]

@@ -1,0 +1,1 @@
+"""Leaderboards over HTTP: ratings per game and bot version."""

@@ -1,0 +1,42 @@
+"""Bodies of the replay routes: a game replayed at a version, and who plays a fork."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from services.game.http.schemas import EventItem, SeatSpec
+from shared.messages.common import Result, Seat
+
+
+class Replay(msgspec.Struct, frozen=True):
+    """A game as it was after event `version`, with its events up to there, as the caller
+    may see them.
+
+    `state` (the whole engine state) only for a finished game replayed without a seat;
+    `view` (what `seat` knew) only with a seat. At version 1 only GameCreated exists, so
+    both are null then, and `result` is null until the game is over at `version`.
+    """
+
+    game_id: str
+    game: str
+    version: int
+    last_version: int
+    over: bool
+    """Whether the game is over at its last version (its whole log is then public)."""
+    seat: int | None
+    seats: list[Seat]
+    ruleset: dict[str, Any]
+    state: dict[str, Any] | None
+    view: dict[str, Any] | None
+    events: list[EventItem]
+    result: Result | None
+
+
+class ForkGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Who plays the fork (as in `POST /v1/games`; none: the original's seats), and a seed
+    for its bots' choices (none: random)."""
+
+    seats: list[SeatSpec] | None = None
+    seed: int | str | None = None

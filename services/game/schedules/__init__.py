@@ -1,0 +1,1 @@
+"""Scheduled tournaments over HTTP: list, read, cancel."""

@@ -1,0 +1,154 @@
+"""One bot's server-sent stream of its games' starts, turns and finishes, and its challenges."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from litestar.response import ServerSentEventMessage
+
+from services.game.http.auth import Caller
+from services.game.http.credentials import CredentialEnded, Hold, TokenWatch, checked
+from services.game.http.waiters import Streams
+from services.game.streams.schemas import GameOver, StartedGame, Turn
+from services.game.streams.sse import keepalive, sse_event
+from services.game.streams.turns import all_waiting, open_challenges, waiting_turns
+from shared.app.bot_games import BotGames
+from shared.app.waiting import wait_ms
+from shared.catalog import get_game
+from shared.messages.common import GameCreated, GameFinished
+from shared.model import challenges
+from shared.model.challenges import Challenge, ChallengeIssued
+from shared.store.port import EventStore, FeedEntry
+
+T = TypeVar("T")
+
+
+@dataclass
+class BotStream:
+    """One bot's stream of its games' starts, turns and finishes."""
+
+    streams: Streams
+    store: EventStore
+    bot: str
+    resume_from: str | None
+    caller: Caller
+    watch: TokenWatch
+    announced: set[tuple[str, int, int]] = field(default_factory=set)
+    """(game, seat, version) of every `your_turn` sent."""
+    challenged: set[str] = field(default_factory=set)
+    """The challenges announced."""
+    _hold: Hold = field(default_factory=Hold)
+
+    async def _call(self, function: Callable[..., T], *args: Any) -> T:
+        """Returns `function(*args)` run in a worker thread, once the bot's token is known to
+        be live after it; raises CredentialEnded (at once when the watch ends the hold)."""
+        run, hold = self.streams.run, self._hold
+        return await hold.wait(lambda: run(checked, hold, function, *args))
+
+    def _challenge(self, challenge: Challenge, event_id: str) -> list[ServerSentEventMessage]:
+        """Returns `challenge` for a challenge not yet announced."""
+        if challenge.challenge_id in self.challenged:
+            return []
+        self.challenged.add(challenge.challenge_id)
+        return [sse_event("challenge", challenge, event_id)]
+
+    def _turns(self, turns: list[Turn], event_id: str) -> list[ServerSentEventMessage]:
+        """Returns `your_turn` for each of `turns` not yet announced."""
+        fresh = [t for t in turns if (t.game_id, t.seat, t.version) not in self.announced]
+        self.announced.update((t.game_id, t.seat, t.version) for t in fresh)
+        return [sse_event("your_turn", turn, event_id) for turn in fresh]
+
+    def _news(self, index: BotGames, entries: list[FeedEntry]) -> tuple[list[Any], list[str]]:
+        """Returns the `game_started` / `game_finished` messages in `entries` for this bot,
+        and the ids of its games that they touch."""
+        messages: list[Any] = []
+        touched: list[str] = []
+        for entry in entries:
+            recorded = entry.event
+            if recorded.kind == challenges.KIND:
+                messages += self._issued(entry)
+                continue
+            seats = index.seats_of(self.bot, recorded.game_id)
+            if not seats:
+                continue
+            if recorded.game_id not in touched:
+                touched.append(recorded.game_id)
+            if recorded.type not in {"GameCreated", "GameFinished"}:
+                continue
+            event = get_game(recorded.kind).codec.decode(recorded)
+            if isinstance(event, GameCreated):
+                started = StartedGame(recorded.game_id, recorded.kind, seats)
+                messages.append(sse_event("game_started", started, entry.position))
+            elif isinstance(event, GameFinished):
+                over = GameOver(recorded.game_id, seats, event.result)
+                messages.append(sse_event("game_finished", over, entry.position))
+        return messages, touched
+
+    def _issued(self, entry: FeedEntry) -> list[ServerSentEventMessage]:
+        """Returns `challenge` when `entry` issues a challenge to this bot."""
+        recorded = entry.event
+        if recorded.type != "ChallengeIssued":
+            return []
+        issued = challenges.CODEC.decode(recorded)
+        assert isinstance(issued, ChallengeIssued)
+        if self.bot not in issued.pending:
+            return []
+        challenge = challenges.fold([issued], recorded.version, datetime.now(UTC))
+        return self._challenge(challenge, entry.position)
+
+    async def _backlog(self, index: BotGames, until: str) -> AsyncIterator[Any]:
+        """Yields the starts and finishes from `resume_from` up to the feed position `until`."""
+        position = self.resume_from or until
+        while position != until:
+            page = await self._call(self.store.read_feed, position, 500)
+            if not page:
+                return
+            await self._call(index.refresh)
+            messages, _ = self._news(index, page)
+            for message in messages:
+                yield message
+            position = page[-1].position
+            if until in (entry.position for entry in page):
+                return
+
+    async def events(self) -> AsyncIterator[ServerSentEventMessage]:
+        """Yields the missed starts and finishes, the resync, then the bot's news as it comes,
+        until the stream's lifetime or the bot's token ends (each message follows a look-up
+        of it)."""
+        streams, store, config, call = self.streams, self.store, self.streams.config, self._call
+        streams.open += 1
+        try:
+            self._hold = self.watch.take(self.caller)
+            deadline = time.monotonic() + config.lifetime_s
+            index = streams.index(store)
+            position = await call(store.feed_position)
+            async for message in self._backlog(index, position):
+                yield message
+            for challenge in await call(open_challenges, store, index, self.bot):
+                for message in self._challenge(challenge, position):
+                    yield message
+            for message in self._turns(await call(all_waiting, store, index, self.bot), position):
+                yield message
+            while (remaining := deadline - time.monotonic()) > 0:
+                wait = wait_ms(min(remaining, config.keepalive_s))
+                entries = await call(store.wait_feed, position, wait)
+                if not entries:
+                    yield keepalive()
+                    continue
+                position = entries[-1].position
+                await call(index.refresh)
+                messages, touched = self._news(index, entries)
+                for message in messages:
+                    yield message
+                turns = await call(waiting_turns, store, index, self.bot, touched)
+                for message in self._turns(turns, position):
+                    yield message
+        except CredentialEnded:
+            return
+        finally:
+            self.watch.give(self._hold)
+            streams.open -= 1

@@ -1,0 +1,308 @@
+"""Streams over HTTP: a game's server-sent events and a seat's long poll (`GameStreamController`),
+a bot's events, turns and open challenges (`BotStreamsController`); each route's contract is its
+OpenAPI description.
+
+Every blocking store call (waits included) runs in a worker thread under the streams' own
+capacity limiter (`services.game.http.waiters`), and no single wait outlasts
+`StreamConfig.keepalive_s`: a quiet stream sends a keep-alive comment that often, and notices
+then at the latest that its client has gone. A stream closes after `StreamConfig.lifetime_s`;
+clients reconnect (with `Last-Event-ID`). A bot's games are found with
+`shared.app.bot_games.BotGames`, an index of the global feed kept in this process.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from litestar import Controller, Request, Response, get
+from litestar.di import NamedDependency
+from litestar.exceptions import ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter
+from litestar.response import ServerSentEvent
+
+from services.game.http.auth import BEARER, Access, Caller, calling_bot
+from services.game.http.credentials import checked
+from services.game.http.params import GameId, SeatNumber, ViewerSeat, Wait
+from services.game.http.problems import Problem, problem, responses
+from services.game.http.schemas import SeatView
+from services.game.http.waiters import StreamsBusy, streams_of
+from services.game.streams.bot_stream import BotStream
+from services.game.streams.game_stream import GameStream, admit_spectator
+from services.game.streams.schemas import ChallengeList, Turns
+from services.game.streams.turns import (
+    all_waiting,
+    open_challenges,
+    opened_sealed,
+    seat_turn,
+    waiting_turns,
+)
+from shared.app.waiting import wait_ms
+from shared.ports.archive import EventArchive
+from shared.ports.views.fold import position_key
+from shared.store.port import EventStore
+
+T = TypeVar("T")
+
+
+def _busy(_: Request[Any, Any, Any], error: StreamsBusy) -> Response[Problem]:
+    headers = {"Retry-After": str(error.retry_after)}
+    return problem(503, "streams-busy", error.message, headers=headers, limit=error.limit)
+
+
+LastVersion = Annotated[
+    int | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        required=False,
+        ge=0,
+        description="Resume after this version (the last `id:` received): no snapshot, no gap",
+        schema_extra={"minimum": 0},  # Litestar 2 leaves an optional parameter's 0 bound out
+    ),
+]
+LastPosition = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        required=False,
+        pattern=r"^\d{1,20}(-\d{1,20})?$",
+        description="Replay the starts and finishes after this feed position (the last `id:`)",
+    ),
+]
+MAX_ID_PART = 2**64 - 1
+"""The largest part of a Redis stream id (`ms-seq`, each an unsigned 64-bit integer)."""
+
+
+def check_position(position: str | None) -> None:
+    """Raises a 400 naming `Last-Event-ID` unless `position` is None or a feed position the
+    store can read after (each part at most 2**64 - 1, not both)."""
+    if position is None:
+        return
+    key = position_key(position)
+    if max(key) > MAX_ID_PART or key == (MAX_ID_PART, MAX_ID_PART):
+        message = "no feed position is there: each part is at most 2**64 - 1"
+        raise ValidationException(
+            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
+        )
+
+
+_SSE = {
+    200: ResponseSpec(
+        str,
+        description="Server-sent events (text/event-stream)",
+        media_type="text/event-stream",
+        generate_examples=False,
+    )
+}
+
+
+class GameStreamController(Controller):
+    """A game's server-sent events, and the long poll of a seat's turn."""
+
+    path = "/v1/games"
+    tags = ("games",)
+    exception_handlers = {StreamsBusy: _busy}
+
+    @get(
+        "/{game_id:str}/stream",
+        operation_id="streamGame",
+        summary="Follow a game as server-sent events",
+        description=(
+            "First a `snapshot` (with `?seat=N` the body of `getSeatView`, else the body of"
+            " `getGame`), then one `event` per stored event after it (the body of one item of"
+            " `listGameEvents`, redacted as the seat or a spectator may see it while the game"
+            " runs), and for a seat a `your_turn` (its view with the legal actions) whenever"
+            " the game waits for it. Every `id:` is the game's version; `Last-Event-ID: N`"
+            " resumes after version N without the snapshot, so no event is missed or repeated."
+            " Quiet streams get keep-alive comments; the stream ends after the game's last"
+            " event, or after a while (reconnect with `Last-Event-ID`). A seat needs the same"
+            " credentials as its view. A table of a duplicate deal that another table still plays"
+            " is streamed as a running game, and only to its seats' bots and the host (else"
+            " 403, rule `deal_sealed`)."
+        ),
+        security=BEARER,
+        responses={**_SSE, **responses(400, 401, 403, 404, 422, 503)},
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        game_id: GameId,
+        seat: ViewerSeat = None,
+        last_event_id: LastVersion = None,
+    ) -> ServerSentEvent:
+        """Returns the game's event stream as `seat` (none: a spectator) may see it."""
+        streams, spectator = streams_of(request), seat is None
+        anonymous = spectator and caller.role == "anonymous"
+        ticket = await admit_spectator(request, streams, access) if anonymous else None
+        try:
+            loaded, sealed = await streams.run(
+                opened_sealed,
+                store,
+                archive,
+                game_id,
+                seat,
+                caller,
+                last_event_id,
+                spectator=spectator,
+            )
+        except BaseException:
+            if ticket is not None:
+                ticket.release()
+            raise
+        watch = streams.watch(store, access.registry)
+        stream = GameStream(
+            streams, store, archive, loaded, seat, last_event_id, caller, watch, ticket, sealed
+        )
+        events = stream.events()
+        if ticket is not None:  # a stream never iterated gives its place back when collected
+            weakref.finalize(events, ticket.release)
+        return ServerSentEvent(events)
+
+    @get(
+        "/{game_id:str}/turn",
+        operation_id="waitSeatTurn",
+        summary="Wait for a seat's turn (long poll)",
+        description=(
+            "The seat's view (the body of `getSeatView`) as soon as the game waits for the"
+            " seat or is over; when it does neither, waits up to `wait` seconds (0-60) for"
+            " that, then answers the view as it stands (its `legal_actions` empty). A bot"
+            " plays a game with this and `postAction` alone: one request per turn, no polling"
+            " and no event-stream parser. Needs the same credentials as the seat's view."
+        ),
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 422, 503),
+    )
+    async def turn(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        game_id: GameId,
+        seat: SeatNumber,
+        wait: Wait = 0,
+    ) -> SeatView:
+        """Returns `seat`'s view once the game waits for it or is over, waiting up to `wait` s;
+        401 at once when the caller's token is rotated or revoked meanwhile."""
+        streams = streams_of(request)
+        chunk = streams.config.keepalive_s
+        with streams.watch(store, access.registry).hold(caller) as hold:
+            args = (store, archive, game_id, seat, caller, wait, chunk, hold)
+            return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
+
+
+class BotStreamsController(Controller):
+    """The calling bot's events and turns."""
+
+    path = "/v1/bots/me"
+    tags = ("bots",)
+
+    @get(
+        "/events",
+        operation_id="streamBotEvents",
+        summary="Follow the calling bot's games as server-sent events",
+        description=(
+            "Needs a bot token. On connect, one `your_turn` (`game_id`, `game`, `seat`,"
+            " `version`, `legal_actions`, `deadline` in a timed game) per game waiting for the"
+            " bot; then `game_started` (`game_id`, `game`, `seats`), `your_turn` and"
+            " `game_finished` (`game_id`, `seats`, `result`) as they happen, and keep-alive"
+            " comments when quiet. Every `id:` is a position in the global feed;"
+            " `Last-Event-ID` first replays the starts and finishes since that position. A"
+            " `challenge` (the body of `getChallenge`) comes when one is issued to the bot, and"
+            " on connect for each open one waiting for its answer. The stream closes after a"
+            " while: reconnect."
+        ),
+        security=BEARER,
+        responses={**_SSE, **responses(400, 401, 403, 503)},
+    )
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        last_event_id: LastPosition = None,
+    ) -> ServerSentEvent:
+        """Returns the calling bot's event stream."""
+        check_position(last_event_id)
+        bot, streams = calling_bot(caller), streams_of(request)
+        watch = streams.watch(store, access.registry)
+        stream = BotStream(streams, store, bot, last_event_id, caller, watch)
+        return ServerSentEvent(stream.events())
+
+    @get(
+        "/turns",
+        operation_id="waitBotTurns",
+        summary="The games waiting for the calling bot's move (long poll)",
+        description=(
+            "Needs a bot token. Answers at once with every game waiting for one of the bot's"
+            " seats (`game_id`, `game`, `seat`, `version`, `legal_actions`, `deadline`); when"
+            " none waits, waits up to `wait` seconds (0-60) for one, then answers an empty"
+            " list."
+        ),
+        security=BEARER,
+        responses=responses(400, 401, 403, 503),
+    )
+    async def turns(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        wait: Wait = 0,
+    ) -> Turns:
+        """Returns the turns waiting for the calling bot, waiting up to `wait` s for one; 401
+        at once when its token is rotated or revoked meanwhile."""
+        bot, streams = calling_bot(caller), streams_of(request)
+        with streams.watch(store, access.registry).hold(caller) as hold:
+
+            async def call(function: Callable[..., T], *args: Any) -> T:
+                return await hold.wait(lambda: streams.run(checked, hold, function, *args))
+
+            index = streams.index(store)
+            deadline = time.monotonic() + wait
+            position = await call(store.feed_position)
+            found = await call(all_waiting, store, index, bot)
+            while not found and (remaining := deadline - time.monotonic()) > 0:
+                wait_for = wait_ms(min(remaining, streams.config.keepalive_s))
+                entries = await call(store.wait_feed, position, wait_for)
+                if not entries:
+                    continue
+                position = entries[-1].position
+                await call(index.refresh)
+                touched = list(dict.fromkeys(e.event.game_id for e in entries))
+                mine = [g for g in touched if index.seats_of(bot, g)]
+                if mine:
+                    found = await call(waiting_turns, store, index, bot, mine)
+            return Turns(found)
+
+    @get(
+        "/challenges",
+        operation_id="listBotChallenges",
+        summary="The open challenges waiting for the calling bot's answer",
+        description=(
+            "Needs a bot token. For clients without server-sent events: each open challenge"
+            " issued to the bot that it has not answered, oldest first (the body of"
+            " `getChallenge`); answer with `acceptChallenge` or `declineChallenge`."
+        ),
+        security=BEARER,
+        responses=responses(401, 403, 503),
+    )
+    async def challenges(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+    ) -> ChallengeList:
+        """Returns the open challenges waiting for the calling bot."""
+        bot, streams = calling_bot(caller), streams_of(request)
+        found = await streams.run(open_challenges, store, streams.index(store), bot)
+        return ChallengeList(found)

@@ -1,0 +1,127 @@
+"""What the streams and long polls read: the turns and challenges waiting for a bot, the game a
+stream opens, and a seat's turn waited for (each blocks: run it in a worker thread)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from services.game.http.auth import Caller, check_seat
+from services.game.http.credentials import Hold
+from services.game.http.schemas import SeatView
+from services.game.http.seals import check_unsealed
+from services.game.streams.schemas import Turn
+from shared.app.bot_games import BotGames
+from shared.app.games import LoadedGame, load
+from shared.app.waiting import until_due
+from shared.errors import InvalidRequest, UnknownGame
+from shared.model import challenges
+from shared.model.challenges import Challenge
+from shared.ports.archive import EventArchive, load_logged
+from shared.store.port import EventStore
+
+
+def turns_in(loaded: LoadedGame, bot: str) -> list[Turn]:
+    """Returns the turns of `loaded` waiting for `bot`'s external seats (forfeited ones are
+    played by the platform)."""
+    spec, state, seats = loaded.spec, loaded.state, loaded.created.seats
+    if spec.is_over(state):
+        return []
+    found: list[Turn] = []
+    for seat in spec.to_move(state):
+        if seats[seat].kind != "external" or seats[seat].bound_bot != bot:
+            continue
+        if seat in loaded.forfeits:
+            continue
+        view = SeatView.of(loaded, seat)
+        if view.legal_actions:
+            found.append(
+                Turn(
+                    loaded.game_id, spec.name, seat, view.version, view.legal_actions, view.deadline
+                )
+            )
+    return found
+
+
+def waiting_turns(store: EventStore, index: BotGames, bot: str, game_ids: list[str]) -> list[Turn]:
+    """Returns the turns waiting for `bot` in `game_ids` (each read from the store now)."""
+    found: list[Turn] = []
+    for game_id in game_ids:
+        try:
+            found += turns_in(load(store, game_id), bot)
+        except UnknownGame:
+            continue
+    return found
+
+
+def all_waiting(store: EventStore, index: BotGames, bot: str) -> list[Turn]:
+    """Refreshes the index; returns the turns waiting for `bot` in all its running games."""
+    index.refresh()
+    return waiting_turns(store, index, bot, index.running(bot))
+
+
+def open_challenges(store: EventStore, index: BotGames, bot: str) -> list[Challenge]:
+    """Refreshes the index; returns the open challenges waiting for `bot`'s answer."""
+    index.refresh()
+    now = datetime.now(UTC)
+    found: list[Challenge] = []
+    for challenge_id in index.challenges_of(bot):
+        challenge, _ = challenges.read(store, challenge_id, now)
+        if challenge.status == "open" and bot in challenge.pending:
+            found.append(challenge)
+    return found
+
+
+def opened(
+    store: EventStore,
+    archive: EventArchive,
+    game_id: str,
+    seat: int | None,
+    caller: Caller,
+    after: int | None,
+) -> LoadedGame:
+    """Returns the game to stream (from the archive once its stream left the store) after
+    checking the seat, the caller and `Last-Event-ID`."""
+    loaded = load_logged(store, archive, game_id)
+    if seat is not None:
+        count = len(loaded.created.seats)
+        if not 0 <= seat < count:
+            raise InvalidRequest("seat", f"seat must be 0 to {count - 1}, not {seat}")
+        check_seat(caller, loaded.created.seats, seat)
+    if after is not None and after > loaded.version:
+        raise InvalidRequest(
+            "Last-Event-ID", f"the game is at version {loaded.version}, not {after}"
+        )
+    return loaded
+
+
+def opened_sealed(
+    store: EventStore,
+    archive: EventArchive,
+    game_id: str,
+    seat: int | None,
+    caller: Caller,
+    after: int | None,
+) -> tuple[LoadedGame, bool]:
+    """Returns `opened`'s game and whether it is sealed; raises DealSealed when it is and
+    the caller holds none of its seats."""
+    loaded = opened(store, archive, game_id, seat, caller, after)
+    return loaded, check_unsealed(store, archive, loaded, caller)
+
+
+def seat_turn(
+    store: EventStore,
+    archive: EventArchive,
+    game_id: str,
+    seat: int,
+    caller: Caller,
+    wait_s: float,
+    chunk_s: float,
+    hold: Hold | None = None,
+) -> SeatView:
+    """Returns `seat`'s view as soon as the game waits for the seat or is over, or after
+    `wait_s` seconds (its view as it stands then), waiting no more once `hold` ended.
+    Blocks: run it in a worker thread (one for the whole wait; each wait on the store lasts
+    at most `chunk_s`)."""
+    loaded = opened(store, archive, game_id, seat, caller, None)
+    ended = (lambda: hold.ended) if hold is not None else None
+    return SeatView.of(until_due(store, loaded, seat, wait_s, chunk_s, ended), seat)

@@ -1,0 +1,1 @@
+"""Tournaments over HTTP: create (or schedule), read, standings, list, cancel."""

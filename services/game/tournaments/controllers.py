@@ -1,0 +1,263 @@
+"""REST v1 tournaments: create one, follow its rounds and games, read its standings."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, Response, get, post
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
+
+from services.game.http.auth import BEARER, host_only
+from services.game.http.params import client_key_of
+from services.game.http.problems import check_game_filter, responses
+from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
+from services.game.tournaments.schemas import (
+    CancelTournament,
+    Standings,
+    Tournament,
+    TournamentPage,
+)
+from shared.app.games import BotTurnDispatcher
+from shared.app.schedules import Scheduler
+from shared.app.tournaments import (
+    cancel_tournament,
+    create_tournament,
+    ensure_tournament,
+    load_tournament,
+    stream_id,
+)
+from shared.model.idempotency import ClientKey, tournament_created
+from shared.model.registry import registered_bots
+from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
+from shared.model.tournaments.sealing import tables_over, unsealed
+from shared.model.tournaments.standings import standings
+from shared.ports.archive import EventArchive
+from shared.ports.views.port import TournamentStatus, TournamentViews
+from shared.store.port import ConcurrencyConflict, EventStore
+
+TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        min_length=1,
+        max_length=200,
+        description=(
+            "Makes a retry safe: the same key and body create the tournament once (200 for"
+            " the retry); the same key with another body is refused (422)."
+        ),
+    ),
+]
+
+
+StatusFilter = Annotated[
+    TournamentStatus | None,
+    QueryParameter(description="Only tournaments in this status: running, finished, cancelled"),
+]
+GameFilter = Annotated[
+    str | None, QueryParameter(description="Only tournaments of this game, e.g. shithead")
+]
+PageLimit = Annotated[int, QueryParameter(ge=1, le=500, description="At most this many (1-500)")]
+
+
+def _tournament_id(key: ClientKey | None) -> str:
+    """Returns a new tournament id; a creation retried with the same key gets the same id."""
+    if key is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(f"tournament:{key}".encode()).hexdigest()[:32]
+
+
+def _shown(store: EventStore, archive: EventArchive, state: TournamentState) -> TournamentState:
+    """Returns what the tournament shows of itself: no places of a sealed duplicate table
+    (see `shared.model.tournaments.sealing`) until its deal's last table ends."""
+    return unsealed(state, tables_over(store, archive))
+
+
+def _record(
+    store: EventStore, data: TournamentDefinition, tournament_id: str, key: ClientKey | None
+) -> bool:
+    """Records the tournament unless it is; returns whether this is a replay of its creation
+    with `key`. Raises IdempotencyKeyReused when `key` first created another definition,
+    ConcurrencyConflict when the tournament exists and its key's record is gone."""
+    if key is None:
+        ensure_tournament(store, data, tournament_id)
+        return False
+    stream, created = stream_id(tournament_id), tournament_created(tournament_id)
+    fingerprint = hashlib.sha256(msgspec.json.encode(data)).hexdigest()
+    if store.recall(stream, created, fingerprint) is not None:
+        return True
+    try:
+        create_tournament(store, data, tournament_id, fingerprint)
+    except ConcurrencyConflict:  # a twin request recorded it first, or the record expired
+        if store.recall(stream, created, fingerprint) is None:
+            raise
+        return True
+    return False
+
+
+class TournamentsController(Controller):
+    """Tournaments: create, read, standings."""
+
+    path = "/v1/tournaments"
+    tags = ("tournaments",)
+
+    @post(
+        operation_id="createTournament",
+        summary="Create a tournament and start it",
+        description=(
+            "Validates the definition (each error names its field), records the tournament "
+            "in its own event stream and starts its first round on the workers (in-process in "
+            "the embedded default, where the tournament has finished when this returns). "
+            "A definition with a `schedule` (`at` a time, or a five-field `cron` expression "
+            "with an optional `timezone`) is not started now: it is stored with the scheduler "
+            "and answered 202 with the schedule (Location: /v1/schedules/{id}). A hosting "
+            "operation: needs the admin key (in open mode, nothing). An entrant may be an "
+            "external or webhook bot: its seats are bound to it. 400: a body that does not "
+            "parse, or a `schedule` that is not exactly one of `at` (an ISO time with its "
+            "zone) and `cron` (five fields, with an IANA `timezone`). 422 (`field` named): an "
+            "unknown game; a `table_size` the game cannot seat; fewer entrants than "
+            "`table_size`; an entrant that is no built-in strategy or registered bot of the "
+            "game, or whose `strategy` or `kind` disagrees with it (`entrants[i].bot`, "
+            "`.strategy`, `.kind`); an external or webhook bot in a game without decisions; "
+            "`games_per_table` or (swiss) `rounds` below 1; a ruleset the game refuses "
+            "(`ruleset.<field>`); a schedule `at` in the past (`schedule.at`); more than 20,000 "
+            "games in all (`games_per_table`, `entrants` or `rounds`, whichever drives the "
+            "count); a `duplicate` field of fewer than twice `table_size` entrants "
+            "(`entrants`: each deal is played at two or more tables, nobody at two of them), "
+            "or one external or webhook bot entered twice (`entrants[i].bot`); an "
+            "`Idempotency-Key` first used with another body (`idempotency-key-reused`). A "
+            "retry with the same key and body answers 200 and the tournament first created. A "
+            "duplicate tournament plays `games_per_table` cycles of one deal per entrant, each "
+            "deal at every table the field fills (entrants // table_size), and keeps each "
+            "deal's tables sealed (their places, logs and seeds) until the last of them ends."
+        ),
+        sync_to_thread=True,
+        status_code=201,
+        guards=[host_only],
+        security=BEARER,
+        responses={
+            **responses(400, 401, 403, 409, 422, 503),
+            200: ResponseSpec(
+                data_container=Tournament,
+                description="A retried creation: the tournament first created",
+                generate_examples=False,
+            ),
+            202: ResponseSpec(
+                data_container=ScheduleDetail,
+                description="Scheduled: each run creates a tournament",
+                generate_examples=False,
+            ),
+        },
+    )
+    def create(
+        self,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        scheduler: NamedDependency[Scheduler],
+        data: JSONBody[TournamentDefinition],
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Tournament | ScheduleDetail]:
+        validate(data, registered_bots(store))
+        if data.schedule is not None:
+            entry = scheduler.add(schedule_id_for(idempotency_key), data)
+            location = {"Location": f"/v1/schedules/{entry.schedule_id}"}
+            return Response(detail(store, entry), status_code=202, headers=location)
+        key = client_key_of(None, idempotency_key)  # a host-only route
+        tournament_id = _tournament_id(key)
+        replayed = _record(store, data, tournament_id, key)  # before the answer says so
+        dispatcher.start_tournament(data, tournament_id)
+        state, _ = load_tournament(store, tournament_id)
+        headers = {"Location": f"/v1/tournaments/{tournament_id}"}
+        status = 200 if replayed else 201
+        shown = Tournament.of(store, tournament_id, state)
+        return Response(shown, status_code=status, headers=headers)
+
+    @get(
+        "/{tournament_id:str}",
+        operation_id="getTournament",
+        summary="A tournament's status, rounds and games",
+        description=(
+            "While the tournament runs (a cancelled one: while a game of it still plays), "
+            "`definition.seed` shows as empty; it shows once the tournament has ended."
+        ),
+        sync_to_thread=True,
+        responses=responses(400, 404, 503),
+    )
+    def read(
+        self,
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        tournament_id: TournamentId,
+    ) -> Tournament:
+        state, _ = load_tournament(store, tournament_id)
+        return Tournament.of(store, tournament_id, _shown(store, archive, state))
+
+    @get(
+        "/{tournament_id:str}/standings",
+        operation_id="getTournamentStandings",
+        summary="A tournament's standings: points, wins, mean place, rating, win-rate interval",
+        sync_to_thread=True,
+        responses=responses(400, 404, 503),
+    )
+    def standings(
+        self,
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        tournament_id: TournamentId,
+    ) -> Standings:
+        state, _ = load_tournament(store, tournament_id)
+        return Standings(tournament_id, state.status, standings(_shown(store, archive, state)))
+
+    @get(
+        operation_id="listTournaments",
+        summary="List tournaments, newest first",
+        description=(
+            "Reads the tournament views (PostgreSQL behind the projection, which may lag the "
+            "event store by its delay; the embedded default folds the store itself). Filters: "
+            "`status`, `game`; `limit` 1 to 500 (default 50)."
+        ),
+        sync_to_thread=True,
+        responses=responses(400, 503),
+    )
+    def list_tournaments(
+        self,
+        views: NamedDependency[TournamentViews],
+        status: StatusFilter = None,
+        game: GameFilter = None,
+        limit: PageLimit = 50,
+    ) -> TournamentPage:
+        """Returns up to `limit` tournaments, newest first, matching the filters."""
+        check_game_filter(game)
+        return TournamentPage(views.tournaments(status, game, limit))
+
+    @post(
+        "/{tournament_id:str}/cancel",
+        operation_id="cancelTournament",
+        summary="Cancel a running tournament",
+        description=(
+            "No new game starts; games already running finish but count for nothing. "
+            "Cancelling again returns the cancelled tournament; a finished one is 409. "
+            "A hosting operation: needs the admin key (in open mode, nothing)."
+        ),
+        sync_to_thread=True,
+        status_code=200,
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 503),
+    )
+    def cancel(
+        self,
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        tournament_id: TournamentId,
+        data: JSONBody[CancelTournament | None] = None,
+    ) -> Tournament:
+        reason = data.reason if data is not None else ""
+        state = cancel_tournament(store, tournament_id, reason)
+        return Tournament.of(store, tournament_id, _shown(store, archive, state))

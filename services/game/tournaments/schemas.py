@@ -1,0 +1,100 @@
+"""Bodies of the tournament routes: a tournament, its standings, a page of them, a cancellation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from shared.app.games import game_id_for
+from shared.model.tournaments import seeds
+from shared.model.tournaments.model import TournamentDefinition, TournamentState
+from shared.model.tournaments.standings import Standing
+from shared.ports.views.port import TournamentSummary
+from shared.store.port import EventStore
+
+
+class TournamentGame(msgspec.Struct, frozen=True):
+    """A scheduled game: its id, its entrants in seat order, its places once over."""
+
+    key: str
+    game_id: str
+    entrants: list[int]
+    places: list[int] | None
+    status: str | None
+    deal: str = ""
+    """Duplicate: the deal it plays (its other tables share the label and the cards)."""
+
+
+class TournamentRound(msgspec.Struct, frozen=True):
+    """A round's games and byes."""
+
+    round: int
+    games: list[TournamentGame]
+    byes: list[int]
+    completed: bool
+
+
+class Tournament(msgspec.Struct, frozen=True):
+    """A tournament: its definition, status, rounds and games, and its winner (knockout)."""
+
+    tournament_id: str
+    status: str
+    definition: TournamentDefinition
+    entrants: list[str]
+    rounds: list[TournamentRound]
+    games_played: int
+    winner: int | None
+
+    @classmethod
+    def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
+        """Returns the tournament's representation: its seed withheld while it runs."""
+        records = {record.key: record for record in state.records}
+        rounds = [
+            TournamentRound(
+                round=rnd.round,
+                games=[
+                    TournamentGame(
+                        key=game.key,
+                        game_id=game_id_for(game.key),
+                        entrants=list(game.table),
+                        places=records[game.key].places if game.key in records else None,
+                        status=records[game.key].status if game.key in records else None,
+                        deal=game.deal,
+                    )
+                    for game in rnd.games
+                ],
+                byes=list(rnd.byes),
+                completed=rnd.round <= state.completed,
+            )
+            for rnd in state.rounds
+        ]
+        return cls(
+            tournament_id=tournament_id,
+            status=state.status,
+            definition=seeds.shown(store, tournament_id, state),
+            entrants=[entrant.label for entrant in state.definition.entrants],
+            rounds=rounds,
+            games_played=len(state.records),
+            winner=state.winner,
+        )
+
+
+class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Why a host cancels a tournament (optional)."""
+
+    reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
+
+
+class Standings(msgspec.Struct, frozen=True):
+    """A tournament's standings, best first."""
+
+    tournament_id: str
+    status: str
+    standings: list[Standing]
+
+
+class TournamentPage(msgspec.Struct, frozen=True):
+    """Tournaments as the projection holds them, newest first."""
+
+    tournaments: list[TournamentSummary]
