@@ -78,7 +78,7 @@ class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 # Commands ------------------------------------------------------------------------------
 
 
-class PlayToSequence(Action, frozen=True):
+class PlayToSequence(Action, frozen=True, kw_only=True):
     """Play a card from the hand (`card`), the main pile's top or a slot's top onto a sequence.
 
     `sequence` is the index of an open sequence, or None to open a new one (ace or joker).
@@ -91,7 +91,7 @@ class PlayToSequence(Action, frozen=True):
     joker_rank: str | None = None
 
 
-class Discard(Action, frozen=True):
+class Discard(Action, frozen=True, kw_only=True):
     """End the turn: a hand card onto a slot of its rank or an empty slot."""
 
     card: Card
@@ -99,13 +99,13 @@ class Discard(Action, frozen=True):
     joker_rank: str | None = None
 
 
-class UnderTheBus(Action, frozen=True):
+class UnderTheBus(Action, frozen=True, kw_only=True):
     """End the turn: a hand card that fits no slot goes under the own main pile."""
 
     card: Card
 
 
-class EndTurn(Action, frozen=True):
+class EndTurn(Action, frozen=True, kw_only=True):
     """End the turn with an empty hand when nothing can be drawn."""
 
 
@@ -115,7 +115,7 @@ AutobusAction = PlayToSequence | Discard | UnderTheBus | EndTurn
 # Events --------------------------------------------------------------------------------
 
 
-class GameStarted(Event, frozen=True):
+class GameStarted(Event, frozen=True, kw_only=True):
     """The deal: main piles (top first, the top face up), hands, the draw pile (top first)."""
 
     ruleset: AutobusRuleset
@@ -126,7 +126,7 @@ class GameStarted(Event, frozen=True):
     shuffle_seed: str
 
 
-class CardPlayed(Event, frozen=True):
+class CardPlayed(Event, frozen=True, kw_only=True):
     """A card went onto a sequence, standing for `rank` (a new sequence when `opened`)."""
 
     seat: int
@@ -138,21 +138,21 @@ class CardPlayed(Event, frozen=True):
     opened: bool = False
 
 
-class MainTopRevealed(Event, frozen=True):
+class MainTopRevealed(Event, frozen=True, kw_only=True):
     """The next card of a main pile was turned face up."""
 
     seat: int
     card: Card
 
 
-class SequenceCompleted(Event, frozen=True):
+class SequenceCompleted(Event, frozen=True, kw_only=True):
     """A sequence reached the king and left for the completed stock."""
 
     sequence: int
     cards: list[Card]
 
 
-class CardsDrawn(Event, frozen=True):
+class CardsDrawn(Event, frozen=True, kw_only=True):
     """A seat drew cards (a refill or an emptied hand); others see only how many."""
 
     seat: int
@@ -160,14 +160,14 @@ class CardsDrawn(Event, frozen=True):
     reason: Literal["refill", "empty_hand"]
 
 
-class StockReshuffled(Event, frozen=True):
+class StockReshuffled(Event, frozen=True, kw_only=True):
     """The completed stock became the draw pile, in this (hidden) order."""
 
     cards: list[Card]
     number: int
 
 
-class CardDiscarded(Event, frozen=True):
+class CardDiscarded(Event, frozen=True, kw_only=True):
     """A seat ended its turn with a hand card onto a slot, which now has `rank`."""
 
     seat: int
@@ -176,20 +176,20 @@ class CardDiscarded(Event, frozen=True):
     rank: int
 
 
-class CardUnderTheBus(Event, frozen=True):
+class CardUnderTheBus(Event, frozen=True, kw_only=True):
     """A seat ended its turn with a hand card under its own main pile."""
 
     seat: int
     card: Card
 
 
-class TurnEnded(Event, frozen=True):
+class TurnEnded(Event, frozen=True, kw_only=True):
     """A seat ended its turn with an empty hand and nothing to draw."""
 
     seat: int
 
 
-class TurnPassed(Event, frozen=True):
+class TurnPassed(Event, frozen=True, kw_only=True):
     """It is now `seat`'s turn."""
 
     seat: int
@@ -570,14 +570,24 @@ def _play(d: Decision[AutobusState], seat: int, action: PlayToSequence) -> None:
         if not fits_sequence(card, state.sequences[index]):
             raise IllegalAction("sequence_needs", f"sequence {index} needs {RANKS[rank - 1]}")
     _check_joker_rank(card, action.joker_rank, rank)
-    d.emit(CardPlayed(seat, action.source, card, index, rank, action.slot, opened))
+    d.emit(
+        CardPlayed(
+            seat=seat,
+            source=action.source,
+            card=card,
+            sequence=index,
+            rank=rank,
+            slot=action.slot,
+            opened=opened,
+        )
+    )
     if action.source == "main":
         if not d.state.mains[seat]:
-            d.emit(GameFinished(_ranked(d.state, "finished", "main_pile_emptied")))
+            d.emit(GameFinished(result=_ranked(d.state, "finished", "main_pile_emptied")))
             return
-        d.emit(MainTopRevealed(seat, d.state.mains[seat][0]))
+        d.emit(MainTopRevealed(seat=seat, card=d.state.mains[seat][0]))
     if rank == KING:
-        d.emit(SequenceCompleted(index, list(d.state.sequences[index])))
+        d.emit(SequenceCompleted(sequence=index, cards=list(d.state.sequences[index])))
     if action.source == "hand" and not d.state.hands[seat]:
         _draw(d, seat, d.state.ruleset.hand, "empty_hand")
 
@@ -598,7 +608,7 @@ def _discard(d: Decision[AutobusState], seat: int, action: Discard) -> None:
     if rank is None and is_joker(action.card):
         raise IllegalAction("joker_rank", "a joker on an empty slot needs the rank it names")
     rank = rank if rank is not None else value(action.card)
-    d.emit(CardDiscarded(seat, action.card, action.slot, rank))
+    d.emit(CardDiscarded(seat=seat, card=action.card, slot=action.slot, rank=rank))
     _pass_turn(d, seat)
 
 
@@ -608,7 +618,7 @@ def _under_the_bus_action(d: Decision[AutobusState], seat: int, card: Card) -> N
         raise IllegalAction("card_not_held", f"{card} is not in the hand")
     if not fits_no_slot(d.state, seat, card):
         raise IllegalAction("fits_a_slot", "a card that fits a slot must be discarded there")
-    d.emit(CardUnderTheBus(seat, card))
+    d.emit(CardUnderTheBus(seat=seat, card=card))
     _pass_turn(d, seat)
 
 
@@ -616,19 +626,19 @@ def _end_turn_action(d: Decision[AutobusState], seat: int) -> None:
     """Ends the turn of a seat with an empty hand and nothing to draw."""
     if d.state.hands[seat]:
         raise IllegalAction("hand_not_empty", "a turn with cards in hand ends with a discard")
-    d.emit(TurnEnded(seat))
+    d.emit(TurnEnded(seat=seat))
     _pass_turn(d, seat)
 
 
 def _pass_turn(d: Decision[AutobusState], seat: int) -> None:
     """Passes the turn on, ends the game by the draw rules, or refills the next hand."""
     nxt = (seat + 1) % d.state.players
-    d.emit(TurnPassed(nxt))
+    d.emit(TurnPassed(seat=nxt))
     state = d.state
     if state.quiet_turns >= state.players:
-        d.emit(GameFinished(_ranked(state, "draw", "no_sequence_play_in_a_round")))
+        d.emit(GameFinished(result=_ranked(state, "draw", "no_sequence_play_in_a_round")))
     elif state.turns >= state.ruleset.max_turns:
-        d.emit(GameFinished(_ranked(state, "draw", "turn_cap")))
+        d.emit(GameFinished(result=_ranked(state, "draw", "turn_cap")))
     else:
         _draw(d, nxt, state.ruleset.hand - len(state.hands[nxt]), "refill")
 
@@ -639,12 +649,12 @@ def _draw(d: Decision[AutobusState], seat: int, count: int, reason: str) -> None
         state = d.state
         if state.draw:
             cards = list(state.draw[:count])
-            d.emit(CardsDrawn(seat, cards, reason))  # type: ignore[arg-type]
+            d.emit(CardsDrawn(seat=seat, cards=cards, reason=reason))  # type: ignore[arg-type]
             count -= len(cards)
         elif state.completed:
             number = state.reshuffles + 1
             order = shuffled(state.completed, f"{state.shuffle_seed}:{number}")
-            d.emit(StockReshuffled(order, number))
+            d.emit(StockReshuffled(cards=order, number=number))
         else:
             return
 
@@ -689,7 +699,14 @@ def deal(ruleset: AutobusRuleset, players: int, seed: int | str) -> GameStarted:
     mains = [deck[:mains_end][seat::players] for seat in range(players)]
     hands = [deck[mains_end:hands_end][seat::players] for seat in range(players)]
     secret = shuffled([str(i) for i in range(16)], f"reshuffle:{seed}")
-    return GameStarted(ruleset, players, mains, hands, deck[hands_end:], "".join(secret))
+    return GameStarted(
+        ruleset=ruleset,
+        players=players,
+        mains=mains,
+        hands=hands,
+        draw=deck[hands_end:],
+        shuffle_seed="".join(secret),
+    )
 
 
 def view(state: AutobusState, seat: int) -> AutobusView:
@@ -741,12 +758,14 @@ def action_of(event: Event) -> tuple[int, Action] | None:
         case CardPlayed(seat=seat, source=source, card=card, sequence=index, opened=opened):
             named = card if source == "hand" else None
             sequence = None if opened else index
-            return seat, PlayToSequence(source, named, event.slot, sequence)
+            return seat, PlayToSequence(
+                source=source, card=named, slot=event.slot, sequence=sequence
+            )
         case CardDiscarded(seat=seat, card=card, slot=slot, rank=rank):
             named_rank = RANKS[rank - 1] if is_joker(card) and 1 <= rank <= KING else None
-            return seat, Discard(card, slot, named_rank)
+            return seat, Discard(card=card, slot=slot, joker_rank=named_rank)
         case CardUnderTheBus(seat=seat, card=card):
-            return seat, UnderTheBus(card)
+            return seat, UnderTheBus(card=card)
         case TurnEnded(seat=seat):
             return seat, EndTurn()
     return None

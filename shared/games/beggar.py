@@ -62,11 +62,11 @@ class BeggarRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     `shared.model.clocks.clock_for`). A game's own clock overrides it."""
 
 
-class PlayTrick(Action, frozen=True):
+class PlayTrick(Action, frozen=True, kw_only=True):
     """The leader turns cards until the trick is collected (the platform's only action)."""
 
 
-class GameStarted(Event, frozen=True):
+class GameStarted(Event, frozen=True, kw_only=True):
     """The deal: each seat's pack, top card first."""
 
     ruleset: BeggarRuleset
@@ -74,7 +74,7 @@ class GameStarted(Event, frozen=True):
     packs: list[list[Card]]
 
 
-class TrickPlayed(Event, frozen=True):
+class TrickPlayed(Event, frozen=True, kw_only=True):
     """One trick: the cards turned in order, who turned each, who collected (None if capped)."""
 
     leader: int
@@ -234,11 +234,19 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
             eliminated.append(due)
             if len(out) == players - 1:
                 winner = next(s for s in range(players) if s not in out)
-                return TrickPlayed(state.leader, cards, seats, winner, eliminated), winner
+                return TrickPlayed(
+                    leader=state.leader,
+                    cards=cards,
+                    seats=seats,
+                    collector=winner,
+                    eliminated=eliminated,
+                ), winner
             due = _next_in(due, players, out)
             continue
         if budget == 0:
-            return TrickPlayed(state.leader, cards, seats, None, eliminated), None
+            return TrickPlayed(
+                leader=state.leader, cards=cards, seats=seats, collector=None, eliminated=eliminated
+            ), None
         card = pack[index]
         taken[due] = index + 1
         budget -= 1
@@ -250,7 +258,13 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
         elif owner >= 0:
             debt -= 1
             if debt == 0:
-                return TrickPlayed(state.leader, cards, seats, owner, eliminated), None
+                return TrickPlayed(
+                    leader=state.leader,
+                    cards=cards,
+                    seats=seats,
+                    collector=owner,
+                    eliminated=eliminated,
+                ), None
             continue
         due = following[due]
         if due in out:
@@ -277,11 +291,14 @@ def decide(state: BeggarState, seat: int, action: Action) -> list[Event]:
             if not (looped or capped):
                 return [trick]
             status = "loop" if looped else "capped"
-            return [trick, GameFinished(_ranked_by_cards(_apply_trick(state, trick), status))]
+            return [
+                trick,
+                GameFinished(result=_ranked_by_cards(_apply_trick(state, trick), status)),
+            ]
     after = _apply_trick(state, trick)
     if winner is not None:
-        return [trick, GameFinished(_ranked_by_elimination(after, winner))]
-    return [trick, GameFinished(_ranked_by_cards(after, "capped"))]
+        return [trick, GameFinished(result=_ranked_by_elimination(after, winner))]
+    return [trick, GameFinished(result=_ranked_by_cards(after, "capped"))]
 
 
 def _detail(state: BeggarState) -> dict[str, int]:

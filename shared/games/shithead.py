@@ -61,34 +61,34 @@ Zone = Literal["hand", "face_up", "face_down"]
 # Commands ------------------------------------------------------------------------------
 
 
-class Swap(Action, frozen=True):
+class Swap(Action, frozen=True, kw_only=True):
     """Swap phase: exchange a hand card with a face-up card."""
 
     hand_card: Card
     face_up_card: Card
 
 
-class Ready(Action, frozen=True):
+class Ready(Action, frozen=True, kw_only=True):
     """Swap phase: done swapping."""
 
 
-class PlayCards(Action, frozen=True):
+class PlayCards(Action, frozen=True, kw_only=True):
     """Play one or more cards of one rank from the hand (or, when it is empty, face up)."""
 
     cards: list[Card]
 
 
-class PlayFaceDown(Action, frozen=True):
+class PlayFaceDown(Action, frozen=True, kw_only=True):
     """Turn over the face-down card at `index` and play it if it can be played."""
 
     index: int
 
 
-class PickUp(Action, frozen=True):
+class PickUp(Action, frozen=True, kw_only=True):
     """Pick up the whole pile into the hand."""
 
 
-class PlayFromDeck(Action, frozen=True):
+class PlayFromDeck(Action, frozen=True, kw_only=True):
     """Turn the deck's top card and play it if it can be played (a gamble or a blind play)."""
 
 
@@ -98,7 +98,7 @@ ShitheadAction = Swap | Ready | PlayCards | PlayFaceDown | PickUp | PlayFromDeck
 # Events --------------------------------------------------------------------------------
 
 
-class GameStarted(Event, frozen=True):
+class GameStarted(Event, frozen=True, kw_only=True):
     """The deal: every seat's face-down, face-up and hand cards, and the deck (top first)."""
 
     ruleset: ShitheadRuleset
@@ -109,7 +109,7 @@ class GameStarted(Event, frozen=True):
     deck: list[Card]
 
 
-class CardsSwapped(Event, frozen=True):
+class CardsSwapped(Event, frozen=True, kw_only=True):
     """A seat moved `hand_card` face up and took `face_up_card` into the hand."""
 
     seat: int
@@ -117,13 +117,13 @@ class CardsSwapped(Event, frozen=True):
     face_up_card: Card
 
 
-class PlayerReady(Event, frozen=True):
+class PlayerReady(Event, frozen=True, kw_only=True):
     """A seat finished swapping."""
 
     seat: int
 
 
-class PlayStarted(Event, frozen=True):
+class PlayStarted(Event, frozen=True, kw_only=True):
     """The play phase began; `seat` leads by `rule`, and must play `rank` from `zone` if set."""
 
     seat: int
@@ -132,7 +132,7 @@ class PlayStarted(Event, frozen=True):
     zone: Zone | None = None
 
 
-class CardsPlayed(Event, frozen=True):
+class CardsPlayed(Event, frozen=True, kw_only=True):
     """A seat played cards of one rank from its hand or its face-up cards."""
 
     seat: int
@@ -140,7 +140,7 @@ class CardsPlayed(Event, frozen=True):
     source: Zone
 
 
-class FaceDownRevealed(Event, frozen=True):
+class FaceDownRevealed(Event, frozen=True, kw_only=True):
     """A seat turned over its face-down card at `index` onto the pile."""
 
     seat: int
@@ -149,7 +149,7 @@ class FaceDownRevealed(Event, frozen=True):
     playable: bool
 
 
-class DeckCardTurned(Event, frozen=True):
+class DeckCardTurned(Event, frozen=True, kw_only=True):
     """A seat turned the deck's top card onto the pile (a gamble or a blind play)."""
 
     seat: int
@@ -158,20 +158,20 @@ class DeckCardTurned(Event, frozen=True):
     blind: bool = False
 
 
-class CardsDrawn(Event, frozen=True):
+class CardsDrawn(Event, frozen=True, kw_only=True):
     """A seat drew cards from the deck; others see only how many."""
 
     seat: int
     cards: list[Card]
 
 
-class DirectionReversed(Event, frozen=True):
+class DirectionReversed(Event, frozen=True, kw_only=True):
     """A joker reversed the direction of play."""
 
     direction: int
 
 
-class PileBurned(Event, frozen=True):
+class PileBurned(Event, frozen=True, kw_only=True):
     """The pile left the game, by the burn rank or by a run of one rank."""
 
     seat: int
@@ -179,7 +179,7 @@ class PileBurned(Event, frozen=True):
     count: int
 
 
-class PilePickedUp(Event, frozen=True):
+class PilePickedUp(Event, frozen=True, kw_only=True):
     """A seat took the whole pile into the hand."""
 
     seat: int
@@ -187,14 +187,14 @@ class PilePickedUp(Event, frozen=True):
     reason: Literal["no_play", "chosen", "failed_reveal", "failed_gamble"]
 
 
-class PlayerOut(Event, frozen=True):
+class PlayerOut(Event, frozen=True, kw_only=True):
     """A seat has no cards left; `place` is its finishing place."""
 
     seat: int
     place: int
 
 
-class TurnPassed(Event, frozen=True):
+class TurnPassed(Event, frozen=True, kw_only=True):
     """It is now `seat`'s turn."""
 
     seat: int
@@ -620,7 +620,7 @@ def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
     else:
         _decide_play(decision, seat, action)
     if decision.state.result is None and decision.state.moves >= state.ruleset.max_moves:
-        decision.emit(GameFinished(_ranked_by_cards_left(decision.state, "capped")))
+        decision.emit(GameFinished(result=_ranked_by_cards_left(decision.state, "capped")))
     return decision.events
 
 
@@ -636,9 +636,11 @@ def _decide_swap(d: _Decision, seat: int, action: Action) -> None:
             raise IllegalAction("card_not_held", f"{action.hand_card} is not in the hand")
         if action.face_up_card not in state.face_up[seat]:
             raise IllegalAction("card_not_held", f"{action.face_up_card} is not face up")
-        d.emit(CardsSwapped(seat, action.hand_card, action.face_up_card))
+        d.emit(
+            CardsSwapped(seat=seat, hand_card=action.hand_card, face_up_card=action.face_up_card)
+        )
         return
-    d.emit(PlayerReady(seat))
+    d.emit(PlayerReady(seat=seat))
     if all(d.state.ready):
         d.emit(_opening(d.state))
 
@@ -714,7 +716,7 @@ def _play_cards(d: _Decision, seat: int, cards: list[Card]) -> None:
     broken = refusal(rules, state.pile, rank_of(cards[0]))
     if broken is not None:
         raise IllegalAction(broken, f"{cards[0]} may not go on {effective_top(rules, state.pile)}")
-    d.emit(CardsPlayed(seat, list(cards), zone))
+    d.emit(CardsPlayed(seat=seat, cards=list(cards), source=zone))
     _resolve(d, seat, cards, refill=zone == "hand")
 
 
@@ -731,12 +733,12 @@ def _play_face_down(d: _Decision, seat: int, index: int) -> None:
         )
     card = state.face_down[seat][index]
     playable = refusal(state.ruleset, state.pile, rank_of(card)) is None
-    d.emit(FaceDownRevealed(seat, index, card, playable))
+    d.emit(FaceDownRevealed(seat=seat, index=index, card=card, playable=playable))
     if playable:
         _resolve(d, seat, [card], refill=False)
     else:
-        d.emit(PilePickedUp(seat, list(d.state.pile), "failed_reveal"))
-        d.emit(TurnPassed(_next_seat(d.state, seat)))
+        d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_reveal"))
+        d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
 def _play_from_deck(d: _Decision, seat: int) -> None:
@@ -751,12 +753,12 @@ def _play_from_deck(d: _Decision, seat: int) -> None:
         raise IllegalAction("deck_play_not_allowed", "this ruleset does not allow that deck play")
     card = state.deck[0]
     playable = refusal(rules, state.pile, rank_of(card)) is None
-    d.emit(DeckCardTurned(seat, card, playable, blind=can_play))
+    d.emit(DeckCardTurned(seat=seat, card=card, playable=playable, blind=can_play))
     if playable:
         _resolve(d, seat, [card], refill=False)
     else:
-        d.emit(PilePickedUp(seat, list(d.state.pile), "failed_gamble"))
-        d.emit(TurnPassed(_next_seat(d.state, seat)))
+        d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_gamble"))
+        d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
 def _pick_up(d: _Decision, seat: int) -> None:
@@ -769,8 +771,8 @@ def _pick_up(d: _Decision, seat: int) -> None:
     able = bool(_plays(state, seat)) or zone_of(state, seat) == "face_down"
     if able and not state.ruleset.voluntary_pickup:
         raise IllegalAction("must_play", "a player able to play may not pick up the pile")
-    d.emit(PilePickedUp(seat, list(state.pile), "chosen" if able else "no_play"))
-    d.emit(TurnPassed(_next_seat(d.state, seat)))
+    d.emit(PilePickedUp(seat=seat, cards=list(state.pile), reason="chosen" if able else "no_play"))
+    d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
 def _resolve(d: _Decision, seat: int, played: Sequence[Card], *, refill: bool) -> None:
@@ -779,29 +781,29 @@ def _resolve(d: _Decision, seat: int, played: Sequence[Card], *, refill: bool) -
     if rules.joker_reverses:
         for card in played:
             if rank_of(card) == JOKER:
-                d.emit(DirectionReversed(-d.state.direction))
+                d.emit(DirectionReversed(direction=-d.state.direction))
     need = rules.hand - len(d.state.hands[seat])
     if refill and need > 0 and d.state.deck:
-        d.emit(CardsDrawn(seat, list(d.state.deck[:need])))
+        d.emit(CardsDrawn(seat=seat, cards=list(d.state.deck[:need])))
     burned = _burn(d, seat, played)
     if cards_left(d.state, seat) == 0:
-        d.emit(PlayerOut(seat, len(d.state.out) + 1))
+        d.emit(PlayerOut(seat=seat, place=len(d.state.out) + 1))
         if _game_over(d):
             return
     elif burned:
         return
-    d.emit(TurnPassed(_next_seat(d.state, seat)))
+    d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
 def _burn(d: _Decision, seat: int, played: Sequence[Card]) -> bool:
     """Burns the pile if the play calls for it; returns whether it did."""
     rules, pile = d.state.ruleset, d.state.pile
     if rules.burn is not None and rank_of(played[-1]) == rules.burn:
-        d.emit(PileBurned(seat, "burn_rank", len(pile)))
+        d.emit(PileBurned(seat=seat, reason="burn_rank", count=len(pile)))
         return True
     run = rules.burn_run
     if run is not None and len(pile) >= run and len({rank_of(c) for c in pile[-run:]}) == 1:
-        d.emit(PileBurned(seat, "run", len(pile)))
+        d.emit(PileBurned(seat=seat, reason="run", count=len(pile)))
         return True
     return False
 
@@ -811,7 +813,7 @@ def _game_over(d: _Decision) -> bool:
     state = d.state
     left = [seat for seat in range(state.players) if seat not in state.out]
     if state.ruleset.end == "stop_at_first_out":
-        d.emit(GameFinished(_ranked_by_cards_left(state, "finished")))
+        d.emit(GameFinished(result=_ranked_by_cards_left(state, "finished")))
         return True
     if len(left) > 1:
         return False
@@ -820,7 +822,7 @@ def _game_over(d: _Decision) -> bool:
         places[seat] = place
     places[left[0]] = state.players
     reason = f"seat {left[0]} is the shithead"
-    d.emit(GameFinished(Result("finished", places, reason, scores=_scores(state))))
+    d.emit(GameFinished(result=Result("finished", places, reason, scores=_scores(state))))
     return True
 
 
@@ -864,7 +866,14 @@ def deal(ruleset: ShitheadRuleset, players: int, seed: int | str) -> GameStarted
         zones.append([block[seat::players] for seat in range(players)])
         offset += size * players
     face_down, face_up, hands = zones
-    return GameStarted(ruleset, players, face_down, face_up, hands, deck[offset:])
+    return GameStarted(
+        ruleset=ruleset,
+        players=players,
+        face_down=face_down,
+        face_up=face_up,
+        hands=hands,
+        deck=deck[offset:],
+    )
 
 
 def view(state: ShitheadState, seat: int) -> ShitheadView:
@@ -913,13 +922,13 @@ def action_of(event: Event) -> tuple[int, Action] | None:
     that follows within a decision."""
     match event:
         case CardsSwapped(seat=seat, hand_card=hand_card, face_up_card=face_up_card):
-            return seat, Swap(hand_card, face_up_card)
+            return seat, Swap(hand_card=hand_card, face_up_card=face_up_card)
         case PlayerReady(seat=seat):
             return seat, Ready()
         case CardsPlayed(seat=seat, cards=cards):
-            return seat, PlayCards(list(cards))
+            return seat, PlayCards(cards=list(cards))
         case FaceDownRevealed(seat=seat, index=index):
-            return seat, PlayFaceDown(index)
+            return seat, PlayFaceDown(index=index)
         case DeckCardTurned(seat=seat):
             return seat, PlayFromDeck()
         case PilePickedUp(seat=seat, reason="chosen" | "no_play"):

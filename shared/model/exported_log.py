@@ -426,7 +426,9 @@ def _forced(
     if played.seat not in replay.spec.to_move(replay.state):
         raise _Bad(version, f"seat {played.seat} is not to move")
     action = _logged_action(replay, played, version)
-    marker = DefaultActionPlayed(played.seat, msgspec.to_builtins(action), played.reason)
+    marker = DefaultActionPlayed(
+        seat=played.seat, action=msgspec.to_builtins(action), reason=played.reason
+    )
     return [marker, *_outcome(replay, played.seat, action, forfeits, version)]
 
 
@@ -439,10 +441,10 @@ def _timeout(replay: _Replay, timed_out: TurnTimedOut) -> list[Event]:
     if seat not in clocks.timed_waits(replay.spec, replay.state, clock):
         raise _Bad(version, f"the game does not wait for seat {seat} on a clock")
     strikes = clock.strikes[seat] + 1
-    block: list[Event] = [TurnTimedOut(seat, strikes)]
+    block: list[Event] = [TurnTimedOut(seat=seat, strikes=strikes)]
     forfeits = replay.forfeits
     if strikes >= clock.clock.strikes_to_forfeit:
-        block.append(SeatForfeited(seat))
+        block.append(SeatForfeited(seat=seat))
         forfeits = (*forfeits, seat)
     index = replay.at + len(block)
     after = replay.events[index] if index < len(replay.events) else None

@@ -83,9 +83,13 @@ def test_an_ace_or_a_joker_opens_a_sequence_and_a_two_cannot() -> None:
     state = table([["AS", "X1", "2C", "5D"], ["3C"]])
     assert refused(state, 0, from_hand("2C")) == "opens_with_ace"
     after, events = apply(state, 0, from_hand("AS"))
-    assert events == [ab.CardPlayed(0, "hand", "AS", 0, 1, None, opened=True)]
+    assert events == [
+        ab.CardPlayed(seat=0, source="hand", card="AS", sequence=0, rank=1, slot=None, opened=True)
+    ]
     after, events = apply(after, 0, from_hand("X1"))
-    assert events[0] == ab.CardPlayed(0, "hand", "X1", 1, 1, None, opened=True)
+    assert events[0] == ab.CardPlayed(
+        seat=0, source="hand", card="X1", sequence=1, rank=1, slot=None, opened=True
+    )
     assert after.sequences == (("AS",), ("X1",))
 
 
@@ -100,7 +104,9 @@ def test_a_sequence_rises_by_one_rank() -> None:
 def test_a_joker_on_a_sequence_counts_as_the_needed_rank() -> None:
     state = table([["X2", "4C", "5D"], ["3S"]], sequences=[["AS", "2D"]])
     after, events = apply(state, 0, from_hand("X2", 0))
-    assert events[0] == ab.CardPlayed(0, "hand", "X2", 0, 3, None)
+    assert events[0] == ab.CardPlayed(
+        seat=0, source="hand", card="X2", sequence=0, rank=3, slot=None
+    )
     after, _ = apply(after, 0, from_hand("4C", 0))
     assert after.sequences == (("AS", "2D", "X2", "4C"),)
     wrong = ab.PlayToSequence(source="hand", card="X2", sequence=0, joker_rank="5")
@@ -119,7 +125,7 @@ def test_completing_a_sequence_at_the_king_moves_it_to_the_completed_stock() -> 
 def test_only_the_top_of_a_slot_can_be_played() -> None:
     state = table([["5D"], ["3S"]], slots={(0, 0): (["2C", "2D"], 2)}, sequences=[["AS"]])
     after, events = apply(state, 0, ab.PlayToSequence(source="slot", slot=0, sequence=0))
-    assert events[0] == ab.CardPlayed(0, "slot", "2D", 0, 2, 0)
+    assert events[0] == ab.CardPlayed(seat=0, source="slot", card="2D", sequence=0, rank=2, slot=0)
     assert after.slots[0][0] == ("2C",)
     assert after.slot_ranks[0][0] == 2
     assert refused(state, 0, ab.PlayToSequence(source="slot", slot=1, sequence=0)) == ("empty_slot")
@@ -129,7 +135,7 @@ def test_a_play_from_the_main_pile_reveals_the_next_card() -> None:
     state = table([["5D"], ["3S"]], mains=[["AH", "7C", "9D"], ["2S"]])
     after, events = apply(state, 0, ab.PlayToSequence(source="main"))
     assert kinds(events) == ["CardPlayed", "MainTopRevealed"]
-    assert events[1] == ab.MainTopRevealed(0, "7C")
+    assert events[1] == ab.MainTopRevealed(seat=0, card="7C")
     assert after.mains[0] == ("7C", "9D")
     assert ab.view(after, 1).main_tops[0] == "7C"
 
@@ -153,7 +159,7 @@ def test_emptying_the_hand_mid_turn_draws_four_more() -> None:
     state = table([["AS"], ["3S"]], draw=["2C", "3D", "4H", "5S", "6C"])
     after, events = apply(state, 0, from_hand("AS"))
     assert kinds(events) == ["CardPlayed", "CardsDrawn"]
-    assert events[1] == ab.CardsDrawn(0, ["2C", "3D", "4H", "5S"], "empty_hand")
+    assert events[1] == ab.CardsDrawn(seat=0, cards=["2C", "3D", "4H", "5S"], reason="empty_hand")
     assert after.turn == 0
     assert after.draw == ("6C",)
 
@@ -191,7 +197,7 @@ def test_a_matching_or_empty_slot_takes_a_discard_and_a_non_matching_one_refuses
 def test_a_joker_takes_the_slot_rank_or_the_rank_named_for_an_empty_slot() -> None:
     state = table([["X1", "X2", "5D"], ["3S"]], slots={(0, 0): (["7S"], 7)})
     after, events = apply(state, 0, ab.Discard(card="X1", slot=0))
-    assert events[0] == ab.CardDiscarded(0, "X1", 0, 7)
+    assert events[0] == ab.CardDiscarded(seat=0, card="X1", slot=0, rank=7)
     assert after.slots[0][0] == ("7S", "X1")
     assert refused(state, 0, ab.Discard(card="X2", slot=1)) == "joker_rank"
     named, events = apply(state, 0, ab.Discard(card="X2", slot=1, joker_rank="Q"))
@@ -231,7 +237,7 @@ def test_end_turn_only_with_an_empty_hand() -> None:
 def test_the_next_player_refills_to_four_at_the_start_of_the_turn() -> None:
     state = table([["5D"], ["3S"]], draw=["2C", "3D", "4H", "5S"])
     after, events = apply(state, 0, ab.Discard(card="5D", slot=0))
-    assert events[-1] == ab.CardsDrawn(1, ["2C", "3D", "4H"], "refill")
+    assert events[-1] == ab.CardsDrawn(seat=1, cards=["2C", "3D", "4H"], reason="refill")
     assert len(after.hands[1]) == 4
 
 
@@ -331,13 +337,15 @@ def test_redacted_events_hide_hands_face_down_cards_the_draw_order_and_the_shuff
     assert {c for m in mine.mains for c in m[1:]} == {HIDDEN}
     assert set(mine.draw) == {HIDDEN}
     assert mine.shuffle_seed == ""
-    reshuffle = ab.StockReshuffled(["AC", "2C"], 1)
-    assert ab.redact(reshuffle, 0) == ab.StockReshuffled([HIDDEN] * 2, 1)
-    assert ab.redact(ab.CardsDrawn(1, ["AC"], "refill"), 0) == ab.CardsDrawn(1, [HIDDEN], "refill")
+    reshuffle = ab.StockReshuffled(cards=["AC", "2C"], number=1)
+    assert ab.redact(reshuffle, 0) == ab.StockReshuffled(cards=[HIDDEN] * 2, number=1)
+    assert ab.redact(ab.CardsDrawn(seat=1, cards=["AC"], reason="refill"), 0) == ab.CardsDrawn(
+        seat=1, cards=[HIDDEN], reason="refill"
+    )
 
 
 def test_a_card_under_the_bus_is_seen_by_its_owner_only() -> None:
-    under = ab.CardUnderTheBus(1, "7H")
+    under = ab.CardUnderTheBus(seat=1, card="7H")
     assert ab.redact(under, 1) == under
-    assert ab.redact(under, 0) == ab.CardUnderTheBus(1, HIDDEN)
-    assert ab.redact(under, None) == ab.CardUnderTheBus(1, HIDDEN)
+    assert ab.redact(under, 0) == ab.CardUnderTheBus(seat=1, card=HIDDEN)
+    assert ab.redact(under, None) == ab.CardUnderTheBus(seat=1, card=HIDDEN)

@@ -238,9 +238,9 @@ def test_of_several_forfeits_the_first_to_forfeit_places_last() -> None:
 def test_no_forfeit_leaves_a_result_as_it_is() -> None:
     result = Result("finished", [2, 1], "r")
     assert clocks.place_forfeits_last(result, []) is result
-    finished = GameFinished(result)
+    finished = GameFinished(result=result)
     assert clocks.forfeits_last([finished], [1]) == [
-        GameFinished(Result("finished", [1, 2], "r; forfeited: seat 1"))
+        GameFinished(result=Result("finished", [1, 2], "r; forfeited: seat 1"))
     ]
 
 

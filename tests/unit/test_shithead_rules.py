@@ -139,7 +139,7 @@ def test_ten_burns_the_pile_and_the_same_player_plays_again() -> None:
     state = table([["TC", "4H", "5H"], ["3D"]], pile=["KH", "QS"])
     after, events = apply(state, 0, play("TC"))
     assert kinds(events) == ["CardsPlayed", "PileBurned"]
-    assert events[1] == sh.PileBurned(0, "burn_rank", 3)
+    assert events[1] == sh.PileBurned(seat=0, reason="burn_rank", count=3)
     assert after.pile == ()
     assert after.burnt == ("KH", "QS", "TC")
     assert after.turn == 0
@@ -156,7 +156,7 @@ def test_ten_not_on_faces_refuses_a_ten_on_a_face_card() -> None:
 def test_four_of_a_kind_in_one_play_burns_and_the_player_plays_again() -> None:
     state = table([["7C", "7D", "7H", "7S", "3C"], ["3D"]], pile=["5H"])
     after, events = apply(state, 0, play("7C", "7D", "7H", "7S"))
-    assert events[-1] == sh.PileBurned(0, "run", 5)
+    assert events[-1] == sh.PileBurned(seat=0, reason="run", count=5)
     assert after.turn == 0
     assert after.pile == ()
 
@@ -216,7 +216,7 @@ def test_a_joker_is_wild_and_can_reverse_the_direction() -> None:
 def test_a_player_draws_back_up_to_the_hand_size_after_playing_from_the_hand() -> None:
     state = table([["9C", "9D", "4H"], ["3D"]], deck=["KC", "2D", "5S"])
     after, events = apply(state, 0, play("9C", "9D"))
-    assert events[1] == sh.CardsDrawn(0, ["KC", "2D"])
+    assert events[1] == sh.CardsDrawn(seat=0, cards=["KC", "2D"])
     assert after.hands[0] == ("4H", "KC", "2D")
     assert after.deck == ("5S",)
 
@@ -225,7 +225,7 @@ def test_a_player_who_cannot_play_must_pick_up_the_pile() -> None:
     state = table([["3C", "4C"], ["5D"]], pile=["9H", "KH"])
     assert sh.legal_actions(state, 0) == [sh.PickUp()]
     after, events = apply(state, 0, sh.PickUp())
-    assert events[0] == sh.PilePickedUp(0, ["9H", "KH"], "no_play")
+    assert events[0] == sh.PilePickedUp(seat=0, cards=["9H", "KH"], reason="no_play")
     assert sorted(after.hands[0]) == ["3C", "4C", "9H", "KH"]
     assert after.pile == ()
     assert after.turn == 1
@@ -237,14 +237,14 @@ def test_picking_up_by_choice_needs_voluntary_pickup() -> None:
     assert refused(table([["KC"], ["5D"]]), 0, sh.PickUp()) == "empty_pile"
     voluntary = table([["KC"], ["5D"]], pile=["9H"], voluntary_pickup=True)
     _, events = apply(voluntary, 0, sh.PickUp())
-    assert events[0] == sh.PilePickedUp(0, ["9H"], "chosen")
+    assert events[0] == sh.PilePickedUp(seat=0, cards=["9H"], reason="chosen")
 
 
 def test_the_gamble_plays_a_playable_deck_card_and_play_goes_on() -> None:
     state = table([["3C"], ["5D"]], pile=["KH"], deck=["AS", "4D"], gamble_from_deck=True)
     assert sh.PlayFromDeck() in sh.legal_actions(state, 0)
     after, events = apply(state, 0, sh.PlayFromDeck())
-    assert events[0] == sh.DeckCardTurned(0, "AS", playable=True, blind=False)
+    assert events[0] == sh.DeckCardTurned(seat=0, card="AS", playable=True, blind=False)
     assert after.pile == ("KH", "AS")
     assert after.turn == 1
 
@@ -253,7 +253,7 @@ def test_the_gamble_with_an_unplayable_card_picks_up_the_pile_and_that_card() ->
     state = table([["3C"], ["5D"]], pile=["KH"], deck=["4D", "AS"], gamble_from_deck=True)
     after, events = apply(state, 0, sh.PlayFromDeck())
     assert kinds(events) == ["DeckCardTurned", "PilePickedUp", "TurnPassed"]
-    assert events[1] == sh.PilePickedUp(0, ["KH", "4D"], "failed_gamble")
+    assert events[1] == sh.PilePickedUp(seat=0, cards=["KH", "4D"], reason="failed_gamble")
     assert sorted(after.hands[0]) == ["3C", "4D", "KH"]
     assert after.deck == ("AS",)
 
@@ -263,7 +263,7 @@ def test_the_gamble_is_only_for_a_player_who_cannot_play_unless_blind_play_is_on
     assert refused(able, 0, sh.PlayFromDeck()) == "deck_play_not_allowed"
     blind = msgspec.structs.replace(able, ruleset=HOLLAND)
     _, events = apply(blind, 0, sh.PlayFromDeck())
-    assert events[0] == sh.DeckCardTurned(0, "4D", playable=False, blind=True)
+    assert events[0] == sh.DeckCardTurned(seat=0, card="4D", playable=False, blind=True)
 
 
 # Face-up and face-down -------------------------------------------------------------------
@@ -283,7 +283,7 @@ def test_face_up_cards_are_played_once_the_hand_and_deck_are_empty() -> None:
     state = table([[], ["5D"]], face_up=[["9H", "9C"], ["4C"]], face_down=[["3S"], ["3D"]])
     assert sh.legal_actions(state, 0) == [play("9C"), play("9C", "9H")]
     after, events = apply(state, 0, play("9H"))
-    assert events[0] == sh.CardsPlayed(0, ["9H"], "face_up")
+    assert events[0] == sh.CardsPlayed(seat=0, cards=["9H"], source="face_up")
     assert after.face_up[0] == ("9C",)
 
 
@@ -292,7 +292,7 @@ def test_face_down_cards_are_turned_one_at_a_time_and_played_when_they_may_be() 
     assert sh.legal_actions(state, 0) == [sh.PlayFaceDown(index=0), sh.PlayFaceDown(index=1)]
     assert refused(state, 0, play("KS")) == "face_down_blind"
     after, events = apply(state, 0, sh.PlayFaceDown(index=0))
-    assert events[0] == sh.FaceDownRevealed(0, 0, "KS", playable=True)
+    assert events[0] == sh.FaceDownRevealed(seat=0, index=0, card="KS", playable=True)
     assert after.pile == ("9H", "KS")
     assert after.face_down[0] == ("3C",)
 
@@ -303,7 +303,7 @@ def test_a_failed_face_down_card_is_picked_up_with_the_pile_and_the_hand_comes_f
     state = table([[], ["5D"]], face_down=[["3C", "KD"], ["4D"]], pile=["9H"])
     after, events = apply(state, 0, sh.PlayFaceDown(index=0))
     assert kinds(events) == ["FaceDownRevealed", "PilePickedUp", "TurnPassed"]
-    assert events[1] == sh.PilePickedUp(0, ["9H", "3C"], "failed_reveal")
+    assert events[1] == sh.PilePickedUp(seat=0, cards=["9H", "3C"], reason="failed_reveal")
     assert after.hands[0] == ("9H", "3C")
     assert after.face_down[0] == ("KD",)
     back = msgspec.structs.replace(after, turn=0)
@@ -351,7 +351,7 @@ def test_the_lowest_card_face_up_is_played_from_the_face_up_cards() -> None:
     after, events = all_ready(state)
     assert events[-1] == sh.PlayStarted(seat=0, rule="lowest_card", rank="3", zone="face_up")
     after, played = apply(after, 0, play("3D"))
-    assert played[0] == sh.CardsPlayed(0, ["3D"], "face_up")
+    assert played[0] == sh.CardsPlayed(seat=0, cards=["3D"], source="face_up")
     assert after.opening is None
 
 
@@ -380,7 +380,7 @@ def test_swaps_exchange_hand_and_face_up_cards_until_ready() -> None:
 def test_three_players_finish_in_the_order_they_go_out_and_the_last_is_the_shithead() -> None:
     state = table([["9C"], ["9D", "4C"], ["KD", "KH"]], pile=["5H"])
     state, events = apply(state, 0, play("9C"))
-    assert sh.PlayerOut(0, 1) in events
+    assert sh.PlayerOut(seat=0, place=1) in events
     assert state.turn == 1
     state, _ = apply(state, 1, play("9D"))
     state, _ = apply(state, 2, play("KD"))
@@ -493,6 +493,6 @@ def test_redacted_events_hide_other_hands_face_down_cards_the_deck_and_others_dr
     spectator = sh.redact(started, None)
     assert isinstance(spectator, sh.GameStarted)
     assert all(card == HIDDEN for cards in spectator.hands for card in cards)
-    drawn = sh.CardsDrawn(0, ["KC"])
+    drawn = sh.CardsDrawn(seat=0, cards=["KC"])
     assert sh.redact(drawn, 0) == drawn
-    assert sh.redact(drawn, 2) == sh.CardsDrawn(0, [HIDDEN])
+    assert sh.redact(drawn, 2) == sh.CardsDrawn(seat=0, cards=[HIDDEN])
