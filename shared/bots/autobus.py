@@ -36,11 +36,10 @@ from shared.games.autobus import (
     PlayToSequence,
     Source,
     UnderTheBus,
-    is_joker,
     value,
 )
 from shared.games.base import Bot
-from shared.games.cards import JOKER, Card
+from shared.games.cards import JOKER, Card, is_joker
 from shared.messages.common import Action
 
 KING = 13

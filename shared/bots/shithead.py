@@ -16,7 +16,7 @@ from typing import Any
 
 from shared.games import shithead
 from shared.games.base import Bot
-from shared.games.cards import JOKER, Card, standard_deck
+from shared.games.cards import JOKER, Card, rank_of, standard_deck
 from shared.games.shithead import (
     PlayCards,
     PlayFaceDown,
@@ -26,7 +26,7 @@ from shared.games.shithead import (
     ShitheadView,
     Swap,
 )
-from shared.games.shithead_rules import ORDER, ShitheadRuleset, rank_of
+from shared.games.shithead_rules import ORDER, ShitheadRuleset
 from shared.messages.common import Action
 
 BIG_PILE = 6

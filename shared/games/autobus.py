@@ -28,18 +28,26 @@ Choices the rules page leaves open, each covered by a test:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
 
 from shared.errors import IllegalAction, InvalidRuleset
 from shared.games.base import Decision, GameSpec
-from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
+from shared.games.cards import (
+    HIDDEN,
+    Card,
+    is_joker,
+    replace_at,
+    shuffled,
+    standard_deck,
+    without,
+)
 from shared.messages.common import (
-    CLOCK_EVENTS,
     Action,
     Clock,
+    ClockEvent,
     Event,
     GameCreated,
     GameFinished,
@@ -262,11 +270,6 @@ class AutobusView(msgspec.Struct, frozen=True):
 # Rules ---------------------------------------------------------------------------------
 
 
-def is_joker(card: Card) -> bool:
-    """Returns whether `card` is a joker."""
-    return card[0] == JOKER
-
-
 def value(card: Card) -> int:
     """Returns the rank value of a plain card (A = 1 ... K = 13)."""
     return VALUE[card[0]]
@@ -369,19 +372,6 @@ def default_action(state: AutobusState, seat: int) -> Action:
 # Evolve --------------------------------------------------------------------------------
 
 
-def _replace_at(
-    items: tuple[tuple[Card, ...], ...], seat: int, value: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], ...]:
-    """Returns `items` with the entry at `seat` replaced."""
-    return (*items[:seat], value, *items[seat + 1 :])
-
-
-def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """Returns `cards` less one copy of `card`."""
-    index = cards.index(card)
-    return cards[:index] + cards[index + 1 :]
-
-
 def _start(event: GameStarted) -> AutobusState:
     """Returns the state right after the deal."""
     slots = event.ruleset.slots
@@ -414,11 +404,11 @@ def _set_slot(
 def _played(state: AutobusState, e: CardPlayed) -> AutobusState:
     if e.source == "hand":
         state = msgspec.structs.replace(
-            state, hands=_replace_at(state.hands, e.seat, _without(state.hands[e.seat], e.card))
+            state, hands=replace_at(state.hands, e.seat, without(state.hands[e.seat], [e.card]))
         )
     elif e.source == "main":
         state = msgspec.structs.replace(
-            state, mains=_replace_at(state.mains, e.seat, state.mains[e.seat][1:])
+            state, mains=replace_at(state.mains, e.seat, state.mains[e.seat][1:])
         )
     else:
         assert e.slot is not None
@@ -442,7 +432,7 @@ def _completed(state: AutobusState, e: SequenceCompleted) -> AutobusState:
 def _drawn(state: AutobusState, e: CardsDrawn) -> AutobusState:
     hand = state.hands[e.seat] + tuple(e.cards)
     return msgspec.structs.replace(
-        state, hands=_replace_at(state.hands, e.seat, hand), draw=state.draw[len(e.cards) :]
+        state, hands=replace_at(state.hands, e.seat, hand), draw=state.draw[len(e.cards) :]
     )
 
 
@@ -454,18 +444,18 @@ def _reshuffled(state: AutobusState, e: StockReshuffled) -> AutobusState:
 
 def _discarded(state: AutobusState, e: CardDiscarded) -> AutobusState:
     state = msgspec.structs.replace(
-        state, hands=_replace_at(state.hands, e.seat, _without(state.hands[e.seat], e.card))
+        state, hands=replace_at(state.hands, e.seat, without(state.hands[e.seat], [e.card]))
     )
     return _set_slot(state, e.seat, e.slot, (*state.slots[e.seat][e.slot], e.card), e.rank)
 
 
 def _under_the_bus(state: AutobusState, e: CardUnderTheBus) -> AutobusState:
-    hand = _without(state.hands[e.seat], e.card)
+    hand = without(state.hands[e.seat], [e.card])
     main = (*state.mains[e.seat], e.card)
     return msgspec.structs.replace(
         state,
-        hands=_replace_at(state.hands, e.seat, hand),
-        mains=_replace_at(state.mains, e.seat, main),
+        hands=replace_at(state.hands, e.seat, hand),
+        mains=replace_at(state.mains, e.seat, main),
     )
 
 
@@ -480,35 +470,31 @@ def _turn_passed(state: AutobusState, e: TurnPassed) -> AutobusState:
     )
 
 
-def _finished(state: AutobusState, e: GameFinished) -> AutobusState:
-    return msgspec.structs.replace(state, result=e.result)
-
-
-def _unchanged(state: AutobusState, e: Event) -> AutobusState:
-    return state
-
-
-_APPLY: dict[type[Event], Callable[[AutobusState, Event], AutobusState]] = {
-    CardPlayed: _played,  # type: ignore[dict-item]
-    MainTopRevealed: _unchanged,
-    SequenceCompleted: _completed,  # type: ignore[dict-item]
-    CardsDrawn: _drawn,  # type: ignore[dict-item]
-    StockReshuffled: _reshuffled,  # type: ignore[dict-item]
-    CardDiscarded: _discarded,  # type: ignore[dict-item]
-    CardUnderTheBus: _under_the_bus,  # type: ignore[dict-item]
-    TurnEnded: _unchanged,
-    TurnPassed: _turn_passed,  # type: ignore[dict-item]
-    GameFinished: _finished,  # type: ignore[dict-item]
-    **dict.fromkeys(CLOCK_EVENTS, _unchanged),
-}
-
-
 def evolve(state: AutobusState | None, event: Event) -> AutobusState:
-    """Returns the state after `event`."""
+    """Returns the state after `event`; clock events leave it as it is (`shared.model.clocks`)."""
     if isinstance(event, GameStarted):
         return _start(event)
     assert state is not None
-    return _APPLY[type(event)](state, event)
+    match event:
+        case CardPlayed():
+            return _played(state, event)
+        case SequenceCompleted():
+            return _completed(state, event)
+        case CardsDrawn():
+            return _drawn(state, event)
+        case StockReshuffled():
+            return _reshuffled(state, event)
+        case CardDiscarded():
+            return _discarded(state, event)
+        case CardUnderTheBus():
+            return _under_the_bus(state, event)
+        case TurnPassed():
+            return _turn_passed(state, event)
+        case GameFinished(result=result):
+            return msgspec.structs.replace(state, result=result)
+        case MainTopRevealed() | TurnEnded() | ClockEvent():
+            return state
+    raise TypeError(f"not an Autobus event: {type(event).__name__}")
 
 
 # Decide --------------------------------------------------------------------------------

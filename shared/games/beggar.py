@@ -156,20 +156,19 @@ def _loop_key(packs: Sequence[Sequence[Card]], leader: int) -> str:
 
 
 def evolve(state: BeggarState | None, event: Event) -> BeggarState:
-    """Returns the state after `event`."""
-    if isinstance(event, TrickPlayed):
-        assert state is not None
-        return _apply_trick(state, event)
-    if isinstance(event, GameStarted):
-        packs = tuple(tuple(pack) for pack in event.packs)
-        return BeggarState(
-            ruleset=event.ruleset, packs=packs, leader=0, seen=frozenset([_loop_key(packs, 0)])
-        )
-    if isinstance(event, GameFinished):
-        assert state is not None
-        return msgspec.structs.replace(state, result=event.result)
-    if isinstance(event, ClockEvent) and state is not None:
-        return state
+    """Returns the state after `event`; clock events leave it as it is (`shared.model.clocks`)."""
+    match state, event:
+        case BeggarState(), TrickPlayed():
+            return _apply_trick(state, event)
+        case _, GameStarted(ruleset=ruleset, packs=packs):
+            dealt = tuple(tuple(pack) for pack in packs)
+            return BeggarState(
+                ruleset=ruleset, packs=dealt, leader=0, seen=frozenset([_loop_key(dealt, 0)])
+            )
+        case BeggarState(), GameFinished(result=result):
+            return msgspec.structs.replace(state, result=result)
+        case BeggarState(), ClockEvent():
+            return state
     raise TypeError(f"Beggar-my-neighbour has no event {type(event).__name__}")
 
 

@@ -29,25 +29,33 @@ Choices the rules page leaves open, each covered by a test:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
 
 from shared.errors import IllegalAction
-from shared.games.base import GameSpec
-from shared.games.cards import HIDDEN, JOKER, Card, shuffled, standard_deck
+from shared.games.base import Decision, GameSpec
+from shared.games.cards import (
+    HIDDEN,
+    JOKER,
+    Card,
+    rank_of,
+    replace_at,
+    shuffled,
+    standard_deck,
+    without,
+)
 from shared.games.shithead_rules import (
     FACES,
     ORDER,
     PRESETS,
     ShitheadRuleset,
-    rank_of,
     validate,
 )
 from shared.messages.common import (
-    CLOCK_EVENTS,
     Action,
+    ClockEvent,
     Event,
     GameCreated,
     GameFinished,
@@ -284,21 +292,6 @@ class ShitheadView(msgspec.Struct, frozen=True):
 # Rules ---------------------------------------------------------------------------------
 
 
-def _replace_at(
-    items: tuple[tuple[Card, ...], ...], seat: int, value: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], ...]:
-    """Returns `items` with the entry at `seat` replaced."""
-    return (*items[:seat], value, *items[seat + 1 :])
-
-
-def _without(cards: tuple[Card, ...], removed: Sequence[Card]) -> tuple[Card, ...]:
-    """Returns `cards` less one copy of each of `removed`."""
-    left = list(cards)
-    for card in removed:
-        left.remove(card)
-    return tuple(left)
-
-
 def _with_known(
     state: ShitheadState, seat: int, added: Sequence[Card] = (), removed: Sequence[Card] = ()
 ) -> tuple[tuple[Card, ...], ...]:
@@ -311,7 +304,7 @@ def _with_known(
     for card in removed:
         if card in left:
             left.remove(card)
-    return _replace_at(known, seat, (*left, *added))
+    return replace_at(known, seat, (*left, *added))
 
 
 def effective_top(rules: ShitheadRuleset, pile: Sequence[Card]) -> str | None:
@@ -471,29 +464,19 @@ def _start(event: GameStarted) -> ShitheadState:
 
 def _to_pile(state: ShitheadState, seat: int, zone: Zone, cards: Sequence[Card]) -> ShitheadState:
     """Moves `cards` from `seat`'s `zone` onto the pile."""
-    held = _without(_cards_in(state, seat, zone), cards)
+    held = without(_cards_in(state, seat, zone), cards)
     field = _ZONE_FIELDS[zone]
-    changes = {field: _replace_at(getattr(state, field), seat, held)}
+    changes = {field: replace_at(getattr(state, field), seat, held)}
     return msgspec.structs.replace(state, pile=state.pile + tuple(cards), **changes)
 
 
-def evolve(state: ShitheadState | None, event: Event) -> ShitheadState:
-    """Returns the state after `event`."""
-    if isinstance(event, GameStarted):
-        return _start(event)
-    assert state is not None
-    if isinstance(event, _DECISIONS):
-        state = msgspec.structs.replace(state, moves=state.moves + 1)
-    return _APPLY[type(event)](state, event)
-
-
 def _swapped(state: ShitheadState, e: CardsSwapped) -> ShitheadState:
-    hand = (*_without(state.hands[e.seat], [e.hand_card]), e.face_up_card)
-    face_up = (*_without(state.face_up[e.seat], [e.face_up_card]), e.hand_card)
+    hand = (*without(state.hands[e.seat], [e.hand_card]), e.face_up_card)
+    face_up = (*without(state.face_up[e.seat], [e.face_up_card]), e.hand_card)
     return msgspec.structs.replace(
         state,
-        hands=_replace_at(state.hands, e.seat, hand),
-        face_up=_replace_at(state.face_up, e.seat, face_up),
+        hands=replace_at(state.hands, e.seat, hand),
+        face_up=replace_at(state.face_up, e.seat, face_up),
         known=_with_known(state, e.seat, [e.face_up_card], [e.hand_card]),
     )
 
@@ -521,7 +504,7 @@ def _revealed(state: ShitheadState, e: FaceDownRevealed) -> ShitheadState:
     del face_down[e.index]
     return msgspec.structs.replace(
         state,
-        face_down=_replace_at(state.face_down, e.seat, tuple(face_down)),
+        face_down=replace_at(state.face_down, e.seat, tuple(face_down)),
         pile=(*state.pile, e.card),
     )
 
@@ -533,16 +516,8 @@ def _deck_turned(state: ShitheadState, e: DeckCardTurned) -> ShitheadState:
 def _drawn(state: ShitheadState, e: CardsDrawn) -> ShitheadState:
     hand = state.hands[e.seat] + tuple(e.cards)
     return msgspec.structs.replace(
-        state, hands=_replace_at(state.hands, e.seat, hand), deck=state.deck[len(e.cards) :]
+        state, hands=replace_at(state.hands, e.seat, hand), deck=state.deck[len(e.cards) :]
     )
-
-
-def _reversed(state: ShitheadState, e: DirectionReversed) -> ShitheadState:
-    return msgspec.structs.replace(state, direction=e.direction)
-
-
-def _burned(state: ShitheadState, e: PileBurned) -> ShitheadState:
-    return msgspec.structs.replace(state, burnt=state.burnt + state.pile, pile=())
 
 
 def _picked_up(state: ShitheadState, e: PilePickedUp) -> ShitheadState:
@@ -550,62 +525,53 @@ def _picked_up(state: ShitheadState, e: PilePickedUp) -> ShitheadState:
     hand = state.hands[e.seat] + state.pile
     return msgspec.structs.replace(
         state,
-        hands=_replace_at(state.hands, e.seat, hand),
+        hands=replace_at(state.hands, e.seat, hand),
         pile=(),
         moves=moves,
         known=_with_known(state, e.seat, state.pile),
     )
 
 
-def _player_out(state: ShitheadState, e: PlayerOut) -> ShitheadState:
-    return msgspec.structs.replace(state, out=(*state.out, e.seat))
-
-
-def _turn_passed(state: ShitheadState, e: TurnPassed) -> ShitheadState:
-    return msgspec.structs.replace(state, turn=e.seat)
-
-
-def _finished(state: ShitheadState, e: GameFinished) -> ShitheadState:
-    return msgspec.structs.replace(state, phase="finished", result=e.result)
-
-
-def _unchanged(state: ShitheadState, e: Event) -> ShitheadState:
-    """Leaves the state as it is: clock events are folded by `shared.model.clocks`."""
-    return state
-
-
-_APPLY: dict[type[Event], Callable[[ShitheadState, Event], ShitheadState]] = {
-    CardsSwapped: _swapped,  # type: ignore[dict-item]
-    PlayerReady: _ready,  # type: ignore[dict-item]
-    PlayStarted: _play_started,  # type: ignore[dict-item]
-    CardsPlayed: _played,  # type: ignore[dict-item]
-    FaceDownRevealed: _revealed,  # type: ignore[dict-item]
-    DeckCardTurned: _deck_turned,  # type: ignore[dict-item]
-    CardsDrawn: _drawn,  # type: ignore[dict-item]
-    DirectionReversed: _reversed,  # type: ignore[dict-item]
-    PileBurned: _burned,  # type: ignore[dict-item]
-    PilePickedUp: _picked_up,  # type: ignore[dict-item]
-    PlayerOut: _player_out,  # type: ignore[dict-item]
-    TurnPassed: _turn_passed,  # type: ignore[dict-item]
-    GameFinished: _finished,  # type: ignore[dict-item]
-    **dict.fromkeys(CLOCK_EVENTS, _unchanged),
-}
+def evolve(state: ShitheadState | None, event: Event) -> ShitheadState:
+    """Returns the state after `event`; clock events leave it as it is (`shared.model.clocks`)."""
+    if isinstance(event, GameStarted):
+        return _start(event)
+    assert state is not None
+    if isinstance(event, _DECISIONS):
+        state = msgspec.structs.replace(state, moves=state.moves + 1)
+    match event:
+        case CardsSwapped():
+            return _swapped(state, event)
+        case PlayerReady():
+            return _ready(state, event)
+        case PlayStarted():
+            return _play_started(state, event)
+        case CardsPlayed():
+            return _played(state, event)
+        case FaceDownRevealed():
+            return _revealed(state, event)
+        case DeckCardTurned():
+            return _deck_turned(state, event)
+        case CardsDrawn():
+            return _drawn(state, event)
+        case DirectionReversed(direction=direction):
+            return msgspec.structs.replace(state, direction=direction)
+        case PileBurned():
+            return msgspec.structs.replace(state, burnt=state.burnt + state.pile, pile=())
+        case PilePickedUp():
+            return _picked_up(state, event)
+        case PlayerOut(seat=seat):
+            return msgspec.structs.replace(state, out=(*state.out, seat))
+        case TurnPassed(seat=seat):
+            return msgspec.structs.replace(state, turn=seat)
+        case GameFinished(result=result):
+            return msgspec.structs.replace(state, phase="finished", result=result)
+        case ClockEvent():
+            return state
+    raise TypeError(f"not a Shithead event: {type(event).__name__}")
 
 
 # Decide --------------------------------------------------------------------------------
-
-
-class _Decision:
-    """A decision's events so far and the state they lead to."""
-
-    def __init__(self, state: ShitheadState) -> None:
-        self.state = state
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        """Records `event` and folds it into the working state."""
-        self.events.append(event)
-        self.state = evolve(self.state, event)
 
 
 def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
@@ -614,7 +580,7 @@ def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
         raise IllegalAction("game_over", "the game is over")
     if not 0 <= seat < state.players:
         raise IllegalAction("no_such_seat", f"seats are 0 to {state.players - 1}")
-    decision = _Decision(state)
+    decision = Decision(state, evolve)
     if state.phase == "swap":
         _decide_swap(decision, seat, action)
     else:
@@ -624,7 +590,7 @@ def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
     return decision.events
 
 
-def _decide_swap(d: _Decision, seat: int, action: Action) -> None:
+def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
     """Applies a swap-phase action."""
     state = d.state
     if not isinstance(action, Swap | Ready):
@@ -663,7 +629,7 @@ def _opening(state: ShitheadState) -> PlayStarted:
     return PlayStarted(seat=seat, rule="lowest_card", rank=rank, zone=zone)
 
 
-def _decide_play(d: _Decision, seat: int, action: Action) -> None:
+def _decide_play(d: Decision[ShitheadState], seat: int, action: Action) -> None:
     """Applies a play-phase action of the seat whose turn it is."""
     if seat != d.state.turn:
         raise IllegalAction("not_your_turn", f"it is seat {d.state.turn}'s turn")
@@ -701,7 +667,7 @@ def _play_zone(state: ShitheadState, seat: int, cards: Sequence[Card]) -> Zone:
     return current or "hand"
 
 
-def _play_cards(d: _Decision, seat: int, cards: list[Card]) -> None:
+def _play_cards(d: Decision[ShitheadState], seat: int, cards: list[Card]) -> None:
     """Plays cards of one rank from the hand or the face-up cards."""
     state, rules = d.state, d.state.ruleset
     if not cards:
@@ -720,7 +686,7 @@ def _play_cards(d: _Decision, seat: int, cards: list[Card]) -> None:
     _resolve(d, seat, cards, refill=zone == "hand")
 
 
-def _play_face_down(d: _Decision, seat: int, index: int) -> None:
+def _play_face_down(d: Decision[ShitheadState], seat: int, index: int) -> None:
     """Turns over a face-down card: played if it may be, else picked up with the pile."""
     state = d.state
     if state.opening is not None:
@@ -741,7 +707,7 @@ def _play_face_down(d: _Decision, seat: int, index: int) -> None:
         d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
-def _play_from_deck(d: _Decision, seat: int) -> None:
+def _play_from_deck(d: Decision[ShitheadState], seat: int) -> None:
     """Turns the deck's top card: played if it may be, else picked up with the pile."""
     state, rules = d.state, d.state.ruleset
     if state.opening is not None:
@@ -761,7 +727,7 @@ def _play_from_deck(d: _Decision, seat: int) -> None:
         d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
-def _pick_up(d: _Decision, seat: int) -> None:
+def _pick_up(d: Decision[ShitheadState], seat: int) -> None:
     """Picks up the pile: when no play is possible, or by choice where the rules allow."""
     state = d.state
     if state.opening is not None:
@@ -775,7 +741,9 @@ def _pick_up(d: _Decision, seat: int) -> None:
     d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
-def _resolve(d: _Decision, seat: int, played: Sequence[Card], *, refill: bool) -> None:
+def _resolve(
+    d: Decision[ShitheadState], seat: int, played: Sequence[Card], *, refill: bool
+) -> None:
     """Applies what follows a play: reversals, drawing, burning, going out, the next turn."""
     rules = d.state.ruleset
     if rules.joker_reverses:
@@ -795,7 +763,7 @@ def _resolve(d: _Decision, seat: int, played: Sequence[Card], *, refill: bool) -
     d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
-def _burn(d: _Decision, seat: int, played: Sequence[Card]) -> bool:
+def _burn(d: Decision[ShitheadState], seat: int, played: Sequence[Card]) -> bool:
     """Burns the pile if the play calls for it; returns whether it did."""
     rules, pile = d.state.ruleset, d.state.pile
     if rules.burn is not None and rank_of(played[-1]) == rules.burn:
@@ -808,7 +776,7 @@ def _burn(d: _Decision, seat: int, played: Sequence[Card]) -> bool:
     return False
 
 
-def _game_over(d: _Decision) -> bool:
+def _game_over(d: Decision[ShitheadState]) -> bool:
     """Finishes the game if the end rule says so; returns whether it did."""
     state = d.state
     left = [seat for seat in range(state.players) if seat not in state.out]

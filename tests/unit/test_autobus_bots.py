@@ -11,6 +11,7 @@ from shared.bots.autobus import HeuristicBot
 from shared.catalog import get_game
 from shared.games import autobus as ab
 from shared.games.base import Bot
+from shared.games.cards import is_joker
 from shared.messages.common import Action
 
 pytestmark = pytest.mark.unit
@@ -39,7 +40,7 @@ def table(
         sequences=tuple(tuple(cards) for cards in sequences),
     )
     for slot, cards in (slots or {}).items():
-        rank = next(ab.value(card) for card in cards if not ab.is_joker(card))
+        rank = next(ab.value(card) for card in cards if not is_joker(card))
         state = ab._set_slot(state, 0, slot, tuple(cards), rank)
     return state
 

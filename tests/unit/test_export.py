@@ -16,7 +16,7 @@ from shared.app.forks import fork_game
 from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
 from shared.catalog import get_game
 from shared.games import shithead as sh
-from shared.games.shithead_rules import rank_of
+from shared.games.cards import rank_of
 from shared.messages.common import (
     ClockEvent,
     DefaultActionPlayed,
