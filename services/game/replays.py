@@ -23,7 +23,7 @@ from shared.app.forks import ForkOfRunningGame, fork_game
 from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by, game_id_for, load
 from shared.errors import InvalidRequest
 from shared.games.base import GameSpec
-from shared.messages.common import ClockEvent, Event, GameCreated, Result, Seat
+from shared.messages.common import Event, GameCreated, Result, Seat
 from shared.model.registry import registered_bots
 from shared.ports.archive import EventArchive, decoded_log, game_log, loaded_from
 from shared.ports.game_slots import admit
@@ -102,8 +102,7 @@ def _states(spec: GameSpec[Any, Any], events: list[Event], version: int) -> tupl
     state: Any = None
     shown: Any = None
     for index, event in enumerate(events, start=1):
-        if not isinstance(event, GameCreated | ClockEvent):
-            state = spec.evolve(state, event)
+        state = spec.step(state, event)
         if index == version:
             shown = state
     return shown, state

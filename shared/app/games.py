@@ -27,7 +27,6 @@ from shared.messages.codec import encode, encode_all
 from shared.messages.common import (
     Action,
     Clock,
-    ClockEvent,
     Event,
     GameCreated,
     GameFinished,
@@ -331,10 +330,7 @@ def _fold_more(known: LoadedGame, recorded: list[RecordedEvent]) -> LoadedGame:
     for event, item in zip(spec.codec.decode_all(recorded), recorded, strict=True):
         if clock is not None:
             clock = clocks.after_event(spec, clock, state, event, item.version, item.recorded_at)
-        elif isinstance(event, ClockEvent):
-            continue
-        if not isinstance(event, GameCreated):
-            state = spec.evolve(state, event)
+        state = spec.step(state, event)
     return LoadedGame(known.game_id, spec, known.created, state, recorded[-1].version, clock)
 
 
@@ -397,9 +393,7 @@ def _folded_on(
     if loaded.clock is not None or result.replayed or result.first_version != loaded.version + 1:
         return None
     spec, state = loaded.spec, loaded.state
-    for event in events:
-        if not isinstance(event, ClockEvent | GameCreated):
-            state = spec.evolve(state, event)
+    state = spec.fold(events, state)
     after = LoadedGame(loaded.game_id, spec, loaded.created, state, result.last_version)
     cache_of(store).put(after)
     return after
@@ -545,8 +539,7 @@ def _bot_moves(
             events = spec.decide(state, seat, action)
         events = appendable(loaded, events)
         batches.append((version, encode_all(events), idempotency.bot_turn(version)))
-        for event in events:
-            state = spec.evolve(state, event)
+        state = spec.fold(events, state)
         version += len(events)
     return batches, version
 

@@ -202,9 +202,7 @@ def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, shithead.Zo
 
 def _advance(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
     """Returns the state after `seat` takes `action`, through the engine's decide and evolve."""
-    for event in shithead.decide(state, seat, action):
-        state = shithead.evolve(state, event)
-    return state
+    return shithead.SPEC.apply(state, seat, action)[0]
 
 
 def burden(state: ShitheadState, seat: int) -> float:

@@ -6,9 +6,9 @@ module registers one `GameSpec` of pure functions over immutable Structs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, TypeVar, Union, overload
 
 import msgspec
 
@@ -92,16 +92,31 @@ class GameSpec(Generic[S, R]):
         except msgspec.ValidationError as error:
             raise InvalidRuleset("ruleset", str(error)) from None
 
-    def fold(self, events: Sequence[Event]) -> S:
-        """Returns the state after folding `events` (GameCreated and clock events are skipped)."""
-        state: S | None = None
+    @overload
+    def step(self, state: S, event: Event) -> S: ...
+    @overload
+    def step(self, state: S | None, event: Event) -> S | None: ...
+
+    def step(self, state: S | None, event: Event) -> S | None:
+        """Returns the state after `event`: the one place GameCreated and clock events are
+        skipped (the platform writes them; `shared.model.clocks` folds the clock's)."""
+        if isinstance(event, GameCreated | ClockEvent):
+            return state
+        return self.evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: S | None = None) -> S:
+        """Returns `state` (None: before the deal) after folding `events` with `step`."""
         for event in events:
-            if isinstance(event, GameCreated | ClockEvent):
-                continue
-            state = self.evolve(state, event)
+            state = self.step(state, event)
         if state is None:
             raise ValueError("a game's log must hold its start event")
         return state
+
+    def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
+        """Returns the state after `seat` takes `action` and the events that decision wrote;
+        raises IllegalAction naming the rule. The one decide-then-fold of every game."""
+        events = self.decide(state, seat, action)
+        return self.fold(events, state), events
 
 
 class Decision(Generic[S]):

@@ -158,8 +158,7 @@ def fold_with_clock(
     state: Any = None
     for event, item in zip(events, recorded, strict=True):
         clock = after_event(spec, clock, state, event, item.version, item.recorded_at)
-        if not isinstance(event, GameCreated):
-            state = spec.evolve(state, event)
+        state = spec.step(state, event)
     if state is None:
         raise ValueError("a game's log must hold its start event")
     return state, clock
@@ -196,8 +195,7 @@ def expire(spec: GameSpec[Any, Any], state: Any, clock: ClockState, now_ms: int)
             forfeits = (*forfeits, seat)
         moved = forced_move(spec, state, seat, "timeout")
         events.extend(moved)
-        for event in moved:
-            state = spec.evolve(state, event)
+        state = spec.fold(moved, state)
         if spec.is_over(state):
             break
     return forfeits_last(events, forfeits)

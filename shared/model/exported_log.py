@@ -304,8 +304,7 @@ class _Replay:
                 self.clock = clocks.after_event(
                     self.spec, self.clock, self.state, event, index + 1, 0
                 )
-            if not isinstance(event, ClockEvent):
-                self.state = self.spec.evolve(self.state, event)
+            self.state = self.spec.step(self.state, event)
         self.at += count
 
 
@@ -501,7 +500,7 @@ def _start(events: Sequence[Event]) -> _Replay:
     if type(started) is not type(dealt):
         raise _Bad(2, f"{type(started).__name__} is not the deal ({type(dealt).__name__})")
     try:
-        state = spec.evolve(None, started)
+        state = spec.fold([started])
     except Exception as error:  # a tampered log must not crash its check
         raise _Bad(2, f"the deal cannot be played: {error!r}") from None
     replay = _Replay(spec, created, events, state, clocks.initial_clock(created))
