@@ -26,18 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from shared.games import autobus
-from shared.games.autobus import (
-    RANKS,
-    VALUE,
-    AutobusView,
-    Discard,
-    EndTurn,
-    PlayToSequence,
-    Source,
-    UnderTheBus,
-    value,
-)
+from shared.games.autobus.messages import Discard, EndTurn, PlayToSequence, Source, UnderTheBus
+from shared.games.autobus.rules import RANKS, VALUE, value
+from shared.games.autobus.state import AutobusState
+from shared.games.autobus.view import AutobusView
 from shared.games.base import Bot
 from shared.games.cards import JOKER, Card, is_joker
 from shared.messages.common import Action
@@ -279,7 +271,7 @@ def turn_end(view: AutobusView, legal: Sequence[Action]) -> Action | None:
     return max(buses, key=lambda a: bus_score(view, a), default=None)
 
 
-class HeuristicBot(Bot[autobus.AutobusState]):
+class HeuristicBot(Bot[AutobusState]):
     """Main top first, chains that free it, jokers kept for it, discards that keep slots useful."""
 
     name = "heuristic"

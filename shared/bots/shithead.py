@@ -17,16 +17,11 @@ from typing import Any
 from shared.games import shithead
 from shared.games.base import Bot
 from shared.games.cards import JOKER, Card, rank_of, standard_deck
-from shared.games.shithead import (
-    PlayCards,
-    PlayFaceDown,
-    PlayFromDeck,
-    Ready,
-    ShitheadState,
-    ShitheadView,
-    Swap,
-)
-from shared.games.shithead_rules import ORDER, ShitheadRuleset
+from shared.games.shithead.legal import legal_actions
+from shared.games.shithead.messages import PlayCards, PlayFaceDown, PlayFromDeck, Ready, Swap, Zone
+from shared.games.shithead.rules import ORDER, ShitheadRuleset
+from shared.games.shithead.state import ShitheadState, cards_left
+from shared.games.shithead.view import ShitheadView
 from shared.messages.common import Action
 
 BIG_PILE = 6
@@ -189,7 +184,7 @@ def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
     )
 
 
-def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, shithead.Zone] | None:
+def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, Zone] | None:
     """Returns the opening obligation: the rank, from the hand when it holds one, else face up."""
     if view.opening is None:
         return None
@@ -207,7 +202,7 @@ def _advance(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
 
 def burden(state: ShitheadState, seat: int) -> float:
     """Returns how far `seat` is from going out: its cards, face-down ones counting more."""
-    return shithead.cards_left(state, seat)
+    return cards_left(state, seat)
 
 
 def evaluate(state: ShitheadState, seat: int, scale: float) -> float:
@@ -314,6 +309,6 @@ class MonteCarloBot(Bot[ShitheadState]):
             if state.result is not None:
                 return evaluate(state, seat, self.scale), step
             turn = state.turn
-            legal = shithead.legal_actions(state, turn)
+            legal = legal_actions(state, turn)
             state = _advance(state, turn, heuristic_action(state.ruleset, state.pile, legal))
         return evaluate(state, seat, self.scale), self.depth

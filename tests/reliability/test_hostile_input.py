@@ -29,6 +29,7 @@ from shared.app.games import InProcessDispatcher
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh
+from shared.games.autobus.messages import CardUnderTheBus
 from shared.games.base import GameSpec
 from shared.messages.common import Event
 from shared.model.exported_log import replay_log
@@ -284,7 +285,7 @@ class Knowledge:
         """Records what `event` shows everyone."""
         if self.game == "shithead":
             shithead_props.publicly_taken(self.taken, event)
-        elif isinstance(event, ab.CardUnderTheBus):
+        elif isinstance(event, CardUnderTheBus):
             # The card goes face down under its main pile, but shown: everyone may check that
             # it fits no slot (rules page, "under the bus").
             self.turned[event.card] += 1
