@@ -17,7 +17,7 @@ from typing import Any
 
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound, InvalidRuleset
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import Result
 
 MAX_DECISIONS = 1_000_000
@@ -127,7 +127,7 @@ def seating(bots: Sequence[str], index: int) -> list[str]:
     return [bots[(seat - index) % count] for seat in range(count)]
 
 
-def play(spec: GameSpec[Any, Any], rules: Any, seats: Sequence[str], seed: str) -> Result:
+def play(spec: AnyGame, rules: Any, seats: Sequence[str], seed: str) -> Result:
     """Plays one game from the deal of `seed` with the bot of each seat; returns its result."""
     state = spec.fold([spec.deal(rules, len(seats), seed)])
     for decision in range(MAX_DECISIONS):

@@ -22,7 +22,7 @@ from services.game.seals import DealSealed, check_created, sealed
 from shared.app.forks import ForkOfRunningGame, fork_game
 from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by, game_id_for, load
 from shared.errors import InvalidRequest
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import Event, GameCreated, Result, Seat
 from shared.model.registry import registered_bots
 from shared.ports.archive import EventArchive, decoded_log, game_log, loaded_from
@@ -96,7 +96,7 @@ ForkVersion = Annotated[
 ]
 
 
-def _states(spec: GameSpec[Any, Any], events: list[Event], version: int) -> tuple[Any, Any]:
+def _states(spec: AnyGame, events: list[Event], version: int) -> tuple[Any, Any]:
     """Returns the state after the first `version` events (None before the deal) and after
     them all, in one fold (GameCreated and clock events change no state)."""
     state: Any = None

@@ -22,7 +22,7 @@ import msgspec
 from shared.app import stalls
 from shared.catalog import get_game
 from shared.errors import GameNotFound, IllegalAction, InvalidRequest, InvalidRuleset, UnknownGame
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.codec import encode, encode_all
 from shared.messages.common import (
     Action,
@@ -49,7 +49,7 @@ class LoadedGame:
     """A game folded from its stream: its spec, creation event, state, version and clock."""
 
     game_id: str
-    spec: GameSpec[Any, Any]
+    spec: AnyGame
     created: GameCreated
     state: Any
     version: int
@@ -150,9 +150,7 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(msgspec.json.encode(parts)).hexdigest()
 
 
-def _seats(
-    spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int | None
-) -> list[Seat]:
+def _seats(spec: AnyGame, seats: Sequence[Seat] | None, players: int | None) -> list[Seat]:
     """Returns the seats of a new game, defaulting every seat to the game's first bot.
 
     An external seat is host-played, or bound to a registered bot (`name`, `version`); a
@@ -427,7 +425,7 @@ def appendable(loaded: LoadedGame, events: Sequence[Event]) -> list[Event]:
     return deals.reveal(loaded.created, clocks.forfeits_last(events, loaded.forfeits))
 
 
-def parse_action(spec: GameSpec[Any, Any], payload: Any) -> Action:
+def parse_action(spec: AnyGame, payload: Any) -> Action:
     """Returns the action in a JSON-like payload; raises InvalidRequest naming the field."""
     try:
         action: Action = msgspec.convert(payload, spec.action_type)

@@ -24,11 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from shared.games.autobus.messages import Discard, EndTurn, PlayToSequence, Source, UnderTheBus
 from shared.games.autobus.rules import RANKS, VALUE, value
-from shared.games.autobus.state import AutobusState
 from shared.games.autobus.view import AutobusView
 from shared.games.base import Bot
 from shared.games.cards import JOKER, Card, is_joker
@@ -271,12 +269,12 @@ def turn_end(view: AutobusView, legal: Sequence[Action]) -> Action | None:
     return max(buses, key=lambda a: bus_score(view, a), default=None)
 
 
-class HeuristicBot(Bot[AutobusState]):
+class HeuristicBot(Bot[AutobusView]):
     """Main top first, chains that free it, jokers kept for it, discards that keep slots useful."""
 
     name = "heuristic"
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: AutobusView, legal: Sequence[Action], seed: str) -> Action:
         """Returns one of `legal`, the same for the same (view, legal) whatever `seed`."""
         assert isinstance(view, AutobusView)
         if len(legal) == 1:

@@ -12,7 +12,6 @@ import math
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from shared.games import shithead
 from shared.games.base import Bot
@@ -115,12 +114,12 @@ def _special_rank(rules: ShitheadRuleset, pile: Sequence[Card], ranks: list[str]
     return next(rank for rank in preference if rank in ranks)
 
 
-class HeuristicBot(Bot[ShitheadState]):
+class HeuristicBot(Bot[ShitheadView]):
     """Swaps strong cards face up, sheds the lowest plain rank, keeps specials for need."""
 
     name = "heuristic"
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: ShitheadView, legal: Sequence[Action], seed: str) -> Action:
         """Returns the heuristic's choice; the same view and legal actions give the same one."""
         assert isinstance(view, ShitheadView)
         return heuristic_action(view.ruleset, view.pile, legal)
@@ -253,7 +252,7 @@ def _better_count(rules: ShitheadRuleset, rank: str, play: PlayCards, held: Acti
     return len(play.cards) > len(held.cards)
 
 
-class MonteCarloBot(Bot[ShitheadState]):
+class MonteCarloBot(Bot[ShitheadView]):
     """Determinized Monte Carlo: samples the hidden cards, plays every candidate out.
 
     Each sampled deal is played out once per candidate (common random numbers), for at
@@ -281,7 +280,7 @@ class MonteCarloBot(Bot[ShitheadState]):
         self.depth = depth
         self.scale = scale
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: ShitheadView, legal: Sequence[Action], seed: str) -> Action:
         """Returns the candidate with the best mean rollout; reproducible from `seed`."""
         assert isinstance(view, ShitheadView)
         options = candidates(view, legal)

@@ -368,21 +368,21 @@ def redact(event: Event, seat: int | None) -> Event:
     return event
 
 
-def legal_actions(state: BeggarState, seat: int) -> list[Action]:
+def legal_actions(state: BeggarState, seat: int) -> list[PlayTrick]:
     """Returns `[PlayTrick()]` for the leader of a running game, else nothing."""
     if state.result is None and seat == state.leader:
         return [PlayTrick()]
     return []
 
 
-def default_action(state: BeggarState, seat: int) -> Action:
+def default_action(state: BeggarState, seat: int) -> PlayTrick:
     """Returns the leader's only action, `PlayTrick` (the game has no decisions)."""
     if not legal_actions(state, seat):
         raise IllegalAction("not_your_turn", f"seat {state.leader} leads the next trick")
     return PlayTrick()
 
 
-def action_of(event: Event) -> tuple[int, Action] | None:
+def action_of(event: Event) -> tuple[int, PlayTrick] | None:
     """Returns the seat and the action whose decision begins with `event`: a trick's leader
     playing it."""
     return (event.leader, PlayTrick()) if isinstance(event, TrickPlayed) else None
@@ -403,7 +403,7 @@ def result(state: BeggarState) -> Result | None:
     return state.result
 
 
-SPEC: GameSpec[BeggarState, BeggarRuleset] = GameSpec(
+SPEC: GameSpec[BeggarState, BeggarRuleset, BeggarView, PlayTrick] = GameSpec(
     name="beggar",
     title="Beggar-my-neighbour",
     min_players=2,

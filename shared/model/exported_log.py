@@ -41,7 +41,7 @@ import msgspec
 
 from shared.catalog import get_game
 from shared.errors import GameNotFound, IllegalAction, InvalidRuleset
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import (
     Action,
     ClockEvent,
@@ -144,7 +144,7 @@ _encoder = msgspec.json.Encoder()
 @cache
 def _decoder(game: str) -> msgspec.json.Decoder[Any]:
     """Returns the JSON decoder of `game`'s events (its union and the common ones)."""
-    return msgspec.json.Decoder(get_game(game).event_type)
+    return msgspec.json.Decoder(get_game(game).log_type)
 
 
 def header_of(game_id: str, events: Sequence[Event]) -> Header:
@@ -267,7 +267,7 @@ class _Bad(Exception):
 class _Replay:
     """A replay in progress: the log, the state and clock after `at` events, the account."""
 
-    spec: GameSpec[Any, Any]
+    spec: AnyGame
     created: GameCreated
     events: Sequence[Event]
     state: Any

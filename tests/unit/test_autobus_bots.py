@@ -12,9 +12,10 @@ from shared.catalog import get_game
 from shared.games.autobus.decide import deal, decide
 from shared.games.autobus.evolve import _set_slot, evolve
 from shared.games.autobus.legal import legal_actions
-from shared.games.autobus.messages import Discard, PlayToSequence, UnderTheBus
+from shared.games.autobus.messages import AutobusAction, Discard, PlayToSequence, UnderTheBus
 from shared.games.autobus.rules import AutobusRuleset, value
 from shared.games.autobus.state import AutobusState, is_over
+from shared.games.autobus.view import AutobusView
 from shared.games.autobus.view import view as ab_view
 from shared.games.base import Bot
 from shared.games.cards import is_joker
@@ -66,13 +67,14 @@ def apply(state: AutobusState, action: Action) -> AutobusState:
     return state
 
 
-def random_states(players: int, seed: int) -> Iterator[tuple[AutobusState, list[Action]]]:
+def random_states(players: int, seed: int) -> Iterator[tuple[AutobusState, list[AutobusAction]]]:
     """Yields every decision of a seeded game where random and heuristic choices alternate."""
     state = evolve(None, deal(AutobusRuleset(max_turns=150), players, seed))
     rng = random.Random(seed)
     while not is_over(state):
         legal = legal_actions(state, state.turn)
         yield state, legal
+        action: Action
         if rng.random() < 0.5:
             action = rng.choice(legal)
         else:
@@ -80,7 +82,7 @@ def random_states(players: int, seed: int) -> Iterator[tuple[AutobusState, list[
         state = apply(state, action)
 
 
-def check_choice(state: AutobusState, legal: list[Action], seed: str) -> None:
+def check_choice(state: AutobusState, legal: list[AutobusAction], seed: str) -> None:
     """Checks one choice: legal, reproducible, main top first, under the bus only when forced."""
     view = ab_view(state, state.turn)
     action = BOT.choose(view, legal, seed)
@@ -175,7 +177,7 @@ def test_goes_under_the_bus_only_when_no_card_fits_a_slot() -> None:
     assert choose(forced) == UnderTheBus(card="QH")
 
 
-def play_match(bots: Sequence[Bot[AutobusState]], seed: int) -> list[int]:
+def play_match(bots: Sequence[Bot[AutobusView]], seed: int) -> list[int]:
     """Returns the places of a seeded two-player classic game between `bots`."""
     state = evolve(None, deal(AutobusRuleset(), 2, seed))
     decision = 0

@@ -31,7 +31,7 @@ from shared.games.autobus.messages import (
     UnderTheBus,
 )
 from shared.games.autobus.rules import AutobusRuleset
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.games.shithead.decide import deal as sh_deal
 from shared.games.shithead.legal import default_action as sh_default_action
 from shared.games.shithead.messages import PickUp, PlayFaceDown, PlayFromDeck, Ready
@@ -74,7 +74,7 @@ def created(game: str, seats: Sequence[Seat], clock: Clock | None) -> GameCreate
 
 
 def logged(
-    spec: GameSpec[Any, Any], timed: Sequence[tuple[Event, int]]
+    spec: AnyGame, timed: Sequence[tuple[Event, int]]
 ) -> tuple[list[Event], list[RecordedEvent]]:
     """Returns (event, ms after T0) pairs as a decoded log and its stored records."""
     recorded = []

@@ -150,7 +150,7 @@ def _decoders() -> dict[str, tuple[object, Callable[[bytes], Event]]]:
 
     def game(name: str) -> tuple[object, Callable[[bytes], Event]]:
         spec = get_game(name)
-        return spec.event_type, lambda data: spec.codec.decode(recorded("x", data, 1))
+        return spec.log_type, lambda data: spec.codec.decode(recorded("x", data, 1))
 
     tournament = msgspec.msgpack.Decoder(AnyTournamentEvent)
     return {

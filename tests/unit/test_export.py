@@ -44,7 +44,7 @@ def golden(name: str) -> list[Event]:
     """Returns the decoded events of a golden playthrough."""
     spec = get_game(PLAYTHROUGHS[name][0])
     lines = (GOLDEN / f"{name}.jsonl").read_text().splitlines()
-    return [msgspec.convert(msgspec.json.decode(line)["data"], spec.event_type) for line in lines]
+    return [msgspec.convert(msgspec.json.decode(line)["data"], spec.log_type) for line in lines]
 
 
 def shithead() -> list[Event]:

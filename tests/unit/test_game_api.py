@@ -103,7 +103,7 @@ def _validate(rules: BumpRules, players: int) -> None:
         raise InvalidRuleset("players", f"test-bump takes 1 or 2 players, not {players}")
 
 
-BUMP: GameSpec[BumpState, BumpRules] = GameSpec(
+BUMP: GameSpec[BumpState, BumpRules, BumpState, Bump] = GameSpec(
     name="test-bump",
     title="Test bump",
     min_players=1,

@@ -18,6 +18,7 @@ from shared.bots.shithead import (
     heuristic_action,
 )
 from shared.catalog import get_game
+from shared.games.base import Bot
 from shared.games.cards import standard_deck
 from shared.games.shithead.decide import deal, decide
 from shared.games.shithead.evolve import evolve
@@ -26,6 +27,7 @@ from shared.games.shithead.messages import PickUp, PlayCards, PlayFaceDown, Play
 from shared.games.shithead.rules import PRESETS, ShitheadRuleset
 from shared.games.shithead.state import ShitheadState, is_over, to_move
 from shared.games.shithead.state import result as sh_result
+from shared.games.shithead.view import ShitheadView
 from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Action
 
@@ -219,7 +221,9 @@ def test_the_heuristic_beats_random_in_most_of_a_short_match() -> None:
     spec = get_game("shithead")
     wins = 0
     for game in range(20):
-        bots = [HEURISTIC, RandomBot()] if game % 2 == 0 else [RandomBot(), HEURISTIC]
+        bots: list[Bot[ShitheadView]] = (
+            [HEURISTIC, RandomBot()] if game % 2 == 0 else [RandomBot(), HEURISTIC]
+        )
         state = evolve(None, deal(CLASSIC, 2, game))
         step = 0
         while not is_over(state):

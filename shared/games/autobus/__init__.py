@@ -34,13 +34,13 @@ from shared.games.autobus.legal import default_action, legal_actions
 from shared.games.autobus.messages import AutobusAction, AutobusEvent
 from shared.games.autobus.rules import AutobusRuleset, validate
 from shared.games.autobus.state import AutobusState, is_over, result, to_move
-from shared.games.autobus.view import action_of, redact, view
+from shared.games.autobus.view import AutobusView, action_of, redact, view
 from shared.games.base import GameSpec
 from shared.messages.common import (
     Clock,
 )
 
-SPEC: GameSpec[AutobusState, AutobusRuleset] = GameSpec(
+SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameSpec(
     name="autobus",
     title="Hospodský autobus",
     min_players=2,

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.errors import IllegalAction
-from shared.games.autobus.messages import Discard, EndTurn, PlayToSequence, Source, UnderTheBus
+from shared.games.autobus.messages import (
+    AutobusAction,
+    Discard,
+    EndTurn,
+    PlayToSequence,
+    Source,
+    UnderTheBus,
+)
 from shared.games.autobus.rules import RANKS, value
 from shared.games.autobus.state import AutobusState
 from shared.games.cards import (
     Card,
     is_joker,
-)
-from shared.messages.common import (
-    Action,
 )
 
 
@@ -51,7 +55,7 @@ def source_card(state: AutobusState, seat: int, action: PlayToSequence) -> Card:
     return state.slots[seat][slot][-1]
 
 
-def _plays(state: AutobusState, seat: int) -> list[Action]:
+def _plays(state: AutobusState, seat: int) -> list[AutobusAction]:
     """Returns the legal plays onto sequences, one per source rank and target."""
     sources: list[tuple[Source, Card | None, int | None, Card]] = []
     seen: set[str] = set()
@@ -63,7 +67,7 @@ def _plays(state: AutobusState, seat: int) -> list[Action]:
     for number, cards in enumerate(state.slots[seat]):
         if cards:
             sources.append(("slot", None, number, cards[-1]))
-    plays: list[Action] = []
+    plays: list[AutobusAction] = []
     for source, card, slot, shown in sources:
         for index, sequence in enumerate(state.sequences):
             if fits_sequence(shown, sequence):
@@ -73,12 +77,12 @@ def _plays(state: AutobusState, seat: int) -> list[Action]:
     return plays
 
 
-def _turn_enders(state: AutobusState, seat: int) -> list[Action]:
+def _turn_enders(state: AutobusState, seat: int) -> list[AutobusAction]:
     """Returns the legal ways to end the turn."""
     hand = state.hands[seat]
     if not hand:
         return [EndTurn()]
-    enders: list[Action] = []
+    enders: list[AutobusAction] = []
     ranks_done: set[str] = set()
     for card in sorted(hand):
         if card[0] in ranks_done:
@@ -96,14 +100,14 @@ def _turn_enders(state: AutobusState, seat: int) -> list[Action]:
     return enders
 
 
-def legal_actions(state: AutobusState, seat: int) -> list[Action]:
+def legal_actions(state: AutobusState, seat: int) -> list[AutobusAction]:
     """Returns the legal actions of `seat`, in a stable order (nothing when it may not act)."""
     if state.result is not None or seat != state.turn:
         return []
     return [*_plays(state, seat), *_turn_enders(state, seat)]
 
 
-def default_action(state: AutobusState, seat: int) -> Action:
+def default_action(state: AutobusState, seat: int) -> AutobusAction:
     """Returns what the platform plays for `seat` when it runs out of time: the first legal
     way to end the turn (a discard, else under the bus, else EndTurn with an empty hand)."""
     if state.result is not None or seat != state.turn:

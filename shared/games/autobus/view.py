@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from shared.games.autobus.messages import (
+    AutobusAction,
     CardDiscarded,
     CardPlayed,
     CardsDrawn,
@@ -25,7 +26,6 @@ from shared.games.cards import (
     is_joker,
 )
 from shared.messages.common import (
-    Action,
     Event,
     Result,
 )
@@ -93,7 +93,7 @@ def redact(event: Event, seat: int | None) -> Event:
     return event
 
 
-def action_of(event: Event) -> tuple[int, Action] | None:
+def action_of(event: Event) -> tuple[int, AutobusAction] | None:
     """Returns the seat and the action whose decision begins with `event`, None for an event
     that follows within a decision."""
     match event:

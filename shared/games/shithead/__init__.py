@@ -39,9 +39,9 @@ from shared.games.shithead.rules import (
     validate,
 )
 from shared.games.shithead.state import ShitheadState, is_over, result, to_move
-from shared.games.shithead.view import action_of, redact, view
+from shared.games.shithead.view import ShitheadView, action_of, redact, view
 
-SPEC: GameSpec[ShitheadState, ShitheadRuleset] = GameSpec(
+SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = GameSpec(
     name="shithead",
     title="Shithead",
     min_players=2,

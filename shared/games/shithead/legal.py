@@ -16,6 +16,7 @@ from shared.games.shithead.messages import (
     PlayFaceDown,
     PlayFromDeck,
     Ready,
+    ShitheadAction,
     Swap,
 )
 from shared.games.shithead.rules import (
@@ -24,9 +25,6 @@ from shared.games.shithead.rules import (
     ShitheadRuleset,
 )
 from shared.games.shithead.state import ShitheadState, cards_in, zone_of
-from shared.messages.common import (
-    Action,
-)
 
 
 def effective_top(rules: ShitheadRuleset, pile: Sequence[Card]) -> str | None:
@@ -62,7 +60,7 @@ def count_allowed(rules: ShitheadRuleset, count: int) -> bool:
     return count >= 1
 
 
-def plays_of(state: ShitheadState, seat: int) -> list[Action]:
+def plays_of(state: ShitheadState, seat: int) -> list[ShitheadAction]:
     """Returns the legal card plays of `seat`: one per playable rank and allowed count."""
     only: str | None = None
     if state.opening is not None:
@@ -76,7 +74,7 @@ def plays_of(state: ShitheadState, seat: int) -> list[Action]:
     for card in sorted(cards_in(state, seat, zone)):
         groups.setdefault(card[0], []).append(card)
     rules, pile = state.ruleset, state.pile
-    plays: list[Action] = []
+    plays: list[ShitheadAction] = []
     for rank in sorted(groups, key=_rank_key):
         if (only is not None and rank != only) or refusal(rules, pile, rank) is not None:
             continue
@@ -94,7 +92,7 @@ def _rank_key(rank: str) -> int:
     return ORDER.get(rank, len(ORDER))
 
 
-def legal_actions(state: ShitheadState, seat: int) -> list[Action]:
+def legal_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
     """Returns the legal actions of `seat`, in a stable order (nothing when it may not act)."""
     rules = state.ruleset
     if state.phase == "swap":
@@ -125,7 +123,7 @@ def legal_actions(state: ShitheadState, seat: int) -> list[Action]:
     return actions
 
 
-def default_action(state: ShitheadState, seat: int) -> Action:
+def default_action(state: ShitheadState, seat: int) -> ShitheadAction:
     """Returns what the platform plays for `seat` when it runs out of time (one of its legal
     actions): Ready while swapping; the opening card when it must open; a face-down card turn
     when it plays blind; else a pickup where one is allowed; else its first legal action (a

@@ -23,6 +23,7 @@ from shared.games.shithead.messages import (
     PlayFaceDown,
     PlayFromDeck,
     Ready,
+    ShitheadAction,
     Swap,
     Zone,
 )
@@ -31,7 +32,6 @@ from shared.games.shithead.rules import (
 )
 from shared.games.shithead.state import ShitheadState, zone_of
 from shared.messages.common import (
-    Action,
     Event,
     Result,
 )
@@ -106,7 +106,7 @@ def redact(event: Event, seat: int | None) -> Event:
     return event
 
 
-def action_of(event: Event) -> tuple[int, Action] | None:
+def action_of(event: Event) -> tuple[int, ShitheadAction] | None:
     """Returns the seat and the action whose decision begins with `event`, None for an event
     that follows within a decision."""
     match event:
