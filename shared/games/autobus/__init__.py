@@ -36,9 +36,7 @@ from shared.games.autobus.rules import AutobusRuleset, validate
 from shared.games.autobus.state import AutobusState, is_over, result, to_move
 from shared.games.autobus.view import AutobusView, action_of, redact, view
 from shared.games.base import GameSpec
-from shared.messages.common import (
-    Clock,
-)
+from shared.messages.common import Clock
 
 SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameSpec(
     name="autobus",

@@ -24,18 +24,8 @@ from shared.games.autobus.messages import (
 from shared.games.autobus.rules import KING, RANKS, VALUE, AutobusRuleset, validate, value
 from shared.games.autobus.state import AutobusState
 from shared.games.base import Decision
-from shared.games.cards import (
-    Card,
-    is_joker,
-    shuffled,
-    standard_deck,
-)
-from shared.messages.common import (
-    Action,
-    Event,
-    GameFinished,
-    Result,
-)
+from shared.games.cards import Card, is_joker, shuffled, standard_deck
+from shared.messages.common import Action, Event, GameFinished, Result
 
 
 def decide(state: AutobusState, seat: int, action: Action) -> list[Event]:

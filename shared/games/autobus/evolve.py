@@ -17,16 +17,8 @@ from shared.games.autobus.messages import (
     TurnPassed,
 )
 from shared.games.autobus.state import AutobusState
-from shared.games.cards import (
-    Card,
-    replace_at,
-    without,
-)
-from shared.messages.common import (
-    ClockEvent,
-    Event,
-    GameFinished,
-)
+from shared.games.cards import Card, replace_at, without
+from shared.messages.common import ClockEvent, Event, GameFinished
 
 
 def _start(event: GameStarted) -> AutobusState:

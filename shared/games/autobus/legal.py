@@ -15,10 +15,7 @@ from shared.games.autobus.messages import (
 )
 from shared.games.autobus.rules import RANKS, value
 from shared.games.autobus.state import AutobusState
-from shared.games.cards import (
-    Card,
-    is_joker,
-)
+from shared.games.cards import Card, is_joker
 
 
 def fits_sequence(card: Card, sequence: Sequence[Card]) -> bool:

@@ -5,15 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from shared.games.autobus.rules import AutobusRuleset
-from shared.games.cards import (
-    Card,
-)
-from shared.messages.common import (
-    Action,
-    Event,
-    GameCreated,
-    GameFinished,
-)
+from shared.games.cards import Card
+from shared.messages.common import Action, Event, GameCreated, GameFinished
 
 Source = Literal["hand", "main", "slot"]
 

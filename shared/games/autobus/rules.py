@@ -5,22 +5,12 @@ from __future__ import annotations
 import msgspec
 
 from shared.errors import InvalidRuleset
-from shared.games.cards import (
-    Card,
-)
-from shared.messages.common import (
-    Clock,
-)
+from shared.games.cards import Card
+from shared.messages.common import Clock
 
 RANKS = "A23456789TJQK"
-
-
 VALUE = {rank: index + 1 for index, rank in enumerate(RANKS)}
-
-
 """A = 1 ... K = 13."""
-
-
 KING = 13
 
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 import msgspec
 
 from shared.games.autobus.rules import AutobusRuleset
-from shared.games.cards import (
-    Card,
-)
-from shared.messages.common import (
-    Result,
-)
+from shared.games.cards import Card
+from shared.messages.common import Result
 
 
 class AutobusState(msgspec.Struct, frozen=True):

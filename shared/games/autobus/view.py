@@ -20,15 +20,8 @@ from shared.games.autobus.messages import (
 )
 from shared.games.autobus.rules import KING, RANKS, AutobusRuleset
 from shared.games.autobus.state import AutobusState
-from shared.games.cards import (
-    HIDDEN,
-    Card,
-    is_joker,
-)
-from shared.messages.common import (
-    Event,
-    Result,
-)
+from shared.games.cards import HIDDEN, Card, is_joker
+from shared.messages.common import Event, Result
 
 
 class AutobusView(msgspec.Struct, frozen=True):

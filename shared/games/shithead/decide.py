@@ -8,13 +8,7 @@ from collections.abc import Sequence
 
 from shared.errors import IllegalAction
 from shared.games.base import Decision
-from shared.games.cards import (
-    JOKER,
-    Card,
-    rank_of,
-    shuffled,
-    standard_deck,
-)
+from shared.games.cards import JOKER, Card, rank_of, shuffled, standard_deck
 from shared.games.shithead.evolve import evolve
 from shared.games.shithead.legal import count_allowed, effective_top, plays_of, refusal
 from shared.games.shithead.messages import (
@@ -39,18 +33,9 @@ from shared.games.shithead.messages import (
     TurnPassed,
     Zone,
 )
-from shared.games.shithead.rules import (
-    ORDER,
-    ShitheadRuleset,
-    validate,
-)
+from shared.games.shithead.rules import ORDER, ShitheadRuleset, validate
 from shared.games.shithead.state import ShitheadState, cards_in, cards_left, zone_of
-from shared.messages.common import (
-    Action,
-    Event,
-    GameFinished,
-    Result,
-)
+from shared.messages.common import Action, Event, GameFinished, Result
 
 
 def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:

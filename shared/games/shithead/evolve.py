@@ -6,11 +6,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from shared.games.cards import (
-    Card,
-    replace_at,
-    without,
-)
+from shared.games.cards import Card, replace_at, without
 from shared.games.shithead.messages import (
     DECISIONS,
     CardsDrawn,
@@ -29,11 +25,7 @@ from shared.games.shithead.messages import (
     Zone,
 )
 from shared.games.shithead.state import ZONE_FIELDS, ShitheadState, cards_in
-from shared.messages.common import (
-    ClockEvent,
-    Event,
-    GameFinished,
-)
+from shared.messages.common import ClockEvent, Event, GameFinished
 
 
 def _with_known(

@@ -5,11 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.errors import IllegalAction
-from shared.games.cards import (
-    JOKER,
-    Card,
-    rank_of,
-)
+from shared.games.cards import JOKER, Card, rank_of
 from shared.games.shithead.messages import (
     PickUp,
     PlayCards,
@@ -19,11 +15,7 @@ from shared.games.shithead.messages import (
     ShitheadAction,
     Swap,
 )
-from shared.games.shithead.rules import (
-    FACES,
-    ORDER,
-    ShitheadRuleset,
-)
+from shared.games.shithead.rules import FACES, ORDER, ShitheadRuleset
 from shared.games.shithead.state import ShitheadState, cards_in, zone_of
 
 

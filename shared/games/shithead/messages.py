@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.games.cards import (
-    Card,
-)
-from shared.games.shithead.rules import (
-    ShitheadRuleset,
-)
-from shared.messages.common import (
-    Action,
-    Event,
-    GameCreated,
-    GameFinished,
-)
+from shared.games.cards import Card
+from shared.games.shithead.rules import ShitheadRuleset
+from shared.messages.common import Action, Event, GameCreated, GameFinished
 
 Phase = Literal["swap", "play", "finished"]
 

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.games.cards import (
-    Card,
-)
+from shared.games.cards import Card
 from shared.games.shithead.messages import Phase, Zone
-from shared.games.shithead.rules import (
-    ShitheadRuleset,
-)
-from shared.messages.common import (
-    Result,
-)
+from shared.games.shithead.rules import ShitheadRuleset
+from shared.messages.common import Result
 
 
 class ShitheadState(msgspec.Struct, frozen=True):

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.games.cards import (
-    HIDDEN,
-    Card,
-)
+from shared.games.cards import HIDDEN, Card
 from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
@@ -27,14 +24,9 @@ from shared.games.shithead.messages import (
     Swap,
     Zone,
 )
-from shared.games.shithead.rules import (
-    ShitheadRuleset,
-)
+from shared.games.shithead.rules import ShitheadRuleset
 from shared.games.shithead.state import ShitheadState, zone_of
-from shared.messages.common import (
-    Event,
-    Result,
-)
+from shared.messages.common import Event, Result
 
 
 class ShitheadView(msgspec.Struct, frozen=True):
