@@ -66,11 +66,10 @@ def reference_game(packs: list[list[str]]) -> tuple[int, int, str]:
 def engine_game(packs: list[list[str]]) -> tuple[int, int, str]:
     """Plays a deal through the engine's decide and evolve; returns (cards, tricks, status)."""
     spec = get_game("beggar")
-    state = spec.evolve(None, beggar.fixed_deal(packs))
+    state = spec.fold([beggar.fixed_deal(packs)])
     action = beggar.PlayTrick()
     while state.result is None:
-        for event in spec.decide(state, state.leader, action):
-            state = spec.evolve(state, event)
+        state, _ = spec.apply(state, state.leader, action)
     return state.cards, state.tricks, state.result.status
 
 
@@ -95,8 +94,7 @@ def random_rate(game: str, players: int, games: int) -> tuple[float, float]:
         while not spec.is_over(state):
             seat = spec.to_move(state)[0]
             action = bot.choose(None, spec.legal_actions(state, seat), f"{seed}:{decisions}")
-            for event in spec.decide(state, seat, action):
-                state = spec.evolve(state, event)
+            state, _ = spec.apply(state, seat, action)
             decisions += 1
     return games / (time.perf_counter() - start), decisions / games
 

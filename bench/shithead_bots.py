@@ -38,14 +38,13 @@ def play(first: str, second: str, game: int) -> tuple[int, int]:
     spec = get_game("shithead")
     seats = [first, second] if game % 2 == 0 else [second, first]
     bots = [spec.bots[name] for name in seats]
-    state = spec.evolve(None, spec.deal(spec.presets["classic"], 2, game))
+    state = spec.fold([spec.deal(spec.presets["classic"], 2, game)])
     decision = 0
     while not spec.is_over(state):
         for seat in spec.to_move(state):
             legal = spec.legal_actions(state, seat)
             action = bots[seat].choose(spec.view(state, seat), legal, f"{game}:{decision}")
-            for event in spec.decide(state, seat, action):
-                state = spec.evolve(state, event)
+            state, _ = spec.apply(state, seat, action)
             decision += 1
     result = spec.result(state)
     assert result is not None

@@ -11,17 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
 
 from shared.bots import autobus as autobus_bots
 from shared.bots import shithead as shithead_bots
 from shared.bots.generic import FirstLegalBot, RandomBot
 from shared.errors import GameNotFound
 from shared.games import autobus, beggar, shithead
-from shared.games.base import Bot, GameSpec
+from shared.games.base import A, AnyGame, Bot, GameSpec, R, S, V
 
 
-def with_bots(spec: GameSpec[Any, Any], bots: Mapping[str, Bot[Any]]) -> GameSpec[Any, Any]:
+def with_bots(spec: GameSpec[S, R, V, A], bots: Mapping[str, Bot[V]]) -> GameSpec[S, R, V, A]:
     """Returns `spec` offering `bots` as its built-in bots, in that order."""
     return replace(spec, bots=dict(bots))
 
@@ -29,10 +28,10 @@ def with_bots(spec: GameSpec[Any, Any], bots: Mapping[str, Bot[Any]]) -> GameSpe
 class Catalog:
     """Games by name."""
 
-    def __init__(self, specs: Iterable[GameSpec[Any, Any]]) -> None:
+    def __init__(self, specs: Iterable[AnyGame]) -> None:
         self._specs = {spec.name: spec for spec in specs}
 
-    def get(self, name: str) -> GameSpec[Any, Any]:
+    def get(self, name: str) -> AnyGame:
         """Returns the game `name`, raising GameNotFound."""
         try:
             return self._specs[name]
@@ -43,7 +42,7 @@ class Catalog:
         """Returns the names of every game, sorted."""
         return sorted(self._specs)
 
-    def specs(self) -> list[GameSpec[Any, Any]]:
+    def specs(self) -> list[AnyGame]:
         """Returns every game, in name order."""
         return [self._specs[name] for name in self.names()]
 
@@ -67,7 +66,7 @@ BUILTIN = Catalog(
 _hosted = BUILTIN
 
 
-def get_game(name: str) -> GameSpec[Any, Any]:
+def get_game(name: str) -> AnyGame:
     """Returns the hosted game `name`, raising GameNotFound."""
     return _hosted.get(name)
 
@@ -78,7 +77,7 @@ def game_names() -> list[str]:
 
 
 @contextmanager
-def hosting(*specs: GameSpec[Any, Any]) -> Iterator[Catalog]:
+def hosting(*specs: AnyGame) -> Iterator[Catalog]:
     """Hosts `specs` beside the built-in games until the block ends (tests' own games)."""
     global _hosted  # noqa: PLW0603 - the process's catalogue, swapped only for a block
     before = _hosted

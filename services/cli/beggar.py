@@ -39,11 +39,10 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, InvalidRuleset) as error:
         return fail(str(error))
     spec = get_game("beggar")
-    state = spec.evolve(None, started)
+    state = spec.fold([started])
     while not spec.is_over(state):
         (seat,) = spec.to_move(state)
-        for event in spec.decide(state, seat, beggar.PlayTrick()):
-            state = spec.evolve(state, event)
+        state, _ = spec.apply(state, seat, beggar.PlayTrick())
     result = state.result
     winner = result.places.index(1) if result.status == "finished" else None
     line = {"status": result.status, "cards": state.cards, "tricks": state.tricks, "winner": winner}

@@ -24,7 +24,7 @@ from rich.table import Table
 from services.cli.common import Subparsers, fail
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound, InvalidRuleset
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import Result
 
 MAX_DECISIONS = 1_000_000
@@ -134,9 +134,9 @@ def seating(bots: Sequence[str], index: int) -> list[str]:
     return [bots[(seat - index) % count] for seat in range(count)]
 
 
-def play(spec: GameSpec[Any, Any], rules: Any, seats: Sequence[str], seed: str) -> Result:
+def play(spec: AnyGame, rules: Any, seats: Sequence[str], seed: str) -> Result:
     """Plays one game from the deal of `seed` with the bot of each seat; returns its result."""
-    state = spec.evolve(None, spec.deal(rules, len(seats), seed))
+    state = spec.fold([spec.deal(rules, len(seats), seed)])
     for decision in range(MAX_DECISIONS):
         if spec.is_over(state):
             result: Result | None = spec.result(state)
@@ -147,8 +147,7 @@ def play(spec: GameSpec[Any, Any], rules: Any, seats: Sequence[str], seed: str) 
         action = spec.bots[seats[seat]].choose(
             spec.view(state, seat), legal, f"{seed}:{decision}:{seat}"
         )
-        for event in spec.decide(state, seat, action):
-            state = spec.evolve(state, event)
+        state, _ = spec.apply(state, seat, action)
     raise RuntimeError(f"{spec.name} game {seed!r} did not end in {MAX_DECISIONS} decisions")
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from shared.errors import UnknownGame
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.codec import encode_all
 from shared.messages.common import Event
 from shared.model import exported_log as export
@@ -65,9 +64,7 @@ class Imported:
     created: bool
 
 
-def _decoded(
-    game_id: str, recorded: Sequence[RecordedEvent]
-) -> tuple[GameSpec[Any, Any], list[Event]]:
+def _decoded(game_id: str, recorded: Sequence[RecordedEvent]) -> tuple[AnyGame, list[Event]]:
     """Returns the spec and decoded events of a game's recorded log; raises UnknownGame."""
     spec, _, events = decoded_log(game_id, list(recorded))
     return spec, events

@@ -22,12 +22,11 @@ import msgspec
 from shared.app import stalls
 from shared.catalog import get_game
 from shared.errors import GameNotFound, IllegalAction, InvalidRequest, InvalidRuleset, UnknownGame
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.codec import encode, encode_all
 from shared.messages.common import (
     Action,
     Clock,
-    ClockEvent,
     Event,
     GameCreated,
     GameFinished,
@@ -50,7 +49,7 @@ class LoadedGame:
     """A game folded from its stream: its spec, creation event, state, version and clock."""
 
     game_id: str
-    spec: GameSpec[Any, Any]
+    spec: AnyGame
     created: GameCreated
     state: Any
     version: int
@@ -151,9 +150,7 @@ def _fingerprint(*parts: Any) -> str:
     return hashlib.sha256(msgspec.json.encode(parts)).hexdigest()
 
 
-def _seats(
-    spec: GameSpec[Any, Any], seats: Sequence[Seat] | None, players: int | None
-) -> list[Seat]:
+def _seats(spec: AnyGame, seats: Sequence[Seat] | None, players: int | None) -> list[Seat]:
     """Returns the seats of a new game, defaulting every seat to the game's first bot.
 
     An external seat is host-played, or bound to a registered bot (`name`, `version`); a
@@ -331,10 +328,7 @@ def _fold_more(known: LoadedGame, recorded: list[RecordedEvent]) -> LoadedGame:
     for event, item in zip(spec.codec.decode_all(recorded), recorded, strict=True):
         if clock is not None:
             clock = clocks.after_event(spec, clock, state, event, item.version, item.recorded_at)
-        elif isinstance(event, ClockEvent):
-            continue
-        if not isinstance(event, GameCreated):
-            state = spec.evolve(state, event)
+        state = spec.step(state, event)
     return LoadedGame(known.game_id, spec, known.created, state, recorded[-1].version, clock)
 
 
@@ -397,9 +391,7 @@ def _folded_on(
     if loaded.clock is not None or result.replayed or result.first_version != loaded.version + 1:
         return None
     spec, state = loaded.spec, loaded.state
-    for event in events:
-        if not isinstance(event, ClockEvent | GameCreated):
-            state = spec.evolve(state, event)
+    state = spec.fold(events, state)
     after = LoadedGame(loaded.game_id, spec, loaded.created, state, result.last_version)
     cache_of(store).put(after)
     return after
@@ -433,7 +425,7 @@ def appendable(loaded: LoadedGame, events: Sequence[Event]) -> list[Event]:
     return deals.reveal(loaded.created, clocks.forfeits_last(events, loaded.forfeits))
 
 
-def parse_action(spec: GameSpec[Any, Any], payload: Any) -> Action:
+def parse_action(spec: AnyGame, payload: Any) -> Action:
     """Returns the action in a JSON-like payload; raises InvalidRequest naming the field."""
     try:
         action: Action = msgspec.convert(payload, spec.action_type)
@@ -545,8 +537,7 @@ def _bot_moves(
             events = spec.decide(state, seat, action)
         events = appendable(loaded, events)
         batches.append((version, encode_all(events), idempotency.bot_turn(version)))
-        for event in events:
-            state = spec.evolve(state, event)
+        state = spec.fold(events, state)
         version += len(events)
     return batches, version
 

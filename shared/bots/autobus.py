@@ -24,23 +24,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from shared.games import autobus
-from shared.games.autobus import (
-    RANKS,
-    VALUE,
-    AutobusView,
-    Discard,
-    EndTurn,
-    PlayToSequence,
-    Source,
-    UnderTheBus,
-    is_joker,
-    value,
-)
+from shared.games.autobus.messages import Discard, EndTurn, PlayToSequence, Source, UnderTheBus
+from shared.games.autobus.rules import RANKS, VALUE, value
+from shared.games.autobus.view import AutobusView
 from shared.games.base import Bot
-from shared.games.cards import JOKER, Card
+from shared.games.cards import JOKER, Card, is_joker
 from shared.messages.common import Action
 
 KING = 13
@@ -280,12 +269,12 @@ def turn_end(view: AutobusView, legal: Sequence[Action]) -> Action | None:
     return max(buses, key=lambda a: bus_score(view, a), default=None)
 
 
-class HeuristicBot(Bot[autobus.AutobusState]):
+class HeuristicBot(Bot[AutobusView]):
     """Main top first, chains that free it, jokers kept for it, discards that keep slots useful."""
 
     name = "heuristic"
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: AutobusView, legal: Sequence[Action], seed: str) -> Action:
         """Returns one of `legal`, the same for the same (view, legal) whatever `seed`."""
         assert isinstance(view, AutobusView)
         if len(legal) == 1:

@@ -12,21 +12,15 @@ import math
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from shared.games import shithead
 from shared.games.base import Bot
-from shared.games.cards import JOKER, Card, standard_deck
-from shared.games.shithead import (
-    PlayCards,
-    PlayFaceDown,
-    PlayFromDeck,
-    Ready,
-    ShitheadState,
-    ShitheadView,
-    Swap,
-)
-from shared.games.shithead_rules import ORDER, ShitheadRuleset, rank_of
+from shared.games.cards import JOKER, Card, rank_of, standard_deck
+from shared.games.shithead.legal import legal_actions
+from shared.games.shithead.messages import PlayCards, PlayFaceDown, PlayFromDeck, Ready, Swap, Zone
+from shared.games.shithead.rules import ORDER, ShitheadRuleset
+from shared.games.shithead.state import ShitheadState, cards_left
+from shared.games.shithead.view import ShitheadView
 from shared.messages.common import Action
 
 BIG_PILE = 6
@@ -120,12 +114,12 @@ def _special_rank(rules: ShitheadRuleset, pile: Sequence[Card], ranks: list[str]
     return next(rank for rank in preference if rank in ranks)
 
 
-class HeuristicBot(Bot[ShitheadState]):
+class HeuristicBot(Bot[ShitheadView]):
     """Swaps strong cards face up, sheds the lowest plain rank, keeps specials for need."""
 
     name = "heuristic"
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: ShitheadView, legal: Sequence[Action], seed: str) -> Action:
         """Returns the heuristic's choice; the same view and legal actions give the same one."""
         assert isinstance(view, ShitheadView)
         return heuristic_action(view.ruleset, view.pile, legal)
@@ -189,7 +183,7 @@ def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
     )
 
 
-def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, shithead.Zone] | None:
+def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, Zone] | None:
     """Returns the opening obligation: the rank, from the hand when it holds one, else face up."""
     if view.opening is None:
         return None
@@ -202,14 +196,12 @@ def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, shithead.Zo
 
 def _advance(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
     """Returns the state after `seat` takes `action`, through the engine's decide and evolve."""
-    for event in shithead.decide(state, seat, action):
-        state = shithead.evolve(state, event)
-    return state
+    return shithead.SPEC.apply(state, seat, action)[0]
 
 
 def burden(state: ShitheadState, seat: int) -> float:
     """Returns how far `seat` is from going out: its cards, face-down ones counting more."""
-    return shithead.cards_left(state, seat)
+    return cards_left(state, seat)
 
 
 def evaluate(state: ShitheadState, seat: int, scale: float) -> float:
@@ -260,7 +252,7 @@ def _better_count(rules: ShitheadRuleset, rank: str, play: PlayCards, held: Acti
     return len(play.cards) > len(held.cards)
 
 
-class MonteCarloBot(Bot[ShitheadState]):
+class MonteCarloBot(Bot[ShitheadView]):
     """Determinized Monte Carlo: samples the hidden cards, plays every candidate out.
 
     Each sampled deal is played out once per candidate (common random numbers), for at
@@ -288,7 +280,7 @@ class MonteCarloBot(Bot[ShitheadState]):
         self.depth = depth
         self.scale = scale
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: ShitheadView, legal: Sequence[Action], seed: str) -> Action:
         """Returns the candidate with the best mean rollout; reproducible from `seed`."""
         assert isinstance(view, ShitheadView)
         options = candidates(view, legal)
@@ -316,6 +308,6 @@ class MonteCarloBot(Bot[ShitheadState]):
             if state.result is not None:
                 return evaluate(state, seat, self.scale), step
             turn = state.turn
-            legal = shithead.legal_actions(state, turn)
+            legal = legal_actions(state, turn)
             state = _advance(state, turn, heuristic_action(state.ruleset, state.pile, legal))
         return evaluate(state, seat, self.scale), self.depth

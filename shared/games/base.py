@@ -1,14 +1,16 @@
-"""The game interface every rules engine exposes, and the registry that names them.
+"""The game interface every rules engine exposes: `GameSpec`, its bots and its one decide-then-fold.
 
-Services, workers and tests only ever reach a game through `get_game(name)`; each game
-module registers one `GameSpec` of pure functions over immutable Structs.
+Each game module builds one `GameSpec` of pure functions over immutable Structs; the
+catalogue (`shared.catalog`) pairs it with its bots, and services, workers and tests reach a
+game through `shared.catalog.get_game(name)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, Union
+from functools import cached_property
+from typing import Any, Generic, TypeVar, Union, overload
 
 import msgspec
 
@@ -18,21 +20,27 @@ from shared.messages.common import CLOCK_EVENTS, Action, ClockEvent, Event, Game
 
 S = TypeVar("S")
 R = TypeVar("R", bound=msgspec.Struct)
+V = TypeVar("V")
+A = TypeVar("A", bound=Action)
+V_contra = TypeVar("V_contra", contravariant=True)
 
 
-class Bot(Generic[S]):
-    """A built-in strategy: picks one of the legal actions from a seat's view only."""
+class Bot(Generic[V_contra]):
+    """A built-in strategy: picks one of the legal actions from a seat's view only.
+
+    A bot for every game is a `Bot[object]`: it reads nothing of the view."""
 
     name: str = "bot"
 
-    def choose(self, view: Any, legal: Sequence[Action], seed: str) -> Action:
+    def choose(self, view: V_contra, legal: Sequence[Action], seed: str) -> Action:
         """Returns one of `legal` given the seat's `view`; `seed` makes the choice reproducible."""
         raise NotImplementedError
 
 
 @dataclass(frozen=True)
-class GameSpec(Generic[S, R]):
-    """One game's rules as pure functions, its types, its presets and its bots."""
+class GameSpec(Generic[S, R, V, A]):
+    """One game's rules as pure functions over its state `S`, ruleset `R`, a seat's view `V`
+    and its actions `A` (a union of Action Structs), its presets and its bots."""
 
     name: str
     title: str
@@ -41,14 +49,18 @@ class GameSpec(Generic[S, R]):
     has_decisions: bool
     ruleset_type: type[R]
     presets: Mapping[str, R]
-    action_type: Any
-    event_type: Any
+    action_type: object
+    """The union of `A`'s Structs that a seat's action is decoded into (mypy cannot spell
+    `type[A]` for a union)."""
+    event_type: object
+    """The game's own event union (the start event, its events, GameFinished); `log_type`
+    adds the clock's."""
     deal: Callable[[R, int, int | str], Event]
     """Returns the start event (ruleset, seats and the full deal) for a seed."""
     evolve: Callable[[S | None, Event], S]
     decide: Callable[[S, int, Action], list[Event]]
-    view: Callable[[S, int], Any]
-    legal_actions: Callable[[S, int], list[Action]]
+    view: Callable[[S, int], V]
+    legal_actions: Callable[[S, int], list[A]]
     to_move: Callable[[S], list[int]]
     """Returns the seats whose action the game waits for, empty when it is over."""
     is_over: Callable[[S], bool]
@@ -57,23 +69,26 @@ class GameSpec(Generic[S, R]):
     """Raises `InvalidRuleset` when the ruleset cannot be played by that many players."""
     redact: Callable[[Event, int | None], Event] = lambda event, _seat: event
     """Returns an event as a seat (None: a spectator) may see it while the game runs."""
-    bots: Mapping[str, Bot[Any]] = field(default_factory=dict)
-    default_action: Callable[[S, int], Action] | None = None
+    bots: Mapping[str, Bot[V]] = field(default_factory=dict)
+    default_action: Callable[[S, int], A] | None = None
     """Returns what the platform plays for a seat that ran out of time (or forfeited), one of
     its legal actions; None: its first legal action."""
-    action_of: Callable[[Event], tuple[int, Action] | None] | None = None
+    action_of: Callable[[Event], tuple[int, A] | None] | None = None
     """Returns the seat and the action whose decision's events begin with `event`, None for
     an event that begins no decision; an offline replay recovers each decision with it (see
     `shared.model.exported_log`). None: the replay tries every legal action of the seats to move."""
-    codec: EventCodec[Event] = field(init=False)
 
-    def __post_init__(self) -> None:
-        # The clock's events (shared.messages.common.CLOCK_EVENTS) belong to every game's
-        # log: the union takes them in, every game's evolve leaves its state as it is on
-        # them, and `shared.model.clocks` folds them.
-        union: Any = Union[(self.event_type, *CLOCK_EVENTS)]
-        object.__setattr__(self, "event_type", union)
-        object.__setattr__(self, "codec", EventCodec(union))
+    @cached_property
+    def log_type(self) -> object:
+        """Returns the union of every event of a game's log: the game's and the clock's
+        (shared.messages.common.CLOCK_EVENTS), which every evolve leaves as they are and
+        `shared.model.clocks` folds."""
+        return Union[(self.event_type, *CLOCK_EVENTS)]
+
+    @cached_property
+    def codec(self) -> EventCodec[Event]:
+        """Returns the decoder of the game's stored events (`log_type`)."""
+        return EventCodec(self.log_type)
 
     def ruleset(self, given: str | Mapping[str, Any] | None) -> R:
         """Returns the ruleset named by a preset, or built from fields (raising InvalidRuleset)."""
@@ -92,16 +107,35 @@ class GameSpec(Generic[S, R]):
         except msgspec.ValidationError as error:
             raise InvalidRuleset("ruleset", str(error)) from None
 
-    def fold(self, events: Sequence[Event]) -> S:
-        """Returns the state after folding `events` (GameCreated and clock events are skipped)."""
-        state: S | None = None
+    @overload
+    def step(self, state: S, event: Event) -> S: ...
+    @overload
+    def step(self, state: S | None, event: Event) -> S | None: ...
+
+    def step(self, state: S | None, event: Event) -> S | None:
+        """Returns the state after `event`: the one place GameCreated and clock events are
+        skipped (the platform writes them; `shared.model.clocks` folds the clock's)."""
+        if isinstance(event, GameCreated | ClockEvent):
+            return state
+        return self.evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: S | None = None) -> S:
+        """Returns `state` (None: before the deal) after folding `events` with `step`."""
         for event in events:
-            if isinstance(event, GameCreated | ClockEvent):
-                continue
-            state = self.evolve(state, event)
+            state = self.step(state, event)
         if state is None:
             raise ValueError("a game's log must hold its start event")
         return state
+
+    def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
+        """Returns the state after `seat` takes `action` and the events that decision wrote;
+        raises IllegalAction naming the rule. The one decide-then-fold of every game."""
+        events = self.decide(state, seat, action)
+        return self.fold(events, state), events
+
+
+AnyGame = GameSpec[Any, Any, Any, Any]
+"""A game not known until run time (the catalogue's, a service's): code generic over games."""
 
 
 class Decision(Generic[S]):

@@ -62,11 +62,11 @@ class BeggarRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     `shared.model.clocks.clock_for`). A game's own clock overrides it."""
 
 
-class PlayTrick(Action, frozen=True):
+class PlayTrick(Action, frozen=True, kw_only=True):
     """The leader turns cards until the trick is collected (the platform's only action)."""
 
 
-class GameStarted(Event, frozen=True):
+class GameStarted(Event, frozen=True, kw_only=True):
     """The deal: each seat's pack, top card first."""
 
     ruleset: BeggarRuleset
@@ -74,7 +74,7 @@ class GameStarted(Event, frozen=True):
     packs: list[list[Card]]
 
 
-class TrickPlayed(Event, frozen=True):
+class TrickPlayed(Event, frozen=True, kw_only=True):
     """One trick: the cards turned in order, who turned each, who collected (None if capped)."""
 
     leader: int
@@ -156,20 +156,19 @@ def _loop_key(packs: Sequence[Sequence[Card]], leader: int) -> str:
 
 
 def evolve(state: BeggarState | None, event: Event) -> BeggarState:
-    """Returns the state after `event`."""
-    if isinstance(event, TrickPlayed):
-        assert state is not None
-        return _apply_trick(state, event)
-    if isinstance(event, GameStarted):
-        packs = tuple(tuple(pack) for pack in event.packs)
-        return BeggarState(
-            ruleset=event.ruleset, packs=packs, leader=0, seen=frozenset([_loop_key(packs, 0)])
-        )
-    if isinstance(event, GameFinished):
-        assert state is not None
-        return msgspec.structs.replace(state, result=event.result)
-    if isinstance(event, ClockEvent) and state is not None:
-        return state
+    """Returns the state after `event`; clock events leave it as it is (`shared.model.clocks`)."""
+    match state, event:
+        case BeggarState(), TrickPlayed():
+            return _apply_trick(state, event)
+        case _, GameStarted(ruleset=ruleset, packs=packs):
+            dealt = tuple(tuple(pack) for pack in packs)
+            return BeggarState(
+                ruleset=ruleset, packs=dealt, leader=0, seen=frozenset([_loop_key(dealt, 0)])
+            )
+        case BeggarState(), GameFinished(result=result):
+            return msgspec.structs.replace(state, result=result)
+        case BeggarState(), ClockEvent():
+            return state
     raise TypeError(f"Beggar-my-neighbour has no event {type(event).__name__}")
 
 
@@ -234,11 +233,19 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
             eliminated.append(due)
             if len(out) == players - 1:
                 winner = next(s for s in range(players) if s not in out)
-                return TrickPlayed(state.leader, cards, seats, winner, eliminated), winner
+                return TrickPlayed(
+                    leader=state.leader,
+                    cards=cards,
+                    seats=seats,
+                    collector=winner,
+                    eliminated=eliminated,
+                ), winner
             due = _next_in(due, players, out)
             continue
         if budget == 0:
-            return TrickPlayed(state.leader, cards, seats, None, eliminated), None
+            return TrickPlayed(
+                leader=state.leader, cards=cards, seats=seats, collector=None, eliminated=eliminated
+            ), None
         card = pack[index]
         taken[due] = index + 1
         budget -= 1
@@ -250,7 +257,13 @@ def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
         elif owner >= 0:
             debt -= 1
             if debt == 0:
-                return TrickPlayed(state.leader, cards, seats, owner, eliminated), None
+                return TrickPlayed(
+                    leader=state.leader,
+                    cards=cards,
+                    seats=seats,
+                    collector=owner,
+                    eliminated=eliminated,
+                ), None
             continue
         due = following[due]
         if due in out:
@@ -277,11 +290,14 @@ def decide(state: BeggarState, seat: int, action: Action) -> list[Event]:
             if not (looped or capped):
                 return [trick]
             status = "loop" if looped else "capped"
-            return [trick, GameFinished(_ranked_by_cards(_apply_trick(state, trick), status))]
+            return [
+                trick,
+                GameFinished(result=_ranked_by_cards(_apply_trick(state, trick), status)),
+            ]
     after = _apply_trick(state, trick)
     if winner is not None:
-        return [trick, GameFinished(_ranked_by_elimination(after, winner))]
-    return [trick, GameFinished(_ranked_by_cards(after, "capped"))]
+        return [trick, GameFinished(result=_ranked_by_elimination(after, winner))]
+    return [trick, GameFinished(result=_ranked_by_cards(after, "capped"))]
 
 
 def _detail(state: BeggarState) -> dict[str, int]:
@@ -352,21 +368,21 @@ def redact(event: Event, seat: int | None) -> Event:
     return event
 
 
-def legal_actions(state: BeggarState, seat: int) -> list[Action]:
+def legal_actions(state: BeggarState, seat: int) -> list[PlayTrick]:
     """Returns `[PlayTrick()]` for the leader of a running game, else nothing."""
     if state.result is None and seat == state.leader:
         return [PlayTrick()]
     return []
 
 
-def default_action(state: BeggarState, seat: int) -> Action:
+def default_action(state: BeggarState, seat: int) -> PlayTrick:
     """Returns the leader's only action, `PlayTrick` (the game has no decisions)."""
     if not legal_actions(state, seat):
         raise IllegalAction("not_your_turn", f"seat {state.leader} leads the next trick")
     return PlayTrick()
 
 
-def action_of(event: Event) -> tuple[int, Action] | None:
+def action_of(event: Event) -> tuple[int, PlayTrick] | None:
     """Returns the seat and the action whose decision begins with `event`: a trick's leader
     playing it."""
     return (event.leader, PlayTrick()) if isinstance(event, TrickPlayed) else None
@@ -387,7 +403,7 @@ def result(state: BeggarState) -> Result | None:
     return state.result
 
 
-SPEC: GameSpec[BeggarState, BeggarRuleset] = GameSpec(
+SPEC: GameSpec[BeggarState, BeggarRuleset, BeggarView, PlayTrick] = GameSpec(
     name="beggar",
     title="Beggar-my-neighbour",
     min_players=2,

@@ -30,7 +30,7 @@ def standard_deck(decks: int = 1, jokers: int = 0) -> list[Card]:
     return cards
 
 
-def rank(card: Card) -> str:
+def rank_of(card: Card) -> str:
     """Returns the rank character of `card` (`"X"` for a joker)."""
     return card[0]
 
@@ -38,6 +38,21 @@ def rank(card: Card) -> str:
 def is_joker(card: Card) -> bool:
     """Returns whether `card` is a joker."""
     return card[0] == JOKER
+
+
+def replace_at(
+    items: tuple[tuple[Card, ...], ...], seat: int, value: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    """Returns `items` with the entry at `seat` replaced."""
+    return (*items[:seat], value, *items[seat + 1 :])
+
+
+def without(cards: tuple[Card, ...], removed: Sequence[Card]) -> tuple[Card, ...]:
+    """Returns `cards` less one copy of each of `removed` (each must be there)."""
+    left = list(cards)
+    for card in removed:
+        left.remove(card)
+    return tuple(left)
 
 
 def _random_words(seed: str) -> Iterator[int]:

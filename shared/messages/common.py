@@ -10,11 +10,18 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 
-class Event(msgspec.Struct, frozen=True, tag=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type"):
     """Base of every event; the tag is the class name (`"GameCreated"`)."""
 
 
-class Action(msgspec.Struct, frozen=True, tag=True, tag_field="type", forbid_unknown_fields=True):
+class Action(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag=True,
+    tag_field="type",
+    forbid_unknown_fields=True,
+):
     """Base of every command a seat can take; the tag is the class name (`"PlayCards"`)."""
 
 
@@ -76,7 +83,7 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Timeouts after which a seat forfeits."""
 
 
-class GameCreated(Event, frozen=True):
+class GameCreated(Event, frozen=True, kw_only=True):
     """A game was created: which game, with which ruleset and seats. Written by the service."""
 
     game: str
@@ -106,7 +113,7 @@ class GameCreated(Event, frozen=True):
     """The commitment's secret salt (64 hex digits); withheld while the game runs."""
 
 
-class GameFinished(Event, frozen=True):
+class GameFinished(Event, frozen=True, kw_only=True):
     """The game is over; `result` holds the places and the reason.
 
     The platform fills in `seed` and `salt` from the game's `GameCreated` (the engines leave
@@ -121,7 +128,7 @@ class GameFinished(Event, frozen=True):
     """The secret salt of the game's commitment."""
 
 
-class ClockEvent(Event, frozen=True):
+class ClockEvent(Event, frozen=True, kw_only=True):
     """Base of the events the platform's clock appends to any game's log.
 
     Every game's codec decodes them and its evolve leaves its state unchanged on them;
@@ -129,20 +136,20 @@ class ClockEvent(Event, frozen=True):
     """
 
 
-class TurnTimedOut(ClockEvent, frozen=True):
+class TurnTimedOut(ClockEvent, frozen=True, kw_only=True):
     """`seat` let its move deadline and its time bank run out; `strikes` counts its timeouts."""
 
     seat: int
     strikes: int
 
 
-class SeatForfeited(ClockEvent, frozen=True):
+class SeatForfeited(ClockEvent, frozen=True, kw_only=True):
     """`seat` reached the strikes to forfeit: it plays only default actions and places last."""
 
     seat: int
 
 
-class DefaultActionPlayed(ClockEvent, frozen=True):
+class DefaultActionPlayed(ClockEvent, frozen=True, kw_only=True):
     """The platform played the game's default action for `seat`; the game's events follow.
 
     `reason` is `timeout` (the seat ran out of time) or `forfeited` (it forfeited before).
@@ -153,7 +160,7 @@ class DefaultActionPlayed(ClockEvent, frozen=True):
     reason: Literal["timeout", "forfeited"]
 
 
-class WebhookFailed(ClockEvent, frozen=True):
+class WebhookFailed(ClockEvent, frozen=True, kw_only=True):
     """A call to `seat`'s webhook brought no legal action; the clock keeps running.
 
     `reason`: `timeout`, `connection_error`, `url_refused` (the URL is, or resolves to, a

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import (
     Action,
     Clock,
@@ -106,7 +106,7 @@ def initial_clock(created: GameCreated) -> ClockState | None:
     )
 
 
-def timed_waits(spec: GameSpec[Any, Any], state: Any, clock: ClockState | None) -> list[int]:
+def timed_waits(spec: AnyGame, state: Any, clock: ClockState | None) -> list[int]:
     """Returns the seats the game waits for that the clock times (not forfeited), in order."""
     if clock is None or state is None or spec.is_over(state):
         return []
@@ -114,7 +114,7 @@ def timed_waits(spec: GameSpec[Any, Any], state: Any, clock: ClockState | None) 
 
 
 def after_event(
-    spec: GameSpec[Any, Any],
+    spec: AnyGame,
     clock: ClockState,
     before: Any,
     event: Event,
@@ -145,7 +145,7 @@ def after_event(
 
 
 def fold_with_clock(
-    spec: GameSpec[Any, Any],
+    spec: AnyGame,
     created: GameCreated,
     events: Sequence[Event],
     recorded: Sequence[RecordedEvent],
@@ -158,22 +158,24 @@ def fold_with_clock(
     state: Any = None
     for event, item in zip(events, recorded, strict=True):
         clock = after_event(spec, clock, state, event, item.version, item.recorded_at)
-        if not isinstance(event, GameCreated):
-            state = spec.evolve(state, event)
+        state = spec.step(state, event)
     if state is None:
         raise ValueError("a game's log must hold its start event")
     return state, clock
 
 
-def default_action(spec: GameSpec[Any, Any], state: Any, seat: int) -> Action:
+def default_action(spec: AnyGame, state: Any, seat: int) -> Action:
     """Returns the game's default action for `seat`: the spec's, else its first legal action."""
-    if spec.default_action is not None:
-        return spec.default_action(state, seat)
-    return spec.legal_actions(state, seat)[0]
+    action: Action = (
+        spec.default_action(state, seat)
+        if spec.default_action is not None
+        else spec.legal_actions(state, seat)[0]
+    )
+    return action
 
 
 def forced_move(
-    spec: GameSpec[Any, Any], state: Any, seat: int, reason: Literal["timeout", "forfeited"]
+    spec: AnyGame, state: Any, seat: int, reason: Literal["timeout", "forfeited"]
 ) -> list[Event]:
     """Returns the events of the platform playing `seat`'s default action, marked as such."""
     action = default_action(spec, state, seat)
@@ -181,7 +183,7 @@ def forced_move(
     return [played, *spec.decide(state, seat, action)]
 
 
-def expire(spec: GameSpec[Any, Any], state: Any, clock: ClockState, now_ms: int) -> list[Event]:
+def expire(spec: AnyGame, state: Any, clock: ClockState, now_ms: int) -> list[Event]:
     """Returns the events of every timed wait whose deadline is past at `now_ms`, in seat
     order: a strike, a forfeit at the last strike, the default action; [] when none is."""
     events: list[Event] = []
@@ -196,14 +198,13 @@ def expire(spec: GameSpec[Any, Any], state: Any, clock: ClockState, now_ms: int)
             forfeits = (*forfeits, seat)
         moved = forced_move(spec, state, seat, "timeout")
         events.extend(moved)
-        for event in moved:
-            state = spec.evolve(state, event)
+        state = spec.fold(moved, state)
         if spec.is_over(state):
             break
     return forfeits_last(events, forfeits)
 
 
-def next_deadline_ms(spec: GameSpec[Any, Any], state: Any, clock: ClockState | None) -> int | None:
+def next_deadline_ms(spec: AnyGame, state: Any, clock: ClockState | None) -> int | None:
     """Returns the earliest deadline of the timed waits now running, None when none runs."""
     waits = timed_waits(spec, state, clock)
     if clock is None or not waits:

@@ -41,7 +41,7 @@ import msgspec
 
 from shared.catalog import get_game
 from shared.errors import GameNotFound, IllegalAction, InvalidRuleset
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import (
     Action,
     ClockEvent,
@@ -144,7 +144,7 @@ _encoder = msgspec.json.Encoder()
 @cache
 def _decoder(game: str) -> msgspec.json.Decoder[Any]:
     """Returns the JSON decoder of `game`'s events (its union and the common ones)."""
-    return msgspec.json.Decoder(get_game(game).event_type)
+    return msgspec.json.Decoder(get_game(game).log_type)
 
 
 def header_of(game_id: str, events: Sequence[Event]) -> Header:
@@ -267,7 +267,7 @@ class _Bad(Exception):
 class _Replay:
     """A replay in progress: the log, the state and clock after `at` events, the account."""
 
-    spec: GameSpec[Any, Any]
+    spec: AnyGame
     created: GameCreated
     events: Sequence[Event]
     state: Any
@@ -304,8 +304,7 @@ class _Replay:
                 self.clock = clocks.after_event(
                     self.spec, self.clock, self.state, event, index + 1, 0
                 )
-            if not isinstance(event, ClockEvent):
-                self.state = self.spec.evolve(self.state, event)
+            self.state = self.spec.step(self.state, event)
         self.at += count
 
 
@@ -426,7 +425,9 @@ def _forced(
     if played.seat not in replay.spec.to_move(replay.state):
         raise _Bad(version, f"seat {played.seat} is not to move")
     action = _logged_action(replay, played, version)
-    marker = DefaultActionPlayed(played.seat, msgspec.to_builtins(action), played.reason)
+    marker = DefaultActionPlayed(
+        seat=played.seat, action=msgspec.to_builtins(action), reason=played.reason
+    )
     return [marker, *_outcome(replay, played.seat, action, forfeits, version)]
 
 
@@ -439,10 +440,10 @@ def _timeout(replay: _Replay, timed_out: TurnTimedOut) -> list[Event]:
     if seat not in clocks.timed_waits(replay.spec, replay.state, clock):
         raise _Bad(version, f"the game does not wait for seat {seat} on a clock")
     strikes = clock.strikes[seat] + 1
-    block: list[Event] = [TurnTimedOut(seat, strikes)]
+    block: list[Event] = [TurnTimedOut(seat=seat, strikes=strikes)]
     forfeits = replay.forfeits
     if strikes >= clock.clock.strikes_to_forfeit:
-        block.append(SeatForfeited(seat))
+        block.append(SeatForfeited(seat=seat))
         forfeits = (*forfeits, seat)
     index = replay.at + len(block)
     after = replay.events[index] if index < len(replay.events) else None
@@ -499,7 +500,7 @@ def _start(events: Sequence[Event]) -> _Replay:
     if type(started) is not type(dealt):
         raise _Bad(2, f"{type(started).__name__} is not the deal ({type(dealt).__name__})")
     try:
-        state = spec.evolve(None, started)
+        state = spec.fold([started])
     except Exception as error:  # a tampered log must not crash its check
         raise _Bad(2, f"the deal cannot be played: {error!r}") from None
     replay = _Replay(spec, created, events, state, clocks.initial_clock(created))

@@ -11,12 +11,11 @@ from __future__ import annotations
 import abc
 import threading
 from collections.abc import Iterable
-from typing import Any
 
 from shared.app.games import LoadedGame, load
 from shared.catalog import get_game
 from shared.errors import GameNotFound, UnknownGame
-from shared.games.base import GameSpec
+from shared.games.base import AnyGame
 from shared.messages.common import Event, GameCreated
 from shared.model import clocks
 from shared.store.port import EventStore, RecordedEvent
@@ -83,7 +82,7 @@ def game_log(store: EventStore, archive: EventArchive, game_id: str) -> list[Rec
 
 def decoded_log(
     game_id: str, recorded: list[RecordedEvent]
-) -> tuple[GameSpec[Any, Any], GameCreated, list[Event]]:
+) -> tuple[AnyGame, GameCreated, list[Event]]:
     """Returns the game's spec, its creation and its decoded events (the creation first);
     raises UnknownGame for an empty log or one that is not a game's (a tournament's)."""
     if not recorded:

@@ -91,7 +91,9 @@ def play_beggar(
 def start_beggar(store: EventStore, game_id: str) -> None:
     """Creates and deals a two-player game that nobody has played yet."""
     ruleset = SPEC.ruleset("classic")
-    created = GameCreated("beggar", msgspec.to_builtins(ruleset), [Seat(bot="turner")] * 2)
+    created = GameCreated(
+        game="beggar", ruleset=msgspec.to_builtins(ruleset), seats=[Seat(bot="turner")] * 2
+    )
     store.append(game_id, "beggar", 0, [encode(created), encode(SPEC.deal(ruleset, 2, 5))])
 
 

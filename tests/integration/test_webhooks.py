@@ -23,7 +23,7 @@ from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 from shared.app.games import create_game, load
 from shared.catalog import get_game
-from shared.games import autobus as ab
+from shared.games.autobus.messages import CardDiscarded, CardUnderTheBus, TurnEnded
 from shared.messages.common import (
     Clock,
     DefaultActionPlayed,
@@ -188,7 +188,7 @@ def test_a_webhook_that_answers_plays_its_seat_to_the_end_and_every_request_is_s
     assert first["game_id"] == game_id
     assert not [e for e in events if isinstance(e, TurnTimedOut | WebhookFailed)]
     assert not [e for e in events if isinstance(e, DefaultActionPlayed)]
-    turns_ended = (ab.CardDiscarded, ab.CardUnderTheBus, ab.TurnEnded)
+    turns_ended = (CardDiscarded, CardUnderTheBus, TurnEnded)
     assert [e for e in events if isinstance(e, turns_ended) and e.seat == 0]
     loaded = load(store, game_id)
     assert loaded.spec.is_over(loaded.state)

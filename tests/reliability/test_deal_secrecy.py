@@ -29,7 +29,7 @@ import redis
 
 from services.cli.main import main
 from shared.catalog import get_game
-from shared.games.shithead import GameStarted
+from shared.games.shithead.messages import GameStarted
 from shared.model import deals
 from shared.model.exported_log import read_log
 from shared.model.tournaments.formats import game_seed

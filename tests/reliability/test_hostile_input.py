@@ -29,7 +29,8 @@ from shared.app.games import InProcessDispatcher
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh
-from shared.games.base import GameSpec
+from shared.games.autobus.messages import CardUnderTheBus
+from shared.games.base import AnyGame
 from shared.messages.common import Event
 from shared.model.exported_log import replay_log
 from shared.store.memory import InMemoryEventStore
@@ -284,7 +285,7 @@ class Knowledge:
         """Records what `event` shows everyone."""
         if self.game == "shithead":
             shithead_props.publicly_taken(self.taken, event)
-        elif isinstance(event, ab.CardUnderTheBus):
+        elif isinstance(event, CardUnderTheBus):
             # The card goes face down under its main pile, but shown: everyone may check that
             # it fits no slot (rules page, "under the bus").
             self.turned[event.card] += 1
@@ -302,11 +303,11 @@ class Knowledge:
         return self.turned | Counter[str](state.pile)
 
 
-GAMES: dict[str, GameSpec[Any, Any]] = {"shithead": sh.SPEC, "autobus": ab.SPEC, "beggar": bg.SPEC}
+GAMES: dict[str, AnyGame] = {"shithead": sh.SPEC, "autobus": ab.SPEC, "beggar": bg.SPEC}
 
 
 def random_playthrough(
-    spec: GameSpec[Any, Any], players: int, seed: int, steps: int
+    spec: AnyGame, players: int, seed: int, steps: int
 ) -> Iterator[tuple[Any, Event]]:
     """Yields the state after each event of a seeded random game, with the event, up to
     `steps` decisions (or its end)."""

@@ -9,6 +9,13 @@ import msgspec
 import pytest
 
 from shared.games import autobus as ab
+from shared.games.autobus.decide import deal, decide
+from shared.games.autobus.evolve import evolve
+from shared.games.autobus.legal import legal_actions
+from shared.games.autobus.messages import PlayToSequence
+from shared.games.autobus.rules import AutobusRuleset
+from shared.games.autobus.state import AutobusState, is_over, to_move
+from shared.games.autobus.view import view as ab_view
 from shared.games.cards import standard_deck
 from shared.messages.common import Event
 from tests.unit.leaks import cards_in
@@ -19,14 +26,14 @@ SEEDS = range(700)
 FULL = sorted(standard_deck(2, 4))
 
 
-def cards_on_table(state: ab.AutobusState) -> list[str]:
+def cards_on_table(state: AutobusState) -> list[str]:
     """Returns every card of the state, wherever it lies, sorted."""
     slots = [cards for seat_slots in state.slots for cards in seat_slots]
     zones = (*state.mains, *state.hands, *slots, *state.sequences, state.completed, state.draw)
     return sorted(card for zone in zones for card in zone)
 
 
-def known_to(state: ab.AutobusState, seat: int) -> Counter[str]:
+def known_to(state: AutobusState, seat: int) -> Counter[str]:
     """Returns the cards `seat` may know: its hand, main tops, slots, sequences."""
     slots = [cards for seat_slots in state.slots for cards in seat_slots]
     tops = [main[:1] for main in state.mains]
@@ -34,24 +41,24 @@ def known_to(state: ab.AutobusState, seat: int) -> Counter[str]:
     return Counter(card for zone in zones for card in zone)
 
 
-def play_random_game(players: int, seed: int) -> tuple[ab.AutobusState, list[Event]]:
+def play_random_game(players: int, seed: int) -> tuple[AutobusState, list[Event]]:
     """Plays a seeded random game, checking the invariants after every event."""
-    started = ab.deal(ab.AutobusRuleset(), players, seed)
-    state = ab.evolve(None, started)
+    started = deal(AutobusRuleset(), players, seed)
+    state = evolve(None, started)
     log: list[Event] = [started]
     rng = random.Random(seed)
-    while not ab.is_over(state):
-        (seat,) = ab.to_move(state)
-        legal = ab.legal_actions(state, seat)
+    while not is_over(state):
+        (seat,) = to_move(state)
+        legal = legal_actions(state, seat)
         assert legal, f"seat {seat} to move has a legal action"
-        plays = [a for a in legal if isinstance(a, ab.PlayToSequence)]
+        plays = [a for a in legal if isinstance(a, PlayToSequence)]
         action = rng.choice(plays if plays and rng.random() < 0.7 else legal)
         if state.turns % 5 == 0:
             observer = rng.randrange(players)
-            view = msgspec.to_builtins(ab.view(state, observer))
+            view = msgspec.to_builtins(ab_view(state, observer))
             assert cards_in(view) <= known_to(state, observer)
-        for event in ab.decide(state, seat, action):
-            state = ab.evolve(state, event)
+        for event in decide(state, seat, action):
+            state = evolve(state, event)
             log.append(event)
             assert cards_on_table(state) == FULL
     return state, log

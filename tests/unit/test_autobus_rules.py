@@ -9,13 +9,32 @@ import msgspec
 import pytest
 
 from shared.errors import IllegalAction, InvalidRuleset
-from shared.games import autobus as ab
+from shared.games.autobus.decide import deal, decide
+from shared.games.autobus.evolve import _set_slot, evolve
+from shared.games.autobus.legal import legal_actions
+from shared.games.autobus.messages import (
+    CardDiscarded,
+    CardPlayed,
+    CardsDrawn,
+    CardUnderTheBus,
+    Discard,
+    EndTurn,
+    GameStarted,
+    MainTopRevealed,
+    PlayToSequence,
+    StockReshuffled,
+    UnderTheBus,
+)
+from shared.games.autobus.rules import AutobusRuleset, validate
+from shared.games.autobus.state import AutobusState
+from shared.games.autobus.view import redact
+from shared.games.autobus.view import view as ab_view
 from shared.games.cards import HIDDEN, shuffled, standard_deck
 from shared.messages.common import Event, GameFinished
 
 pytestmark = pytest.mark.unit
 
-RULES = ab.AutobusRuleset()
+RULES = AutobusRuleset()
 
 
 def table(
@@ -28,11 +47,11 @@ def table(
     completed: Sequence[str] = (),
     turn: int = 0,
     **rules: Any,
-) -> ab.AutobusState:
+) -> AutobusState:
     """Returns a state with the given cards; `slots` maps (seat, slot) to (cards, rank)."""
     players = len(hands)
     ruleset = msgspec.structs.replace(RULES, **rules)
-    state = ab.AutobusState(
+    state = AutobusState(
         ruleset=ruleset,
         mains=tuple(tuple(m) for m in (mains or [["9S", "9H"]] * players)),
         hands=tuple(tuple(h) for h in hands),
@@ -45,30 +64,30 @@ def table(
         turn=turn,
     )
     for (seat, slot), (cards, rank) in (slots or {}).items():
-        state = ab._set_slot(state, seat, slot, tuple(cards), rank)
+        state = _set_slot(state, seat, slot, tuple(cards), rank)
     return state
 
 
-def apply(state: ab.AutobusState, seat: int, action: Any) -> tuple[ab.AutobusState, list[Event]]:
+def apply(state: AutobusState, seat: int, action: Any) -> tuple[AutobusState, list[Event]]:
     """Returns the state after `seat` takes `action`, and the events it caused."""
-    events = ab.decide(state, seat, action)
+    events = decide(state, seat, action)
     for event in events:
-        state = ab.evolve(state, event)
+        state = evolve(state, event)
     return state, events
 
 
-def refused(state: ab.AutobusState, seat: int, action: Any) -> str:
+def refused(state: AutobusState, seat: int, action: Any) -> str:
     """Returns the rule that refuses `action`, failing if it is accepted."""
     before = state
     with pytest.raises(IllegalAction) as caught:
-        ab.decide(state, seat, action)
+        decide(state, seat, action)
     assert state == before
     return caught.value.rule
 
 
-def from_hand(card: str, sequence: int | None = None) -> ab.PlayToSequence:
+def from_hand(card: str, sequence: int | None = None) -> PlayToSequence:
     """Returns a play of a hand card onto a sequence (None: a new one)."""
-    return ab.PlayToSequence(source="hand", card=card, sequence=sequence)
+    return PlayToSequence(source="hand", card=card, sequence=sequence)
 
 
 def kinds(events: Sequence[Event]) -> list[str]:
@@ -83,9 +102,13 @@ def test_an_ace_or_a_joker_opens_a_sequence_and_a_two_cannot() -> None:
     state = table([["AS", "X1", "2C", "5D"], ["3C"]])
     assert refused(state, 0, from_hand("2C")) == "opens_with_ace"
     after, events = apply(state, 0, from_hand("AS"))
-    assert events == [ab.CardPlayed(0, "hand", "AS", 0, 1, None, opened=True)]
+    assert events == [
+        CardPlayed(seat=0, source="hand", card="AS", sequence=0, rank=1, slot=None, opened=True)
+    ]
     after, events = apply(after, 0, from_hand("X1"))
-    assert events[0] == ab.CardPlayed(0, "hand", "X1", 1, 1, None, opened=True)
+    assert events[0] == CardPlayed(
+        seat=0, source="hand", card="X1", sequence=1, rank=1, slot=None, opened=True
+    )
     assert after.sequences == (("AS",), ("X1",))
 
 
@@ -100,10 +123,10 @@ def test_a_sequence_rises_by_one_rank() -> None:
 def test_a_joker_on_a_sequence_counts_as_the_needed_rank() -> None:
     state = table([["X2", "4C", "5D"], ["3S"]], sequences=[["AS", "2D"]])
     after, events = apply(state, 0, from_hand("X2", 0))
-    assert events[0] == ab.CardPlayed(0, "hand", "X2", 0, 3, None)
+    assert events[0] == CardPlayed(seat=0, source="hand", card="X2", sequence=0, rank=3, slot=None)
     after, _ = apply(after, 0, from_hand("4C", 0))
     assert after.sequences == (("AS", "2D", "X2", "4C"),)
-    wrong = ab.PlayToSequence(source="hand", card="X2", sequence=0, joker_rank="5")
+    wrong = PlayToSequence(source="hand", card="X2", sequence=0, joker_rank="5")
     assert refused(state, 0, wrong) == "joker_rank"
 
 
@@ -118,25 +141,25 @@ def test_completing_a_sequence_at_the_king_moves_it_to_the_completed_stock() -> 
 
 def test_only_the_top_of_a_slot_can_be_played() -> None:
     state = table([["5D"], ["3S"]], slots={(0, 0): (["2C", "2D"], 2)}, sequences=[["AS"]])
-    after, events = apply(state, 0, ab.PlayToSequence(source="slot", slot=0, sequence=0))
-    assert events[0] == ab.CardPlayed(0, "slot", "2D", 0, 2, 0)
+    after, events = apply(state, 0, PlayToSequence(source="slot", slot=0, sequence=0))
+    assert events[0] == CardPlayed(seat=0, source="slot", card="2D", sequence=0, rank=2, slot=0)
     assert after.slots[0][0] == ("2C",)
     assert after.slot_ranks[0][0] == 2
-    assert refused(state, 0, ab.PlayToSequence(source="slot", slot=1, sequence=0)) == ("empty_slot")
+    assert refused(state, 0, PlayToSequence(source="slot", slot=1, sequence=0)) == ("empty_slot")
 
 
 def test_a_play_from_the_main_pile_reveals_the_next_card() -> None:
     state = table([["5D"], ["3S"]], mains=[["AH", "7C", "9D"], ["2S"]])
-    after, events = apply(state, 0, ab.PlayToSequence(source="main"))
+    after, events = apply(state, 0, PlayToSequence(source="main"))
     assert kinds(events) == ["CardPlayed", "MainTopRevealed"]
-    assert events[1] == ab.MainTopRevealed(0, "7C")
+    assert events[1] == MainTopRevealed(seat=0, card="7C")
     assert after.mains[0] == ("7C", "9D")
-    assert ab.view(after, 1).main_tops[0] == "7C"
+    assert ab_view(after, 1).main_tops[0] == "7C"
 
 
 def test_the_first_to_empty_the_main_pile_wins_at_once() -> None:
     state = table([["5D", "6D"], ["3S"]], mains=[["AH"], ["2S", "3S"]])
-    after, events = apply(state, 0, ab.PlayToSequence(source="main"))
+    after, events = apply(state, 0, PlayToSequence(source="main"))
     assert isinstance(events[-1], GameFinished)
     result = events[-1].result
     assert (result.status, result.reason, result.places) == (
@@ -145,15 +168,15 @@ def test_the_first_to_empty_the_main_pile_wins_at_once() -> None:
         [1, 2],
     )
     assert result.scores == [0, -2]
-    assert ab.legal_actions(after, 0) == []
-    assert refused(after, 1, ab.EndTurn()) == "game_over"
+    assert legal_actions(after, 0) == []
+    assert refused(after, 1, EndTurn()) == "game_over"
 
 
 def test_emptying_the_hand_mid_turn_draws_four_more() -> None:
     state = table([["AS"], ["3S"]], draw=["2C", "3D", "4H", "5S", "6C"])
     after, events = apply(state, 0, from_hand("AS"))
     assert kinds(events) == ["CardPlayed", "CardsDrawn"]
-    assert events[1] == ab.CardsDrawn(0, ["2C", "3D", "4H", "5S"], "empty_hand")
+    assert events[1] == CardsDrawn(seat=0, cards=["2C", "3D", "4H", "5S"], reason="empty_hand")
     assert after.turn == 0
     assert after.draw == ("6C",)
 
@@ -164,7 +187,7 @@ def test_the_completed_stock_is_reshuffled_into_a_new_draw_pile_when_the_draw_ru
     after, events = apply(state, 0, from_hand("AS"))
     assert kinds(events) == ["CardPlayed", "CardsDrawn", "StockReshuffled", "CardsDrawn"]
     reshuffled = events[2]
-    assert isinstance(reshuffled, ab.StockReshuffled)
+    assert isinstance(reshuffled, StockReshuffled)
     assert sorted(reshuffled.cards) == sorted(stock)
     assert reshuffled.cards == shuffled(stock, "s:1")
     assert len(after.hands[0]) == 4
@@ -179,24 +202,24 @@ def test_a_matching_or_empty_slot_takes_a_discard_and_a_non_matching_one_refuses
     state = table(
         [["7C", "7D", "8H"], ["3S"]], slots={(0, 0): (["7S"], 7), (0, 1): (["9S"], 9)}, draw=["2C"]
     )
-    assert refused(state, 0, ab.Discard(card="7C", slot=1)) == "slot_rank"
-    after, events = apply(state, 0, ab.Discard(card="7C", slot=0))
+    assert refused(state, 0, Discard(card="7C", slot=1)) == "slot_rank"
+    after, events = apply(state, 0, Discard(card="7C", slot=0))
     assert kinds(events) == ["CardDiscarded", "TurnPassed", "CardsDrawn"]
     assert after.slots[0][0] == ("7S", "7C")
     assert after.turn == 1
-    fresh, _ = apply(state, 0, ab.Discard(card="8H", slot=2))
+    fresh, _ = apply(state, 0, Discard(card="8H", slot=2))
     assert fresh.slot_ranks[0][2] == 8
 
 
 def test_a_joker_takes_the_slot_rank_or_the_rank_named_for_an_empty_slot() -> None:
     state = table([["X1", "X2", "5D"], ["3S"]], slots={(0, 0): (["7S"], 7)})
-    after, events = apply(state, 0, ab.Discard(card="X1", slot=0))
-    assert events[0] == ab.CardDiscarded(0, "X1", 0, 7)
+    after, events = apply(state, 0, Discard(card="X1", slot=0))
+    assert events[0] == CardDiscarded(seat=0, card="X1", slot=0, rank=7)
     assert after.slots[0][0] == ("7S", "X1")
-    assert refused(state, 0, ab.Discard(card="X2", slot=1)) == "joker_rank"
-    named, events = apply(state, 0, ab.Discard(card="X2", slot=1, joker_rank="Q"))
+    assert refused(state, 0, Discard(card="X2", slot=1)) == "joker_rank"
+    named, events = apply(state, 0, Discard(card="X2", slot=1, joker_rank="Q"))
     assert named.slot_ranks[0][1] == 12
-    assert refused(state, 0, ab.Discard(card="X2", slot=0, joker_rank="Q")) == "joker_rank"
+    assert refused(state, 0, Discard(card="X2", slot=0, joker_rank="Q")) == "joker_rank"
 
 
 def test_under_the_bus_only_when_no_slot_fits_and_the_main_top_stays() -> None:
@@ -204,47 +227,47 @@ def test_under_the_bus_only_when_no_slot_fits_and_the_main_top_stays() -> None:
         (0, s): ([r], v) for s, (r, v) in enumerate([("2C", 2), ("3C", 3), ("4C", 4), ("5C", 5)])
     }
     state = table([["9D", "2D"], ["3S"]], mains=[["KH", "QH"], ["2S"]], slots=full)
-    assert refused(state, 0, ab.UnderTheBus(card="2D")) == "fits_a_slot"
-    after, events = apply(state, 0, ab.UnderTheBus(card="9D"))
+    assert refused(state, 0, UnderTheBus(card="2D")) == "fits_a_slot"
+    after, events = apply(state, 0, UnderTheBus(card="9D"))
     assert kinds(events)[:2] == ["CardUnderTheBus", "TurnPassed"]
     assert after.mains[0] == ("KH", "QH", "9D")
-    assert ab.view(after, 1).main_tops[0] == "KH"
-    assert ab.view(after, 1).main_sizes[0] == 3
+    assert ab_view(after, 1).main_tops[0] == "KH"
+    assert ab_view(after, 1).main_sizes[0] == 3
     assert after.slots == state.slots
 
 
 def test_the_main_pile_top_never_goes_to_a_slot() -> None:
     state = table([["5D"], ["3S"]], mains=[["7H", "8H"], ["2S"]])
-    assert refused(state, 0, ab.Discard(card="7H", slot=0)) == "card_not_held"
+    assert refused(state, 0, Discard(card="7H", slot=0)) == "card_not_held"
 
 
 def test_end_turn_only_with_an_empty_hand() -> None:
     state = table([["5D"], ["3S"]])
-    assert refused(state, 0, ab.EndTurn()) == "hand_not_empty"
+    assert refused(state, 0, EndTurn()) == "hand_not_empty"
     empty = table([[], ["3S"]])
-    assert ab.legal_actions(empty, 0)[-1] == ab.EndTurn()
-    after, events = apply(empty, 0, ab.EndTurn())
+    assert legal_actions(empty, 0)[-1] == EndTurn()
+    after, events = apply(empty, 0, EndTurn())
     assert kinds(events)[:2] == ["TurnEnded", "TurnPassed"]
     assert after.turn == 1
 
 
 def test_the_next_player_refills_to_four_at_the_start_of_the_turn() -> None:
     state = table([["5D"], ["3S"]], draw=["2C", "3D", "4H", "5S"])
-    after, events = apply(state, 0, ab.Discard(card="5D", slot=0))
-    assert events[-1] == ab.CardsDrawn(1, ["2C", "3D", "4H"], "refill")
+    after, events = apply(state, 0, Discard(card="5D", slot=0))
+    assert events[-1] == CardsDrawn(seat=1, cards=["2C", "3D", "4H"], reason="refill")
     assert len(after.hands[1]) == 4
 
 
 def test_a_short_draw_pile_gives_what_it_has() -> None:
     state = table([["5D"], ["3S"]], draw=["2C"])
-    after, _ = apply(state, 0, ab.Discard(card="5D", slot=0))
+    after, _ = apply(state, 0, Discard(card="5D", slot=0))
     assert after.hands[1] == ("3S", "2C")
 
 
 def test_only_the_seat_whose_turn_it_is_may_act() -> None:
     state = table([["5D"], ["3S"]])
-    assert refused(state, 1, ab.Discard(card="3S", slot=0)) == "not_your_turn"
-    assert ab.legal_actions(state, 1) == []
+    assert refused(state, 1, Discard(card="3S", slot=0)) == "not_your_turn"
+    assert legal_actions(state, 1) == []
 
 
 # Ending the game ----------------------------------------------------------------------------
@@ -252,9 +275,9 @@ def test_only_the_seat_whose_turn_it_is_may_act() -> None:
 
 def test_a_full_round_without_sequence_play_and_nothing_to_draw_is_a_draw() -> None:
     state = table([["5D"], ["6D"]], mains=[["9S", "9H"], ["KS"]])
-    state, events = apply(state, 0, ab.Discard(card="5D", slot=0))
+    state, events = apply(state, 0, Discard(card="5D", slot=0))
     assert not isinstance(events[-1], GameFinished)
-    state, events = apply(state, 1, ab.Discard(card="6D", slot=0))
+    state, events = apply(state, 1, Discard(card="6D", slot=0))
     assert isinstance(events[-1], GameFinished)
     result = events[-1].result
     assert (result.status, result.reason) == ("draw", "no_sequence_play_in_a_round")
@@ -264,15 +287,15 @@ def test_a_full_round_without_sequence_play_and_nothing_to_draw_is_a_draw() -> N
 def test_a_sequence_play_resets_the_quiet_round() -> None:
     state = table([["5D", "AS"], ["6D"]], mains=[["9S", "9H"], ["KS"]])
     state, _ = apply(state, 0, from_hand("AS"))
-    state, events = apply(state, 0, ab.Discard(card="5D", slot=0))
+    state, events = apply(state, 0, Discard(card="5D", slot=0))
     assert state.quiet_turns == 0
-    state, events = apply(state, 1, ab.Discard(card="6D", slot=0))
+    state, events = apply(state, 1, Discard(card="6D", slot=0))
     assert not isinstance(events[-1], GameFinished)
 
 
 def test_the_turn_cap_ends_the_game_as_a_draw() -> None:
     state = table([["5D"], ["6D"]], draw=["2C"] * 10, max_turns=1)
-    _, events = apply(state, 0, ab.Discard(card="5D", slot=0))
+    _, events = apply(state, 0, Discard(card="5D", slot=0))
     assert isinstance(events[-1], GameFinished)
     assert (events[-1].result.status, events[-1].result.reason) == ("draw", "turn_cap")
 
@@ -281,7 +304,7 @@ def test_the_turn_cap_ends_the_game_as_a_draw() -> None:
 
 
 def test_the_deal_gives_ten_main_cards_four_in_hand_and_the_rest_to_draw() -> None:
-    started = ab.deal(RULES, 4, seed=1)
+    started = deal(RULES, 4, seed=1)
     assert [len(m) for m in started.mains] == [10] * 4
     assert [len(h) for h in started.hands] == [4] * 4
     assert len(started.draw) == 108 - 56
@@ -301,7 +324,7 @@ def test_a_ruleset_that_cannot_be_played_is_refused_naming_the_field(
     changes: dict[str, Any], players: int, field: str
 ) -> None:
     with pytest.raises(InvalidRuleset) as caught:
-        ab.validate(msgspec.structs.replace(RULES, **changes), players)
+        validate(msgspec.structs.replace(RULES, **changes), players)
     assert caught.value.field == field
 
 
@@ -312,7 +335,7 @@ def test_the_view_shows_the_own_hand_and_everything_public_but_no_hidden_card() 
         draw=["TC"],
         slots={(1, 0): (["4H"], 4)},
     )
-    view = ab.view(state, 0)
+    view = ab_view(state, 0)
     assert view.hand == ["5D", "6D"]
     assert view.main_tops == ["AH", "2S"]
     assert view.slots[1][0] == ["4H"]
@@ -322,22 +345,24 @@ def test_the_view_shows_the_own_hand_and_everything_public_but_no_hidden_card() 
 
 
 def test_redacted_events_hide_hands_face_down_cards_the_draw_order_and_the_shuffle_seed() -> None:
-    started = ab.deal(RULES, 2, seed=5)
-    mine = ab.redact(started, 0)
-    assert isinstance(mine, ab.GameStarted)
+    started = deal(RULES, 2, seed=5)
+    mine = redact(started, 0)
+    assert isinstance(mine, GameStarted)
     assert mine.hands[0] == started.hands[0]
     assert mine.hands[1] == [HIDDEN] * 4
     assert [m[0] for m in mine.mains] == [m[0] for m in started.mains]
     assert {c for m in mine.mains for c in m[1:]} == {HIDDEN}
     assert set(mine.draw) == {HIDDEN}
     assert mine.shuffle_seed == ""
-    reshuffle = ab.StockReshuffled(["AC", "2C"], 1)
-    assert ab.redact(reshuffle, 0) == ab.StockReshuffled([HIDDEN] * 2, 1)
-    assert ab.redact(ab.CardsDrawn(1, ["AC"], "refill"), 0) == ab.CardsDrawn(1, [HIDDEN], "refill")
+    reshuffle = StockReshuffled(cards=["AC", "2C"], number=1)
+    assert redact(reshuffle, 0) == StockReshuffled(cards=[HIDDEN] * 2, number=1)
+    assert redact(CardsDrawn(seat=1, cards=["AC"], reason="refill"), 0) == CardsDrawn(
+        seat=1, cards=[HIDDEN], reason="refill"
+    )
 
 
 def test_a_card_under_the_bus_is_seen_by_its_owner_only() -> None:
-    under = ab.CardUnderTheBus(1, "7H")
-    assert ab.redact(under, 1) == under
-    assert ab.redact(under, 0) == ab.CardUnderTheBus(1, HIDDEN)
-    assert ab.redact(under, None) == ab.CardUnderTheBus(1, HIDDEN)
+    under = CardUnderTheBus(seat=1, card="7H")
+    assert redact(under, 1) == under
+    assert redact(under, 0) == CardUnderTheBus(seat=1, card=HIDDEN)
+    assert redact(under, None) == CardUnderTheBus(seat=1, card=HIDDEN)

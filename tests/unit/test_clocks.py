@@ -18,8 +18,25 @@ from shared.errors import IllegalAction
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh
-from shared.games.base import GameSpec
-from shared.games.shithead_rules import PRESETS
+from shared.games.autobus.decide import deal as ab_deal
+from shared.games.autobus.legal import default_action as ab_default_action
+from shared.games.autobus.legal import legal_actions
+from shared.games.autobus.messages import (
+    CardDiscarded,
+    CardUnderTheBus,
+    Discard,
+    EndTurn,
+    PlayToSequence,
+    TurnEnded,
+    UnderTheBus,
+)
+from shared.games.autobus.rules import AutobusRuleset
+from shared.games.base import AnyGame
+from shared.games.shithead.decide import deal as sh_deal
+from shared.games.shithead.legal import default_action as sh_default_action
+from shared.games.shithead.messages import PickUp, PlayFaceDown, PlayFromDeck, Ready
+from shared.games.shithead.rules import PRESETS
+from shared.games.shithead.state import ShitheadState
 from shared.messages.codec import encode
 from shared.messages.common import (
     Clock,
@@ -57,7 +74,7 @@ def created(game: str, seats: Sequence[Seat], clock: Clock | None) -> GameCreate
 
 
 def logged(
-    spec: GameSpec[Any, Any], timed: Sequence[tuple[Event, int]]
+    spec: AnyGame, timed: Sequence[tuple[Event, int]]
 ) -> tuple[list[Event], list[RecordedEvent]]:
     """Returns (event, ms after T0) pairs as a decoded log and its stored records."""
     recorded = []
@@ -180,7 +197,7 @@ def test_nothing_times_out_before_the_deadline() -> None:
     assert timed_out == TurnTimedOut(seat=0, strikes=1)
     assert isinstance(played, DefaultActionPlayed)
     assert (played.seat, played.reason) == (0, "timeout")
-    assert isinstance(moved[0], ab.CardDiscarded | ab.CardUnderTheBus | ab.TurnEnded)
+    assert isinstance(moved[0], CardDiscarded | CardUnderTheBus | TurnEnded)
 
 
 def test_a_timeout_strikes_drains_the_bank_and_hands_the_turn_on() -> None:
@@ -238,9 +255,9 @@ def test_of_several_forfeits_the_first_to_forfeit_places_last() -> None:
 def test_no_forfeit_leaves_a_result_as_it_is() -> None:
     result = Result("finished", [2, 1], "r")
     assert clocks.place_forfeits_last(result, []) is result
-    finished = GameFinished(result)
+    finished = GameFinished(result=result)
     assert clocks.forfeits_last([finished], [1]) == [
-        GameFinished(Result("finished", [1, 2], "r; forfeited: seat 1"))
+        GameFinished(result=Result("finished", [1, 2], "r; forfeited: seat 1"))
     ]
 
 
@@ -248,29 +265,29 @@ def test_no_forfeit_leaves_a_result_as_it_is() -> None:
 
 
 def test_shitheads_default_is_ready_while_swapping() -> None:
-    state = sh.SPEC.fold([sh.deal(CLASSIC, 2, 1)])
-    assert sh.default_action(state, 0) == sh.Ready()
+    state = sh.SPEC.fold([sh_deal(CLASSIC, 2, 1)])
+    assert sh_default_action(state, 0) == Ready()
 
 
-def _play(state: sh.ShitheadState, **changes: Any) -> sh.ShitheadState:
+def _play(state: ShitheadState, **changes: Any) -> ShitheadState:
     """Returns a play-phase Shithead state with `changes`."""
     return msgspec.structs.replace(state, phase="play", ready=(True, True), **changes)
 
 
 def test_shitheads_default_is_a_forced_pickup_when_nothing_can_be_played() -> None:
     state = _play(
-        sh.SPEC.fold([sh.deal(CLASSIC, 2, 1)]),
+        sh.SPEC.fold([sh_deal(CLASSIC, 2, 1)]),
         hands=(("4C", "5D"), ("6C",)),
         pile=("KS",),
         deck=(),
         turn=0,
     )
-    assert sh.default_action(state, 0) == sh.PickUp()
+    assert sh_default_action(state, 0) == PickUp()
 
 
 def test_shitheads_default_turns_a_face_down_card_when_it_plays_blind() -> None:
     state = _play(
-        sh.SPEC.fold([sh.deal(CLASSIC, 2, 1)]),
+        sh.SPEC.fold([sh_deal(CLASSIC, 2, 1)]),
         hands=((), ("6C",)),
         face_up=((), ("7C",)),
         face_down=(("4C", "5D"), ("8C",)),
@@ -278,28 +295,26 @@ def test_shitheads_default_turns_a_face_down_card_when_it_plays_blind() -> None:
         deck=(),
         turn=0,
     )
-    assert sh.default_action(state, 0) == sh.PlayFaceDown(index=0)
+    assert sh_default_action(state, 0) == PlayFaceDown(index=0)
 
 
 def test_shitheads_default_turns_the_deck_when_a_gamble_is_all_it_may_do() -> None:
     rules = msgspec.structs.replace(CLASSIC, gamble_from_deck=True)
     state = _play(
-        sh.SPEC.fold([sh.deal(rules, 2, 1)]),
+        sh.SPEC.fold([sh_deal(rules, 2, 1)]),
         hands=(("4C",), ("6C",)),
         pile=("KS",),
         deck=("9H",),
         turn=0,
     )
-    assert sh.default_action(state, 0) == sh.PlayFromDeck()
+    assert sh_default_action(state, 0) == PlayFromDeck()
 
 
 def test_autobus_default_is_the_first_legal_way_to_end_the_turn() -> None:
-    state = ab.SPEC.fold([ab.deal(ab.AutobusRuleset(), 2, 3)])
-    action = ab.default_action(state, 0)
-    assert isinstance(action, ab.Discard | ab.UnderTheBus | ab.EndTurn)
-    assert action == next(
-        a for a in ab.legal_actions(state, 0) if not isinstance(a, ab.PlayToSequence)
-    )
+    state = ab.SPEC.fold([ab_deal(AutobusRuleset(), 2, 3)])
+    action = ab_default_action(state, 0)
+    assert isinstance(action, Discard | UnderTheBus | EndTurn)
+    assert action == next(a for a in legal_actions(state, 0) if not isinstance(a, PlayToSequence))
 
 
 def test_beggars_default_is_its_only_action_and_nobody_else_has_one() -> None:

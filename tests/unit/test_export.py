@@ -15,8 +15,9 @@ from services.settings import Settings
 from shared.app.forks import fork_game
 from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
 from shared.catalog import get_game
-from shared.games import shithead as sh
-from shared.games.shithead_rules import rank_of
+from shared.games.cards import rank_of
+from shared.games.shithead.messages import PlayCards
+from shared.games.shithead.state import zone_of
 from shared.messages.common import (
     ClockEvent,
     DefaultActionPlayed,
@@ -43,7 +44,7 @@ def golden(name: str) -> list[Event]:
     """Returns the decoded events of a golden playthrough."""
     spec = get_game(PLAYTHROUGHS[name][0])
     lines = (GOLDEN / f"{name}.jsonl").read_text().splitlines()
-    return [msgspec.convert(msgspec.json.decode(line)["data"], spec.event_type) for line in lines]
+    return [msgspec.convert(msgspec.json.decode(line)["data"], spec.log_type) for line in lines]
 
 
 def shithead() -> list[Event]:
@@ -419,11 +420,11 @@ def test_a_client_playing_another_suit_than_the_listed_play_replays_clean() -> N
         spec, state = loaded.spec, loaded.state
         legal = spec.legal_actions(state, 0)
         action = spec.bots["heuristic"].choose(spec.view(state, 0), legal, str(loaded.version))
-        if isinstance(action, sh.PlayCards) and sh.zone_of(state, 0) == "hand":
+        if isinstance(action, PlayCards) and zone_of(state, 0) == "hand":
             rank = rank_of(action.cards[0])
             same = [c for c in state.hands[0] if rank_of(c) == rank and c not in action.cards]
             if len(action.cards) == 1 and same:
-                action, other_suits = sh.PlayCards(cards=[same[0]]), other_suits + 1
+                action, other_suits = PlayCards(cards=[same[0]]), other_suits + 1
         body = msgspec.to_builtins(action)
         act(store, game_id, seat=0, action=body, expected_version=loaded.version)
         play_bot_turns(store, game_id)

@@ -94,7 +94,7 @@ def _decide(state: BumpState, seat: int, action: Action) -> list[Event]:
         raise IllegalAction("not_your_turn", f"seat {seat} is not to move")
     if state.bumps + 1 < state.limit:
         return [Bumped(seat)]
-    return [Bumped(seat), GameFinished(Result("finished", [1] * state.players))]
+    return [Bumped(seat), GameFinished(result=Result("finished", [1] * state.players))]
 
 
 def _validate(rules: BumpRules, players: int) -> None:
@@ -103,7 +103,7 @@ def _validate(rules: BumpRules, players: int) -> None:
         raise InvalidRuleset("players", f"test-bump takes 1 or 2 players, not {players}")
 
 
-BUMP: GameSpec[BumpState, BumpRules] = GameSpec(
+BUMP: GameSpec[BumpState, BumpRules, BumpState, Bump] = GameSpec(
     name="test-bump",
     title="Test bump",
     min_players=1,

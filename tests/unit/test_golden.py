@@ -67,5 +67,5 @@ def test_a_golden_file_folds_to_a_finished_game(name: str) -> None:
     game = PLAYTHROUGHS[name][0]
     spec = get_game(game)
     lines = (GOLDEN / f"{name}.jsonl").read_text().splitlines()
-    events = [msgspec.convert(msgspec.json.decode(line)["data"], spec.event_type) for line in lines]
+    events = [msgspec.convert(msgspec.json.decode(line)["data"], spec.log_type) for line in lines]
     assert spec.is_over(spec.fold(events))

@@ -17,7 +17,7 @@ from shared.app.games import (
 )
 from shared.catalog import get_game
 from shared.errors import IllegalAction, InvalidRequest, UnknownGame
-from shared.games import shithead
+from shared.games.shithead.messages import GameStarted
 from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
@@ -166,7 +166,7 @@ def test_a_running_game_withholds_the_bot_seed_and_hidden_cards_until_it_is_over
     assert isinstance(seen, GameCreated)
     assert seen.bot_seed == ""
     hidden = as_seen_by(loaded, started, 0)
-    assert isinstance(hidden, shithead.GameStarted)
+    assert isinstance(hidden, GameStarted)
     assert set(hidden.deck) == {"??"}
     over = InMemoryEventStore()
     finished_id = create_game(over, "beggar", players=2, seed=1).game_id

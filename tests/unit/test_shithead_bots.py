@@ -18,9 +18,17 @@ from shared.bots.shithead import (
     heuristic_action,
 )
 from shared.catalog import get_game
-from shared.games import shithead as sh
+from shared.games.base import Bot
 from shared.games.cards import standard_deck
-from shared.games.shithead_rules import PRESETS, ShitheadRuleset
+from shared.games.shithead.decide import deal, decide
+from shared.games.shithead.evolve import evolve
+from shared.games.shithead.legal import legal_actions
+from shared.games.shithead.messages import PickUp, PlayCards, PlayFaceDown, PlayFromDeck
+from shared.games.shithead.rules import PRESETS, ShitheadRuleset
+from shared.games.shithead.state import ShitheadState, is_over, to_move
+from shared.games.shithead.state import result as sh_result
+from shared.games.shithead.view import ShitheadView
+from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Action
 
 pytestmark = pytest.mark.unit
@@ -39,10 +47,10 @@ def table(
     pile: Sequence[str] = (),
     ruleset: ShitheadRuleset = CLASSIC,
     **rules: Any,
-) -> sh.ShitheadState:
+) -> ShitheadState:
     """Returns a play-phase state with seat 0 to move; the cards not given are burnt."""
     players = len(hands)
-    state = sh.ShitheadState(
+    state = ShitheadState(
         ruleset=msgspec.structs.replace(ruleset, **rules),
         hands=tuple(tuple(h) for h in hands),
         face_up=tuple(tuple(u) for u in (face_up or [[]] * players)),
@@ -58,32 +66,32 @@ def table(
     return msgspec.structs.replace(state, burnt=tuple(Counter(standard_deck()) - placed))
 
 
-def heuristic_choice(state: sh.ShitheadState, seat: int = 0) -> Action:
+def heuristic_choice(state: ShitheadState, seat: int = 0) -> Action:
     """Returns what the heuristic bot does for `seat` in `state`."""
-    return HEURISTIC.choose(sh.view(state, seat), sh.legal_actions(state, seat), "seed")
+    return HEURISTIC.choose(sh_view(state, seat), legal_actions(state, seat), "seed")
 
 
-def advance(state: sh.ShitheadState, seat: int, action: Action) -> sh.ShitheadState:
+def advance(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
     """Returns the state after `seat` takes `action`."""
-    for event in sh.decide(state, seat, action):
-        state = sh.evolve(state, event)
+    for event in decide(state, seat, action):
+        state = evolve(state, event)
     return state
 
 
-def random_states(preset: str, players: int, games: int = 2) -> Iterator[sh.ShitheadState]:
+def random_states(preset: str, players: int, games: int = 2) -> Iterator[ShitheadState]:
     """Yields every eleventh state of seeded random games (two decks where one is too few)."""
     chooser = RandomBot()
     rules = PRESETS[preset]
     if (rules.face_down + rules.face_up + rules.hand) * players > rules.total_cards():
         rules = msgspec.structs.replace(rules, decks=2, jokers=2)
     for game in range(games):
-        state = sh.evolve(None, sh.deal(rules, players, f"{preset}:{players}:{game}"))
+        state = evolve(None, deal(rules, players, f"{preset}:{players}:{game}"))
         step = 0
-        while not sh.is_over(state):
-            seat = sh.to_move(state)[0]
+        while not is_over(state):
+            seat = to_move(state)[0]
             if step % 11 == 0:
                 yield state
-            action = chooser.choose(None, sh.legal_actions(state, seat), f"{game}:{step}")
+            action = chooser.choose(None, legal_actions(state, seat), f"{game}:{step}")
             state = advance(state, seat, action)
             step += 1
 
@@ -94,9 +102,9 @@ CASES = [(preset, players) for preset in PRESETS for players in range(2, 6)]
 @pytest.mark.parametrize(("preset", "players"), CASES)
 def test_both_bots_choose_a_legal_action_in_random_states(preset: str, players: int) -> None:
     for index, state in enumerate(random_states(preset, players)):
-        seat = sh.to_move(state)[0]
-        legal = sh.legal_actions(state, seat)
-        view = sh.view(state, seat)
+        seat = to_move(state)[0]
+        legal = legal_actions(state, seat)
+        view = sh_view(state, seat)
         assert HEURISTIC.choose(view, legal, "s") in legal
         if index % 3 == 0:
             assert SMALL_MC.choose(view, legal, f"s{index}") in legal
@@ -112,8 +120,8 @@ def test_the_same_seed_gives_the_same_choice() -> None:
     states = [s for s in random_states("classic", 3) if s.phase == "play"][:6]
     bot = MonteCarloBot(determinizations=6, steps=400)
     for state in states:
-        seat = sh.to_move(state)[0]
-        view, legal = sh.view(state, seat), sh.legal_actions(state, seat)
+        seat = to_move(state)[0]
+        view, legal = sh_view(state, seat), legal_actions(state, seat)
         assert bot.choose(view, legal, "x") == bot.choose(view, legal, "x")
         assert HEURISTIC.choose(view, legal, "a") == HEURISTIC.choose(view, legal, "b")
 
@@ -132,43 +140,43 @@ def test_the_heuristic_swaps_specials_and_high_cards_face_up() -> None:
 
 def test_the_heuristic_plays_all_copies_of_the_lowest_playable_rank() -> None:
     state = table([["4H", "7S", "9C", "7D", "KC", "2S"], ["3C"]], pile=["5D"])
-    assert heuristic_choice(state) == sh.PlayCards(cards=["7D", "7S"])
+    assert heuristic_choice(state) == PlayCards(cards=["7D", "7S"])
 
 
 def test_the_heuristic_keeps_resets_and_burns_while_a_plain_card_goes() -> None:
     pile = ["4C", "5C", "6C", "7C", "8C", "JD"]
     state = table([["2S", "TD", "QH"], ["3C"]], pile=pile)
-    assert heuristic_choice(state) == sh.PlayCards(cards=["QH"])
+    assert heuristic_choice(state) == PlayCards(cards=["QH"])
 
 
 def test_the_heuristic_resets_a_small_pile_and_burns_a_big_one() -> None:
     hands = [["2S", "TD", "5H"], ["3C"]]
-    assert heuristic_choice(table(hands, pile=["AD"])) == sh.PlayCards(cards=["2S"])
+    assert heuristic_choice(table(hands, pile=["AD"])) == PlayCards(cards=["2S"])
     big = ["4C", "5C", "6C", "7C", "8C", "AD"]
-    assert heuristic_choice(table(hands, pile=big)) == sh.PlayCards(cards=["TD"])
+    assert heuristic_choice(table(hands, pile=big)) == PlayCards(cards=["TD"])
 
 
 def test_the_heuristic_prefers_completing_four_of_a_kind() -> None:
     state = table([["5H", "2S"], ["3C"]], pile=["2C", "2D", "2H"])
-    assert heuristic_choice(state) == sh.PlayCards(cards=["2S"])
+    assert heuristic_choice(state) == PlayCards(cards=["2S"])
 
 
 def test_the_heuristic_turns_the_first_face_down_card() -> None:
     state = table([[], ["3C"]], face_down=[["9S", "4D"], ["5C"]], pile=["KD"])
-    assert heuristic_choice(state) == sh.PlayFaceDown(index=0)
+    assert heuristic_choice(state) == PlayFaceDown(index=0)
 
 
 def test_the_heuristic_gambles_instead_of_picking_up_where_the_rules_allow() -> None:
     holland = PRESETS["holland-kocsma"]
     state = table([["3S"], ["3C"]], deck=["9H"], pile=["KD"], ruleset=holland)
-    assert heuristic_choice(state) == sh.PlayFromDeck()
-    assert heuristic_choice(msgspec.structs.replace(state, deck=())) == sh.PickUp()
+    assert heuristic_choice(state) == PlayFromDeck()
+    assert heuristic_choice(msgspec.structs.replace(state, deck=())) == PickUp()
 
 
 def test_the_heuristic_never_picks_up_by_choice() -> None:
     state = table([["3S", "QS"], ["3C"]], pile=["JD"], voluntary_pickup=True)
-    assert heuristic_action(state.ruleset, state.pile, sh.legal_actions(state, 0)) == (
-        sh.PlayCards(cards=["QS"])
+    assert heuristic_action(state.ruleset, state.pile, legal_actions(state, 0)) == (
+        PlayCards(cards=["QS"])
     )
 
 
@@ -176,10 +184,10 @@ def test_the_heuristic_never_picks_up_by_choice() -> None:
 def test_a_determinization_agrees_with_everything_the_view_shows(preset: str, players: int) -> None:
     rng = random.Random(7)
     for state in random_states(preset, players, games=1):
-        seat = sh.to_move(state)[0]
-        view = sh.view(state, seat)
+        seat = to_move(state)[0]
+        view = sh_view(state, seat)
         world = determinize(view, rng)
-        assert sh.view(world, seat) == view
+        assert sh_view(world, seat) == view
         for other, cards in enumerate(view.known):
             assert Counter(cards) <= Counter(world.hands[other])
         everything = [*world.deck, *world.pile, *world.burnt]
@@ -195,37 +203,37 @@ def test_the_monte_carlo_bot_finds_the_winning_block() -> None:
     # The lowest card lets the opponent's last card (a king) go out; the ace blocks it,
     # the opponent picks up, and the three then goes out.
     state = table([["3C", "AS"], []], face_up=[[], ["KD"]], pile=["3D"])
-    assert heuristic_choice(state) == sh.PlayCards(cards=["3C"])
+    assert heuristic_choice(state) == PlayCards(cards=["3C"])
     bot = MonteCarloBot(determinizations=4, steps=500)
-    assert bot.choose(sh.view(state, 0), sh.legal_actions(state, 0), "s") == (
-        sh.PlayCards(cards=["AS"])
-    )
+    assert bot.choose(sh_view(state, 0), legal_actions(state, 0), "s") == (PlayCards(cards=["AS"]))
 
 
 def test_the_monte_carlo_bot_goes_out_rather_than_picking_up() -> None:
     state = table(
         [["9S"], ["4C", "6D"]], face_down=[[], ["8H", "QS"]], pile=["5D"], voluntary_pickup=True
     )
-    legal = sh.legal_actions(state, 0)
-    assert sh.PickUp() in legal
-    assert SMALL_MC.choose(sh.view(state, 0), legal, "s") == sh.PlayCards(cards=["9S"])
+    legal = legal_actions(state, 0)
+    assert PickUp() in legal
+    assert SMALL_MC.choose(sh_view(state, 0), legal, "s") == PlayCards(cards=["9S"])
 
 
 def test_the_heuristic_beats_random_in_most_of_a_short_match() -> None:
     spec = get_game("shithead")
     wins = 0
     for game in range(20):
-        bots = [HEURISTIC, RandomBot()] if game % 2 == 0 else [RandomBot(), HEURISTIC]
-        state = sh.evolve(None, sh.deal(CLASSIC, 2, game))
+        bots: list[Bot[ShitheadView]] = (
+            [HEURISTIC, RandomBot()] if game % 2 == 0 else [RandomBot(), HEURISTIC]
+        )
+        state = evolve(None, deal(CLASSIC, 2, game))
         step = 0
-        while not sh.is_over(state):
-            seat = sh.to_move(state)[0]
-            legal = sh.legal_actions(state, seat)
+        while not is_over(state):
+            seat = to_move(state)[0]
+            legal = legal_actions(state, seat)
             state = advance(
                 state, seat, bots[seat].choose(spec.view(state, seat), legal, str(step))
             )
             step += 1
-        result = sh.result(state)
+        result = sh_result(state)
         assert result is not None
         wins += result.places[game % 2] == 1
     assert wins >= 15
@@ -234,19 +242,19 @@ def test_the_heuristic_beats_random_in_most_of_a_short_match() -> None:
 def test_every_seat_knows_the_cards_an_opponent_picked_up_until_they_are_played() -> None:
     state = table([["4C", "9S"], ["5D", "6H"]], pile=["KD", "QS"], deck=["2C", "3C", "7C"])
     state = msgspec.structs.replace(state, known=((), ()))
-    state = advance(state, 0, sh.PickUp())
-    assert sh.view(state, 1).known == [["KD", "QS"], []]
-    assert sh.view(state, 1).hand_sizes[0] == 4
-    state = advance(state, 1, sh.PlayCards(cards=["5D"]))
-    assert sh.view(state, 0).known == [["KD", "QS"], []], "drawn cards stay unknown"
-    state = advance(state, 0, sh.PlayCards(cards=["KD"]))
-    assert sh.view(state, 1).known == [["QS"], []]
+    state = advance(state, 0, PickUp())
+    assert sh_view(state, 1).known == [["KD", "QS"], []]
+    assert sh_view(state, 1).hand_sizes[0] == 4
+    state = advance(state, 1, PlayCards(cards=["5D"]))
+    assert sh_view(state, 0).known == [["KD", "QS"], []], "drawn cards stay unknown"
+    state = advance(state, 0, PlayCards(cards=["KD"]))
+    assert sh_view(state, 1).known == [["QS"], []]
 
 
 def test_a_determinized_world_deals_an_opponent_the_cards_it_is_known_to_hold() -> None:
     state = table([["4C"], ["9S", "KD", "QS"]], pile=["3D"], deck=["2C", "7C"])
     state = msgspec.structs.replace(state, known=((), ("KD", "QS")))
-    view = sh.view(state, 0)
+    view = sh_view(state, 0)
     for seed in range(20):
         world = determinize(view, random.Random(seed))
         assert Counter(world.hands[1]) >= Counter(["KD", "QS"])

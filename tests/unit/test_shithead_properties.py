@@ -10,7 +10,13 @@ import pytest
 
 from shared.games import shithead as sh
 from shared.games.cards import standard_deck
-from shared.games.shithead_rules import PRESETS, ShitheadRuleset
+from shared.games.shithead.decide import deal, decide
+from shared.games.shithead.evolve import evolve
+from shared.games.shithead.legal import legal_actions
+from shared.games.shithead.messages import CardsSwapped, PilePickedUp, Ready
+from shared.games.shithead.rules import PRESETS, ShitheadRuleset
+from shared.games.shithead.state import ShitheadState, is_over, to_move
+from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Event
 from tests.unit.leaks import cards_in
 
@@ -26,14 +32,14 @@ def ruleset_for(preset: str, players: int) -> ShitheadRuleset:
     return msgspec.structs.replace(rules, decks=-(-per_seat * players // 52))
 
 
-def cards_on_table(state: sh.ShitheadState) -> list[str]:
+def cards_on_table(state: ShitheadState) -> list[str]:
     """Returns every card of the state, wherever it lies, sorted."""
     zones = (*state.hands, *state.face_up, *state.face_down, state.deck, state.pile, state.burnt)
     return sorted(card for zone in zones for card in zone)
 
 
 def known_to(
-    state: sh.ShitheadState, seat: int, taken: list[Counter[str]] | None = None
+    state: ShitheadState, seat: int, taken: list[Counter[str]] | None = None
 ) -> Counter[str]:
     """Returns the cards `seat` may know: its hand, every face-up card, the pile, the burnt,
     and the cards of other hands that public events showed going in (`taken`, per seat)."""
@@ -46,37 +52,37 @@ def known_to(
 
 def publicly_taken(taken: list[Counter[str]], event: Event) -> None:
     """Adds the cards `event` shows everyone going into a hand to that seat's tally."""
-    if isinstance(event, sh.PilePickedUp):
+    if isinstance(event, PilePickedUp):
         taken[event.seat] += Counter(event.cards)
-    elif isinstance(event, sh.CardsSwapped):
+    elif isinstance(event, CardsSwapped):
         taken[event.seat][event.face_up_card] += 1
 
 
-def play_random_game(preset: str, players: int, seed: int) -> tuple[sh.ShitheadState, list[Event]]:
+def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadState, list[Event]]:
     """Plays a seeded random game, checking the invariants after every event and decision."""
     rules = ruleset_for(preset, players)
-    started = sh.deal(rules, players, seed)
-    state = sh.evolve(None, started)
+    started = deal(rules, players, seed)
+    state = evolve(None, started)
     log: list[Event] = [started]
     full = sorted(standard_deck(rules.decks, rules.jokers * rules.decks))
     total = len(full)
     assert cards_on_table(state) == full
     rng = random.Random(seed)
     taken: list[Counter[str]] = [Counter() for _ in range(players)]
-    while not sh.is_over(state):
-        waiting = sh.to_move(state)
+    while not is_over(state):
+        waiting = to_move(state)
         assert waiting, "a running game always waits for someone"
         seat = rng.choice(waiting)
-        legal = sh.legal_actions(state, seat)
+        legal = legal_actions(state, seat)
         assert legal, f"seat {seat} to move has a legal action"
-        ready = [a for a in legal if isinstance(a, sh.Ready)]
+        ready = [a for a in legal if isinstance(a, Ready)]
         action = ready[0] if ready and rng.random() < 0.5 else rng.choice(legal)
         if state.moves % 7 == 0:
             observer = rng.randrange(players)
-            view = msgspec.to_builtins(sh.view(state, observer))
+            view = msgspec.to_builtins(sh_view(state, observer))
             assert cards_in(view) <= known_to(state, observer, taken)
-        for event in sh.decide(state, seat, action):
-            state = sh.evolve(state, event)
+        for event in decide(state, seat, action):
+            state = evolve(state, event)
             log.append(event)
             publicly_taken(taken, event)
             for s, cards in enumerate(state.known):

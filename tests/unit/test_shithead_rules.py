@@ -9,9 +9,31 @@ import msgspec
 import pytest
 
 from shared.errors import IllegalAction, InvalidRuleset
-from shared.games import shithead as sh
 from shared.games.cards import HIDDEN
-from shared.games.shithead_rules import PRESETS, ShitheadRuleset, validate
+from shared.games.shithead.decide import deal, decide
+from shared.games.shithead.evolve import evolve
+from shared.games.shithead.legal import legal_actions
+from shared.games.shithead.messages import (
+    CardsDrawn,
+    CardsPlayed,
+    DeckCardTurned,
+    FaceDownRevealed,
+    GameStarted,
+    PickUp,
+    PileBurned,
+    PilePickedUp,
+    PlayCards,
+    PlayerOut,
+    PlayFaceDown,
+    PlayFromDeck,
+    PlayStarted,
+    Ready,
+    Swap,
+)
+from shared.games.shithead.rules import PRESETS, ShitheadRuleset, validate
+from shared.games.shithead.state import ShitheadState, to_move, zone_of
+from shared.games.shithead.view import redact
+from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Event, GameFinished
 
 pytestmark = pytest.mark.unit
@@ -30,10 +52,10 @@ def table(
     turn: int = 0,
     ruleset: ShitheadRuleset = CLASSIC,
     **rules: Any,
-) -> sh.ShitheadState:
+) -> ShitheadState:
     """Returns a play-phase state with the given cards (empty zones where not given)."""
     players = len(hands)
-    return sh.ShitheadState(
+    return ShitheadState(
         ruleset=msgspec.structs.replace(ruleset, **rules),
         hands=tuple(tuple(h) for h in hands),
         face_up=tuple(tuple(u) for u in (face_up or [[]] * players)),
@@ -46,24 +68,24 @@ def table(
     )
 
 
-def apply(state: sh.ShitheadState, seat: int, action: Any) -> tuple[sh.ShitheadState, list[Event]]:
+def apply(state: ShitheadState, seat: int, action: Any) -> tuple[ShitheadState, list[Event]]:
     """Returns the state after `seat` takes `action`, and the events it caused."""
-    events = sh.decide(state, seat, action)
+    events = decide(state, seat, action)
     for event in events:
-        state = sh.evolve(state, event)
+        state = evolve(state, event)
     return state, events
 
 
-def refused(state: sh.ShitheadState, seat: int, action: Any) -> str:
+def refused(state: ShitheadState, seat: int, action: Any) -> str:
     """Returns the rule that refuses `action`, failing if it is accepted."""
     with pytest.raises(IllegalAction) as caught:
-        sh.decide(state, seat, action)
+        decide(state, seat, action)
     return caught.value.rule
 
 
-def play(*cards: str) -> sh.PlayCards:
+def play(*cards: str) -> PlayCards:
     """Returns a PlayCards of `cards`."""
-    return sh.PlayCards(cards=list(cards))
+    return PlayCards(cards=list(cards))
 
 
 def kinds(events: Sequence[Event]) -> list[str]:
@@ -77,7 +99,7 @@ def kinds(events: Sequence[Event]) -> list[str]:
 def test_a_card_must_be_equal_to_or_higher_than_the_top_of_the_pile() -> None:
     state = table([["6C", "7D", "9S"], ["3C"]], pile=["7H"])
     assert refused(state, 0, play("6C")) == "must_be_equal_or_higher"
-    assert sh.legal_actions(state, 0) == [play("7D"), play("9S")]
+    assert legal_actions(state, 0) == [play("7D"), play("9S")]
     after, events = apply(state, 0, play("7D"))
     assert kinds(events) == ["CardsPlayed", "TurnPassed"]
     assert after.pile == ("7H", "7D")
@@ -106,10 +128,10 @@ def test_the_multiples_rule_limits_how_many_cards_of_a_rank_go_together(
     state = table([["9C", "9D", "9H", "4S"], ["3S"]], multiples=multiples)
     action = play(*["9C", "9D", "9H"][:count])
     if allowed:
-        assert action in sh.legal_actions(state, 0)
+        assert action in legal_actions(state, 0)
         apply(state, 0, action)
     else:
-        assert action not in sh.legal_actions(state, 0)
+        assert action not in legal_actions(state, 0)
         assert refused(state, 0, action) == "multiples"
 
 
@@ -122,7 +144,7 @@ def test_a_card_not_held_is_refused() -> None:
 def test_only_the_seat_whose_turn_it_is_may_play() -> None:
     state = table([["9C"], ["9D"]])
     assert refused(state, 1, play("9D")) == "not_your_turn"
-    assert sh.legal_actions(state, 1) == []
+    assert legal_actions(state, 1) == []
 
 
 # Specials --------------------------------------------------------------------------------
@@ -139,7 +161,7 @@ def test_ten_burns_the_pile_and_the_same_player_plays_again() -> None:
     state = table([["TC", "4H", "5H"], ["3D"]], pile=["KH", "QS"])
     after, events = apply(state, 0, play("TC"))
     assert kinds(events) == ["CardsPlayed", "PileBurned"]
-    assert events[1] == sh.PileBurned(0, "burn_rank", 3)
+    assert events[1] == PileBurned(seat=0, reason="burn_rank", count=3)
     assert after.pile == ()
     assert after.burnt == ("KH", "QS", "TC")
     assert after.turn == 0
@@ -150,13 +172,13 @@ def test_ten_burns_the_pile_and_the_same_player_plays_again() -> None:
 def test_ten_not_on_faces_refuses_a_ten_on_a_face_card() -> None:
     state = table([["TC", "KD"], ["3D"]], pile=["QH"], ten_not_on_faces=True)
     assert refused(state, 0, play("TC")) == "burn_not_on_faces"
-    assert play("TC") in sh.legal_actions(table([["TC"], ["3D"]], pile=["9H"]), 0)
+    assert play("TC") in legal_actions(table([["TC"], ["3D"]], pile=["9H"]), 0)
 
 
 def test_four_of_a_kind_in_one_play_burns_and_the_player_plays_again() -> None:
     state = table([["7C", "7D", "7H", "7S", "3C"], ["3D"]], pile=["5H"])
     after, events = apply(state, 0, play("7C", "7D", "7H", "7S"))
-    assert events[-1] == sh.PileBurned(0, "run", 5)
+    assert events[-1] == PileBurned(seat=0, reason="run", count=5)
     assert after.turn == 0
     assert after.pile == ()
 
@@ -216,16 +238,16 @@ def test_a_joker_is_wild_and_can_reverse_the_direction() -> None:
 def test_a_player_draws_back_up_to_the_hand_size_after_playing_from_the_hand() -> None:
     state = table([["9C", "9D", "4H"], ["3D"]], deck=["KC", "2D", "5S"])
     after, events = apply(state, 0, play("9C", "9D"))
-    assert events[1] == sh.CardsDrawn(0, ["KC", "2D"])
+    assert events[1] == CardsDrawn(seat=0, cards=["KC", "2D"])
     assert after.hands[0] == ("4H", "KC", "2D")
     assert after.deck == ("5S",)
 
 
 def test_a_player_who_cannot_play_must_pick_up_the_pile() -> None:
     state = table([["3C", "4C"], ["5D"]], pile=["9H", "KH"])
-    assert sh.legal_actions(state, 0) == [sh.PickUp()]
-    after, events = apply(state, 0, sh.PickUp())
-    assert events[0] == sh.PilePickedUp(0, ["9H", "KH"], "no_play")
+    assert legal_actions(state, 0) == [PickUp()]
+    after, events = apply(state, 0, PickUp())
+    assert events[0] == PilePickedUp(seat=0, cards=["9H", "KH"], reason="no_play")
     assert sorted(after.hands[0]) == ["3C", "4C", "9H", "KH"]
     assert after.pile == ()
     assert after.turn == 1
@@ -233,37 +255,37 @@ def test_a_player_who_cannot_play_must_pick_up_the_pile() -> None:
 
 def test_picking_up_by_choice_needs_voluntary_pickup() -> None:
     state = table([["KC"], ["5D"]], pile=["9H"])
-    assert refused(state, 0, sh.PickUp()) == "must_play"
-    assert refused(table([["KC"], ["5D"]]), 0, sh.PickUp()) == "empty_pile"
+    assert refused(state, 0, PickUp()) == "must_play"
+    assert refused(table([["KC"], ["5D"]]), 0, PickUp()) == "empty_pile"
     voluntary = table([["KC"], ["5D"]], pile=["9H"], voluntary_pickup=True)
-    _, events = apply(voluntary, 0, sh.PickUp())
-    assert events[0] == sh.PilePickedUp(0, ["9H"], "chosen")
+    _, events = apply(voluntary, 0, PickUp())
+    assert events[0] == PilePickedUp(seat=0, cards=["9H"], reason="chosen")
 
 
 def test_the_gamble_plays_a_playable_deck_card_and_play_goes_on() -> None:
     state = table([["3C"], ["5D"]], pile=["KH"], deck=["AS", "4D"], gamble_from_deck=True)
-    assert sh.PlayFromDeck() in sh.legal_actions(state, 0)
-    after, events = apply(state, 0, sh.PlayFromDeck())
-    assert events[0] == sh.DeckCardTurned(0, "AS", playable=True, blind=False)
+    assert PlayFromDeck() in legal_actions(state, 0)
+    after, events = apply(state, 0, PlayFromDeck())
+    assert events[0] == DeckCardTurned(seat=0, card="AS", playable=True, blind=False)
     assert after.pile == ("KH", "AS")
     assert after.turn == 1
 
 
 def test_the_gamble_with_an_unplayable_card_picks_up_the_pile_and_that_card() -> None:
     state = table([["3C"], ["5D"]], pile=["KH"], deck=["4D", "AS"], gamble_from_deck=True)
-    after, events = apply(state, 0, sh.PlayFromDeck())
+    after, events = apply(state, 0, PlayFromDeck())
     assert kinds(events) == ["DeckCardTurned", "PilePickedUp", "TurnPassed"]
-    assert events[1] == sh.PilePickedUp(0, ["KH", "4D"], "failed_gamble")
+    assert events[1] == PilePickedUp(seat=0, cards=["KH", "4D"], reason="failed_gamble")
     assert sorted(after.hands[0]) == ["3C", "4D", "KH"]
     assert after.deck == ("AS",)
 
 
 def test_the_gamble_is_only_for_a_player_who_cannot_play_unless_blind_play_is_on() -> None:
     able = table([["KC"], ["5D"]], pile=["9H"], deck=["4D"], gamble_from_deck=True)
-    assert refused(able, 0, sh.PlayFromDeck()) == "deck_play_not_allowed"
+    assert refused(able, 0, PlayFromDeck()) == "deck_play_not_allowed"
     blind = msgspec.structs.replace(able, ruleset=HOLLAND)
-    _, events = apply(blind, 0, sh.PlayFromDeck())
-    assert events[0] == sh.DeckCardTurned(0, "4D", playable=False, blind=True)
+    _, events = apply(blind, 0, PlayFromDeck())
+    assert events[0] == DeckCardTurned(seat=0, card="4D", playable=False, blind=True)
 
 
 # Face-up and face-down -------------------------------------------------------------------
@@ -281,18 +303,18 @@ def test_face_up_cards_are_refused_while_the_deck_has_cards() -> None:
 
 def test_face_up_cards_are_played_once_the_hand_and_deck_are_empty() -> None:
     state = table([[], ["5D"]], face_up=[["9H", "9C"], ["4C"]], face_down=[["3S"], ["3D"]])
-    assert sh.legal_actions(state, 0) == [play("9C"), play("9C", "9H")]
+    assert legal_actions(state, 0) == [play("9C"), play("9C", "9H")]
     after, events = apply(state, 0, play("9H"))
-    assert events[0] == sh.CardsPlayed(0, ["9H"], "face_up")
+    assert events[0] == CardsPlayed(seat=0, cards=["9H"], source="face_up")
     assert after.face_up[0] == ("9C",)
 
 
 def test_face_down_cards_are_turned_one_at_a_time_and_played_when_they_may_be() -> None:
     state = table([[], ["5D"]], face_down=[["KS", "3C"], ["4D"]], pile=["9H"])
-    assert sh.legal_actions(state, 0) == [sh.PlayFaceDown(index=0), sh.PlayFaceDown(index=1)]
+    assert legal_actions(state, 0) == [PlayFaceDown(index=0), PlayFaceDown(index=1)]
     assert refused(state, 0, play("KS")) == "face_down_blind"
-    after, events = apply(state, 0, sh.PlayFaceDown(index=0))
-    assert events[0] == sh.FaceDownRevealed(0, 0, "KS", playable=True)
+    after, events = apply(state, 0, PlayFaceDown(index=0))
+    assert events[0] == FaceDownRevealed(seat=0, index=0, card="KS", playable=True)
     assert after.pile == ("9H", "KS")
     assert after.face_down[0] == ("3C",)
 
@@ -301,14 +323,14 @@ def test_a_failed_face_down_card_is_picked_up_with_the_pile_and_the_hand_comes_f
     None
 ):
     state = table([[], ["5D"]], face_down=[["3C", "KD"], ["4D"]], pile=["9H"])
-    after, events = apply(state, 0, sh.PlayFaceDown(index=0))
+    after, events = apply(state, 0, PlayFaceDown(index=0))
     assert kinds(events) == ["FaceDownRevealed", "PilePickedUp", "TurnPassed"]
-    assert events[1] == sh.PilePickedUp(0, ["9H", "3C"], "failed_reveal")
+    assert events[1] == PilePickedUp(seat=0, cards=["9H", "3C"], reason="failed_reveal")
     assert after.hands[0] == ("9H", "3C")
     assert after.face_down[0] == ("KD",)
     back = msgspec.structs.replace(after, turn=0)
-    assert sh.zone_of(back, 0) == "hand"
-    assert refused(back, 0, sh.PlayFaceDown(index=0)) == "face_down_too_early"
+    assert zone_of(back, 0) == "hand"
+    assert refused(back, 0, PlayFaceDown(index=0)) == "face_down_too_early"
 
 
 # Start -----------------------------------------------------------------------------------
@@ -316,62 +338,62 @@ def test_a_failed_face_down_card_is_picked_up_with_the_pile_and_the_hand_comes_f
 
 def swap_phase(
     hands: Sequence[Sequence[str]], face_up: Sequence[Sequence[str]], **rules: Any
-) -> sh.ShitheadState:
+) -> ShitheadState:
     """Returns a swap-phase state with the given hands and face-up cards."""
     state = table(hands, face_up=face_up, face_down=[["AC"]] * len(hands), **rules)
     return msgspec.structs.replace(state, phase="swap", ready=(False,) * len(hands))
 
 
-def all_ready(state: sh.ShitheadState) -> tuple[sh.ShitheadState, list[Event]]:
+def all_ready(state: ShitheadState) -> tuple[ShitheadState, list[Event]]:
     """Declares every seat ready; returns the state and the last seat's events."""
     events: list[Event] = []
     for seat in range(state.players):
-        state, events = apply(state, seat, sh.Ready())
+        state, events = apply(state, seat, Ready())
     return state, events
 
 
 def test_the_holder_of_the_lowest_plain_card_starts_and_must_play_it() -> None:
     state = swap_phase([["9C", "2D"], ["4H", "TS"], ["3S", "KD"]], [["5C"], ["6C"], ["7C"]])
     after, events = all_ready(state)
-    assert events[-1] == sh.PlayStarted(seat=2, rule="lowest_card", rank="3", zone="hand")
+    assert events[-1] == PlayStarted(seat=2, rule="lowest_card", rank="3", zone="hand")
     assert after.turn == 2
-    assert sh.legal_actions(after, 2) == [play("3S")]
+    assert legal_actions(after, 2) == [play("3S")]
     assert refused(after, 2, play("KD")) == "opening_card"
-    assert refused(after, 2, sh.PickUp()) == "opening_card"
+    assert refused(after, 2, PickUp()) == "opening_card"
 
 
 def test_twos_and_tens_do_not_count_as_low_and_ties_go_to_the_earliest_seat() -> None:
     state = swap_phase([["2C", "TD", "4S"], ["2S", "4H"]], [["9C"], ["9D"]])
     _, events = all_ready(state)
-    assert events[-1] == sh.PlayStarted(seat=0, rule="lowest_card", rank="4", zone="hand")
+    assert events[-1] == PlayStarted(seat=0, rule="lowest_card", rank="4", zone="hand")
 
 
 def test_the_lowest_card_face_up_is_played_from_the_face_up_cards() -> None:
     state = swap_phase([["9C"], ["8H"]], [["3D"], ["KD"]])
     after, events = all_ready(state)
-    assert events[-1] == sh.PlayStarted(seat=0, rule="lowest_card", rank="3", zone="face_up")
+    assert events[-1] == PlayStarted(seat=0, rule="lowest_card", rank="3", zone="face_up")
     after, played = apply(after, 0, play("3D"))
-    assert played[0] == sh.CardsPlayed(0, ["3D"], "face_up")
+    assert played[0] == CardsPlayed(seat=0, cards=["3D"], source="face_up")
     assert after.opening is None
 
 
 def test_the_first_seat_rule_lets_seat_zero_play_anything() -> None:
     state = swap_phase([["9C"], ["3H"]], [["5D"], ["4D"]], start="first_seat")
     after, events = all_ready(state)
-    assert events[-1] == sh.PlayStarted(seat=0, rule="first_seat")
-    assert play("9C") in sh.legal_actions(after, 0)
+    assert events[-1] == PlayStarted(seat=0, rule="first_seat")
+    assert play("9C") in legal_actions(after, 0)
 
 
 def test_swaps_exchange_hand_and_face_up_cards_until_ready() -> None:
     state = swap_phase([["9C", "3D"], ["3H"]], [["AD"], ["4D"]])
-    after, _ = apply(state, 0, sh.Swap(hand_card="3D", face_up_card="AD"))
+    after, _ = apply(state, 0, Swap(hand_card="3D", face_up_card="AD"))
     assert sorted(after.hands[0]) == ["9C", "AD"]
     assert after.face_up[0] == ("3D",)
-    assert refused(after, 0, sh.Swap(hand_card="3D", face_up_card="AD")) == "card_not_held"
+    assert refused(after, 0, Swap(hand_card="3D", face_up_card="AD")) == "card_not_held"
     assert refused(after, 0, play("9C")) == "swap_phase"
-    after, _ = apply(after, 0, sh.Ready())
-    assert refused(after, 0, sh.Swap(hand_card="9C", face_up_card="3D")) == "already_ready"
-    assert sh.to_move(after) == [1]
+    after, _ = apply(after, 0, Ready())
+    assert refused(after, 0, Swap(hand_card="9C", face_up_card="3D")) == "already_ready"
+    assert to_move(after) == [1]
 
 
 # End -------------------------------------------------------------------------------------
@@ -380,11 +402,11 @@ def test_swaps_exchange_hand_and_face_up_cards_until_ready() -> None:
 def test_three_players_finish_in_the_order_they_go_out_and_the_last_is_the_shithead() -> None:
     state = table([["9C"], ["9D", "4C"], ["KD", "KH"]], pile=["5H"])
     state, events = apply(state, 0, play("9C"))
-    assert sh.PlayerOut(0, 1) in events
+    assert PlayerOut(seat=0, place=1) in events
     assert state.turn == 1
     state, _ = apply(state, 1, play("9D"))
     state, _ = apply(state, 2, play("KD"))
-    state, _ = apply(state, 1, sh.PickUp())
+    state, _ = apply(state, 1, PickUp())
     state, _ = apply(state, 2, play("KH"))
     assert state.result is not None
     assert state.result.places == [1, 3, 2]
@@ -398,7 +420,7 @@ def test_four_players_finish_in_order_and_the_turn_skips_those_out() -> None:
     state, events = apply(state, 2, play("9H"))
     assert isinstance(events[-1], GameFinished)
     assert events[-1].result.places == [1, 2, 3, 4]
-    assert sh.to_move(state) == []
+    assert to_move(state) == []
 
 
 def test_the_first_player_out_ends_the_game_when_the_end_rule_says_so() -> None:
@@ -415,7 +437,7 @@ def test_the_move_cap_ends_the_game_ranking_by_cards_left() -> None:
     result = events[-1].result
     assert (result.status, result.reason) == ("capped", "the move cap was reached")
     assert result.places == [2, 1, 2]
-    assert sh.legal_actions(state, state.turn) == []
+    assert legal_actions(state, state.turn) == []
     assert refused(state, 1, play("KD")) == "game_over"
 
 
@@ -472,7 +494,7 @@ def test_the_view_shows_the_own_hand_and_only_counts_of_hidden_cards() -> None:
         deck=["QC", "QD"],
         pile=["3H"],
     )
-    view = sh.view(state, 0)
+    view = sh_view(state, 0)
     assert view.hand == ["9C", "4H"]
     assert view.face_up == [["5S"], ["6S"]]
     assert (view.hand_sizes, view.face_down_sizes, view.deck_size) == ([2, 1], [1, 2], 2)
@@ -482,17 +504,17 @@ def test_the_view_shows_the_own_hand_and_only_counts_of_hidden_cards() -> None:
 
 
 def test_redacted_events_hide_other_hands_face_down_cards_the_deck_and_others_draws() -> None:
-    started = sh.deal(CLASSIC, 3, seed=4)
-    mine = sh.redact(started, 1)
-    assert isinstance(mine, sh.GameStarted)
+    started = deal(CLASSIC, 3, seed=4)
+    mine = redact(started, 1)
+    assert isinstance(mine, GameStarted)
     assert mine.hands[1] == started.hands[1]
     assert mine.hands[0] == [HIDDEN] * 3
     assert all(card == HIDDEN for cards in mine.face_down for card in cards)
     assert set(mine.deck) == {HIDDEN}
     assert mine.face_up == started.face_up
-    spectator = sh.redact(started, None)
-    assert isinstance(spectator, sh.GameStarted)
+    spectator = redact(started, None)
+    assert isinstance(spectator, GameStarted)
     assert all(card == HIDDEN for cards in spectator.hands for card in cards)
-    drawn = sh.CardsDrawn(0, ["KC"])
-    assert sh.redact(drawn, 0) == drawn
-    assert sh.redact(drawn, 2) == sh.CardsDrawn(0, [HIDDEN])
+    drawn = CardsDrawn(seat=0, cards=["KC"])
+    assert redact(drawn, 0) == drawn
+    assert redact(drawn, 2) == CardsDrawn(seat=0, cards=[HIDDEN])

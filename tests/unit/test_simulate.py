@@ -14,7 +14,7 @@ from services.cli.simulate import check, seating, simulate
 from shared.bots.generic import FirstLegalBot
 from shared.catalog import hosting
 from shared.games.base import GameSpec
-from shared.messages.common import Event, GameCreated, Result
+from shared.messages.common import Action, Event, GameCreated, Result
 
 pytestmark = pytest.mark.unit
 
@@ -35,7 +35,7 @@ def _ranked(state: Result | None, event: Event) -> Result:
     return Result("finished", list(range(1, event.players + 1)))
 
 
-SEAT_ORDER: GameSpec[Result, SeatOrderRules] = GameSpec(
+SEAT_ORDER: GameSpec[Result, SeatOrderRules, Result, Action] = GameSpec(
     name="test-seat-order",
     title="Test seat order",
     min_players=2,
@@ -43,7 +43,7 @@ SEAT_ORDER: GameSpec[Result, SeatOrderRules] = GameSpec(
     has_decisions=False,
     ruleset_type=SeatOrderRules,
     presets={"classic": SeatOrderRules()},
-    action_type=None,
+    action_type=Action,
     event_type=GameCreated | SeatsRanked,
     deal=lambda rules, players, seed: SeatsRanked(players),
     evolve=_ranked,

@@ -22,8 +22,8 @@ from shared.app.forks import ForkOfRunningGame
 from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by
 from shared.app.starting import NewFork, bind_seats, start_game
 from shared.errors import InvalidRequest
-from shared.games.base import GameSpec
-from shared.messages.common import ClockEvent, Event, GameCreated
+from shared.games.base import AnyGame
+from shared.messages.common import Event, GameCreated
 from shared.ports.archive import EventArchive, decoded_log, game_log, loaded_from
 from shared.store.port import EventStore, RecordedEvent
 
@@ -62,14 +62,13 @@ ForkVersion = Annotated[
 ]
 
 
-def _states(spec: GameSpec[Any, Any], events: list[Event], version: int) -> tuple[Any, Any]:
+def _states(spec: AnyGame, events: list[Event], version: int) -> tuple[Any, Any]:
     """Returns the state after the first `version` events (None before the deal) and after
     them all, in one fold (GameCreated and clock events change no state)."""
     state: Any = None
     shown: Any = None
     for index, event in enumerate(events, start=1):
-        if not isinstance(event, GameCreated | ClockEvent):
-            state = spec.evolve(state, event)
+        state = spec.step(state, event)
         if index == version:
             shown = state
     return shown, state

@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 
 from shared.errors import InvalidRuleset
-from shared.games.cards import JOKER, RANKS
+from shared.games.cards import RANKS
 from shared.messages.common import Clock
 
 ORDER = {rank: index for index, rank in enumerate(RANKS)}
@@ -149,13 +149,3 @@ def validate(rules: ShitheadRuleset, players: int) -> None:
             f"{players} players x {rules.face_down + rules.face_up + rules.hand} cards = {dealt} "
             f"is more than the {rules.total_cards()} cards of {rules.decks} deck(s)",
         )
-
-
-def rank_of(card: str) -> str:
-    """Returns the rank of `card` (`"X"` for a joker)."""
-    return card[0]
-
-
-def is_joker(card: str) -> bool:
-    """Returns whether `card` is a joker."""
-    return card[0] == JOKER

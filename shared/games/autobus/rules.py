@@ -1,0 +1,60 @@
+"""Autobus's ruleset and card values, and which rulesets a table can play."""
+
+from __future__ import annotations
+
+import msgspec
+
+from shared.errors import InvalidRuleset
+from shared.games.cards import Card
+from shared.messages.common import Clock
+
+RANKS = "A23456789TJQK"
+VALUE = {rank: index + 1 for index, rank in enumerate(RANKS)}
+"""A = 1 ... K = 13."""
+KING = 13
+
+
+class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Hospodský autobus options."""
+
+    main_pile: int = 10
+    """Cards in each main pile (its top face up)."""
+    hand: int = 4
+    """Cards a hand is refilled to."""
+    slots: int = 4
+    """Reserve slots per player."""
+    decks: int = 2
+    """52-card decks shuffled together."""
+    jokers: int = 4
+    """Jokers in the whole pack."""
+    max_turns: int = 1000
+    """The turn cap: the game ends as a draw after this many turns."""
+    clock: Clock | msgspec.UnsetType = msgspec.UNSET
+    """The clock of games played under this ruleset; unset (and then not even encoded):
+    untimed (a game with a webhook seat still gets the default webhook clock, see
+    `shared.model.clocks.clock_for`). A game's own clock overrides it."""
+
+
+def value(card: Card) -> int:
+    """Returns the rank value of a plain card (A = 1 ... K = 13)."""
+    return VALUE[card[0]]
+
+
+def validate(ruleset: AutobusRuleset, players: int) -> None:
+    """Raises InvalidRuleset (naming the field) unless `players` can play `ruleset`."""
+    if not 2 <= players <= 4:
+        raise InvalidRuleset("players", f"Hospodský autobus takes 2 to 4 players, not {players}")
+    checks = {
+        "main_pile": 1 <= ruleset.main_pile <= 30,
+        "hand": 1 <= ruleset.hand <= 10,
+        "slots": 1 <= ruleset.slots <= 8,
+        "decks": 1 <= ruleset.decks <= 4,
+        "jokers": 0 <= ruleset.jokers <= 8,
+        "max_turns": ruleset.max_turns >= 1,
+    }
+    for field, ok in checks.items():
+        if not ok:
+            raise InvalidRuleset(field, f"{getattr(ruleset, field)} is out of range")
+    total = ruleset.decks * 52 + ruleset.jokers
+    if (ruleset.main_pile + ruleset.hand) * players > total:
+        raise InvalidRuleset("decks", f"{players} players need more than {total} cards")

@@ -1,0 +1,62 @@
+"""Shithead (Palace; Hungarian "holland kocsma"), as ../shared/rules/shithead.md describes it.
+
+The ruleset (`shared.games.shithead.rules`) states every optional rule. The game has three
+phases: swap (each seat exchanges hand and face-up cards, then is ready), play, finished.
+`decide` builds a decision's events one at a time, folding each into a working state
+so that follow-ups (drawing, burning, going out, the next turn) read the state they act on.
+
+Choices the rules page leaves open, each covered by a test:
+- Seats are 0-based; the dealer is the last seat, so ties for the lowest card go to the
+  lowest seat. The lowest card is the lowest plain rank (not reset, burn or joker) in
+  any hand or face-up cards; it is played from the hand when the hand holds that rank,
+  else from the face-up cards (the one time face-up cards go before the hand).
+- The cards a play lists must be held in the zone it plays from; suits never matter, so
+  `legal_actions` lists one play per rank and count (the first cards of that rank).
+- Jokers are wild (like a reset) and count as their own rank for multiples and runs.
+- A turned card (face-down or the deck's top) that can be played is played with its
+  specials; one that cannot goes on the pile, which the player then picks up.
+- The transparent rank is played by the normal rule; the lower rank, when it does not go
+  on anything, too. A burn-rank card on a lower card is allowed.
+- The move cap counts decisions (swaps and ready included); a capped game and a game that
+  stops at the first player out rank the others by cards left, fewest first, ties sharing.
+- "All public events" are part of what a seat may know, so the view carries, per seat,
+  the hand cards everyone saw go in (a picked-up pile, a face-up card swapped into the
+  hand) until they are played again: what a player with a perfect memory would know.
+- Not supported: out-of-turn play of a matching card (a Swedish variant): a turn-based
+  API cannot be fair to it.
+"""
+
+from __future__ import annotations
+
+from shared.games.base import GameSpec
+from shared.games.shithead.decide import deal, decide
+from shared.games.shithead.evolve import evolve
+from shared.games.shithead.legal import default_action, legal_actions
+from shared.games.shithead.messages import ShitheadAction, ShitheadEvent
+from shared.games.shithead.rules import PRESETS, ShitheadRuleset, validate
+from shared.games.shithead.state import ShitheadState, is_over, result, to_move
+from shared.games.shithead.view import ShitheadView, action_of, redact, view
+
+SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = GameSpec(
+    name="shithead",
+    title="Shithead",
+    min_players=2,
+    max_players=10,
+    has_decisions=True,
+    ruleset_type=ShitheadRuleset,
+    presets=PRESETS,
+    action_type=ShitheadAction,
+    event_type=ShitheadEvent,
+    deal=deal,
+    evolve=evolve,
+    decide=decide,
+    view=view,
+    legal_actions=legal_actions,
+    to_move=to_move,
+    is_over=is_over,
+    result=result,
+    validate=validate,
+    redact=redact,
+    default_action=default_action,
+    action_of=action_of,
+)

@@ -1,0 +1,85 @@
+"""The whole Shithead table, and what can be read off it: zones, cards left, who moves."""
+
+from __future__ import annotations
+
+import msgspec
+
+from shared.games.cards import Card
+from shared.games.shithead.messages import Phase, Zone
+from shared.games.shithead.rules import ShitheadRuleset
+from shared.messages.common import Result
+
+
+class ShitheadState(msgspec.Struct, frozen=True):
+    """The whole table."""
+
+    ruleset: ShitheadRuleset
+    hands: tuple[tuple[Card, ...], ...]
+    face_up: tuple[tuple[Card, ...], ...]
+    face_down: tuple[tuple[Card, ...], ...]
+    deck: tuple[Card, ...]
+    pile: tuple[Card, ...] = ()
+    burnt: tuple[Card, ...] = ()
+    phase: Phase = "swap"
+    ready: tuple[bool, ...] = ()
+    turn: int = 0
+    direction: int = 1
+    opening: tuple[str, Zone] | None = None
+    moves: int = 0
+    out: tuple[int, ...] = ()
+    result: Result | None = None
+    known: tuple[tuple[Card, ...], ...] = ()
+    """Per seat, the cards of its hand that every player saw go in (a picked-up pile, a
+    face-up card swapped into the hand) and that have not been played since; empty for
+    a state built by hand, which then tracks nothing."""
+
+    @property
+    def players(self) -> int:
+        """Returns the number of seats."""
+        return len(self.hands)
+
+
+def zone_of(state: ShitheadState, seat: int) -> Zone | None:
+    """Returns the zone `seat` plays from: hand, face-up (once the deck is empty), face-down."""
+    if state.hands[seat]:
+        return "hand"
+    if state.deck:
+        return None
+    if state.face_up[seat]:
+        return "face_up"
+    if state.face_down[seat]:
+        return "face_down"
+    return None
+
+
+ZONE_FIELDS: dict[Zone, str] = {"hand": "hands", "face_up": "face_up", "face_down": "face_down"}
+
+
+def cards_in(state: ShitheadState, seat: int, zone: Zone) -> tuple[Card, ...]:
+    """Returns the cards of `seat` in `zone`."""
+    cards: tuple[Card, ...] = getattr(state, ZONE_FIELDS[zone])[seat]
+    return cards
+
+
+def cards_left(state: ShitheadState, seat: int) -> int:
+    """Returns how many cards `seat` holds in all its zones."""
+    return len(state.hands[seat]) + len(state.face_up[seat]) + len(state.face_down[seat])
+
+
+def to_move(state: ShitheadState) -> list[int]:
+    """Returns the seats whose action the game waits for: every unready seat, or the turn."""
+    if state.phase == "swap":
+        return [seat for seat, ready in enumerate(state.ready) if not ready]
+    if state.phase == "play":
+        return [state.turn]
+    return []
+
+
+def is_over(state: ShitheadState) -> bool:
+    """Returns whether the game has ended."""
+    return state.result is not None
+
+
+def result(state: ShitheadState) -> Result | None:
+    """Returns the result of an ended game, None while it runs."""
+    return state.result

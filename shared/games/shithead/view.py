@@ -1,0 +1,117 @@
+"""What one seat may know: its view of the table, and each event as it may see it."""
+
+from __future__ import annotations
+
+import msgspec
+
+from shared.games.cards import HIDDEN, Card
+from shared.games.shithead.messages import (
+    CardsDrawn,
+    CardsPlayed,
+    CardsSwapped,
+    DeckCardTurned,
+    FaceDownRevealed,
+    GameStarted,
+    Phase,
+    PickUp,
+    PilePickedUp,
+    PlayCards,
+    PlayerReady,
+    PlayFaceDown,
+    PlayFromDeck,
+    Ready,
+    ShitheadAction,
+    Swap,
+    Zone,
+)
+from shared.games.shithead.rules import ShitheadRuleset
+from shared.games.shithead.state import ShitheadState, zone_of
+from shared.messages.common import Event, Result
+
+
+class ShitheadView(msgspec.Struct, frozen=True):
+    """What one seat may know: its hand, every face-up card, counts of the rest, the pile.
+
+    The pile and the burnt cards were all played face up, so they are public knowledge.
+    """
+
+    seat: int
+    ruleset: ShitheadRuleset
+    phase: Phase
+    turn: int
+    direction: int
+    hand: list[Card]
+    face_up: list[list[Card]]
+    hand_sizes: list[int]
+    face_down_sizes: list[int]
+    deck_size: int
+    pile: list[Card]
+    burnt: list[Card]
+    ready: list[bool]
+    out: list[int]
+    known: list[list[Card]]
+    """Per seat, the hand cards all players saw go in and not come out (public events)."""
+    zone: Zone | None
+    opening: str | None
+    moves: int
+    result: Result | None
+
+
+def view(state: ShitheadState, seat: int) -> ShitheadView:
+    """Returns exactly what `seat` may know (the rules page's hidden-information section)."""
+    return ShitheadView(
+        seat=seat,
+        ruleset=state.ruleset,
+        phase=state.phase,
+        turn=state.turn,
+        direction=state.direction,
+        hand=list(state.hands[seat]),
+        face_up=[list(cards) for cards in state.face_up],
+        hand_sizes=[len(cards) for cards in state.hands],
+        face_down_sizes=[len(cards) for cards in state.face_down],
+        deck_size=len(state.deck),
+        pile=list(state.pile),
+        burnt=list(state.burnt),
+        ready=list(state.ready),
+        out=list(state.out),
+        known=[list(cards) for cards in state.known or ((),) * state.players],
+        zone=zone_of(state, seat),
+        opening=state.opening[0] if state.opening else None,
+        moves=state.moves,
+        result=state.result,
+    )
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    """Returns `event` as `seat` (None: a spectator) may see it while the game runs."""
+    if isinstance(event, GameStarted):
+        return msgspec.structs.replace(
+            event,
+            face_down=[[HIDDEN] * len(cards) for cards in event.face_down],
+            hands=[
+                cards if s == seat else [HIDDEN] * len(cards) for s, cards in enumerate(event.hands)
+            ],
+            deck=[HIDDEN] * len(event.deck),
+        )
+    if isinstance(event, CardsDrawn) and event.seat != seat:
+        return msgspec.structs.replace(event, cards=[HIDDEN] * len(event.cards))
+    return event
+
+
+def action_of(event: Event) -> tuple[int, ShitheadAction] | None:
+    """Returns the seat and the action whose decision begins with `event`, None for an event
+    that follows within a decision."""
+    match event:
+        case CardsSwapped(seat=seat, hand_card=hand_card, face_up_card=face_up_card):
+            return seat, Swap(hand_card=hand_card, face_up_card=face_up_card)
+        case PlayerReady(seat=seat):
+            return seat, Ready()
+        case CardsPlayed(seat=seat, cards=cards):
+            return seat, PlayCards(cards=list(cards))
+        case FaceDownRevealed(seat=seat, index=index):
+            return seat, PlayFaceDown(index=index)
+        case DeckCardTurned(seat=seat):
+            return seat, PlayFromDeck()
+        case PilePickedUp(seat=seat, reason="chosen" | "no_play"):
+            return seat, PickUp()
+    return None
