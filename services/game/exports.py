@@ -20,9 +20,10 @@ from services.game.problems import MEDIA_TYPE, ProblemOperation, problem, respon
 from services.game.schemas import Problem
 from services.game.seals import DealSealed, sealed
 from shared.app import exports as exchange
+from shared.app.loading import load_logged
 from shared.model.deals import Verification
 from shared.model.exported_log import MEDIA_TYPE as EXPORT_MEDIA_TYPE
-from shared.ports.archive import EventArchive, game_log, load_logged
+from shared.ports.archive import EventArchive, game_log
 from shared.store.port import EventStore
 
 

@@ -10,7 +10,7 @@ from litestar.openapi.spec import OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
-from shared.app.games import LoadedGame, Outcome
+from shared.app.loading import LoadedGame, Outcome
 from shared.catalog import game_names, get_game
 from shared.errors import InvalidRequest
 from shared.messages.codec import to_json

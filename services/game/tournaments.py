@@ -16,8 +16,9 @@ from services.game.auth import BEARER, host_only
 from services.game.params import client_key_of
 from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
-from shared.app.games import BotTurnDispatcher, game_id_for
-from shared.app.schedules import Scheduler
+from shared.app import seeds
+from shared.app.games import game_id_for
+from shared.app.sealing import tables_over
 from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
@@ -27,11 +28,12 @@ from shared.app.tournaments import (
 )
 from shared.model.idempotency import ClientKey, tournament_created
 from shared.model.registry import registered_bots
-from shared.model.tournaments import seeds
 from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
-from shared.model.tournaments.sealing import tables_over, unsealed
+from shared.model.tournaments.sealing import unsealed
 from shared.model.tournaments.standings import Standing, standings
 from shared.ports.archive import EventArchive
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentStatus, TournamentSummary, TournamentViews
 from shared.store.port import ConcurrencyConflict, EventStore
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from shared.app.games import LoadedGame, Outcome, _fingerprint, _seats, game_id_for
+from shared.app.games import _fingerprint, _seats, game_id_for
+from shared.app.loading import LoadedGame, Outcome
 from shared.errors import InvalidRequest
 from shared.messages.codec import encode
 from shared.messages.common import Clock, Event, GameCreated, Seat

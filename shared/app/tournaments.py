@@ -15,8 +15,10 @@ import uuid
 from collections.abc import Callable, Iterable
 
 from shared.app import stalls
+from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import watch_of
-from shared.app.games import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.app.games import create_game, game_id_for
+from shared.app.loading import load
 from shared.errors import InvalidRequest, UnknownGame
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat

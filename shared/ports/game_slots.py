@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 
-from shared.app.games import load
+from shared.app.loading import load
 from shared.errors import InvalidRequest, UnknownGame
 from shared.store.port import EventStore
 

@@ -26,8 +26,8 @@ from typing import Any, Literal
 import msgspec
 import structlog
 
-from shared.app.games import BotTurnDispatcher
 from shared.model.tournaments.model import TournamentDefinition
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import StoreError
 
 log = structlog.get_logger(__name__)

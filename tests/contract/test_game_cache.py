@@ -8,7 +8,8 @@ import random
 import pytest
 import redis
 
-from shared.app.games import LoadedGame, _fold, act, cache_of, caught_up, create_game, current, load
+from shared.app.games import act, create_game
+from shared.app.loading import LoadedGame, _fold, cache_of, caught_up, current, load
 from shared.errors import UnknownGame
 from shared.messages.common import Clock, Seat
 from shared.model.idempotency import client_key

@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from shared.app.games import create_game, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
 from shared.messages.common import Seat
 from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots, admit
 from shared.store.memory import InMemoryEventStore

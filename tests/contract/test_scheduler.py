@@ -9,14 +9,10 @@ import pytest
 
 from services.workers.beat import TASK, RedBeatTournamentScheduler
 from services.workers.tasks import run_scheduled_tournament
-from shared.app.games import InProcessDispatcher
-from shared.app.schedules import (
-    InProcessScheduler,
-    Schedule,
-    Scheduler,
-    UnknownSchedule,
-)
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler
 from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.model.tournaments.schedule import Schedule
+from shared.ports.scheduler import Scheduler, UnknownSchedule
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.contract

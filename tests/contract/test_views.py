@@ -16,7 +16,8 @@ import redis
 from services.projection.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
-from shared.app.games import create_game, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
 from shared.app.tournaments import (
     KIND,
     create_tournament,

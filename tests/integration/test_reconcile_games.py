@@ -11,8 +11,10 @@ from services.bootstrap import build_views
 from services.projection.migrate import migrate
 from services.projection.projector import Projector
 from services.settings import WorkerSettings, load_settings
+from shared.app.bot_turns import next_bot_seat, play_bot_turns
 from shared.app.deadlines import now_ms
-from shared.app.games import create_game, load, next_bot_seat, play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
 from shared.app.tournaments import (
     create_tournament,
     load_tournament,

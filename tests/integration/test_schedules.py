@@ -27,9 +27,9 @@ from services.workers.beat import (
     beat_config,
 )
 from services.workers.tasks import CeleryDispatcher
-from shared.app.schedules import Schedule, run_id
 from shared.app.tournaments import load_tournament
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
+from shared.model.tournaments.schedule import Schedule, run_id
 from shared.store.redis_store import RedisEventStore
 from tests.integration.conftest import ROOT, worker_env
 

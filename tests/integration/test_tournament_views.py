@@ -13,7 +13,8 @@ import redis
 from services.projection.migrate import migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.views import PostgresTournamentViews
-from shared.app.games import load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.loading import load
 from shared.app.tournaments import (
     create_tournament,
     load_tournament,

@@ -20,7 +20,8 @@ import redis
 
 from services.workers.tasks import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
-from shared.app.games import create_game, load
+from shared.app.games import create_game
+from shared.app.loading import load
 from shared.catalog import get_game
 from shared.games import autobus as ab
 from shared.messages.common import (

@@ -25,7 +25,7 @@ import redis
 import uvicorn
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.port import AppendResult, ConcurrencyConflict, NewEvent
 from shared.store.redis_store import RedisEventStore
 

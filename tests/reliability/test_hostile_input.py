@@ -25,7 +25,7 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh

@@ -13,8 +13,10 @@ import sys
 import pytest
 
 from bench import worker_kill
+from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import now_ms
-from shared.app.games import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.app.games import create_game, game_id_for
+from shared.app.loading import load
 from shared.app.tournaments import (
     after_game,
     create_tournament,

@@ -17,7 +17,8 @@ from services.game.app import create_app
 from services.game.auth import Access, warn_if_open
 from services.projection.changes import decode
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher, load
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.model.registry import (
     CODEC,
     STREAM,

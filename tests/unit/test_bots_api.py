@@ -12,7 +12,9 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher, load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     after_game,
     cancel_tournament,

@@ -15,7 +15,7 @@ from services.game.app import create_app
 from services.game.auth import Access
 from services.game.streams import STATE_KEY, StreamConfig
 from services.settings import Settings
-from shared.app.games import load
+from shared.app.loading import load
 from shared.model import challenges
 from shared.model.challenges import ChallengeClosed, Opponent
 from shared.model.registry import BotSpec, register, registered_bots

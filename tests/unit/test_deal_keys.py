@@ -14,7 +14,11 @@ from litestar.testing import TestClient
 from services.bootstrap import build_store
 from services.game.app import create_app
 from services.settings import Settings, load_settings
-from shared.app.games import InProcessDispatcher, create_game, game_id_for, load, play_bot_turns
+from shared.app import seeds
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game, game_id_for
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
@@ -25,7 +29,6 @@ from shared.catalog import get_game
 from shared.messages.common import GameCreated, Seat
 from shared.model import deal_keys
 from shared.model.deal_keys import GivenDealSecret
-from shared.model.tournaments import seeds
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 

@@ -10,15 +10,11 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
+from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, record_webhook_failure, watch_of
-from shared.app.games import (
-    InProcessDispatcher,
-    act,
-    as_seen_by,
-    create_game,
-    load,
-    play_bot_turns,
-)
+from shared.app.games import act, create_game
+from shared.app.loading import as_seen_by, load
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
 from shared.messages.common import Clock, Event, GameCreated, GameFinished, Seat
 from shared.model import deal_keys, deals

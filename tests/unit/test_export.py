@@ -12,8 +12,11 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.auth import Access
 from services.settings import Settings
+from shared.app.bot_turns import play_bot_turns
 from shared.app.forks import fork_game
-from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
+from shared.app.games import act, create_game
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.games import shithead as sh
 from shared.games.shithead_rules import rank_of

@@ -18,7 +18,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher, load
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.bots.generic import FirstLegalBot
 from shared.catalog import get_game, hosting
 from shared.errors import IllegalAction, InvalidRuleset

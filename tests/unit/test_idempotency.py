@@ -14,7 +14,9 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.app import stalls
-from shared.app.games import InProcessDispatcher, game_id_for, load
+from shared.app.games import game_id_for
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.model import deal_keys
 from shared.model.deal_keys import GivenDealSecret
 from shared.model.idempotency import (

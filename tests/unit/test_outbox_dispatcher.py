@@ -12,8 +12,10 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import BotTurnDispatcher, InProcessDispatcher, load
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import (
     DispatchUnavailable,
     InMemoryOutbox,

@@ -5,7 +5,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from shared.app.games import as_seen_by, create_game, load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import as_seen_by, load
+from shared.app.sealing import TournamentStates
 from shared.app.tournaments import create_tournament, load_tournament, stream_id
 from shared.messages.common import GameCreated, GameFinished
 from shared.model.tournaments.model import (
@@ -16,13 +19,7 @@ from shared.model.tournaments.model import (
     TournamentState,
     evolve,
 )
-from shared.model.tournaments.sealing import (
-    TournamentStates,
-    is_sealed,
-    other_tables,
-    sealed_records,
-    unsealed,
-)
+from shared.model.tournaments.sealing import is_sealed, other_tables, sealed_records, unsealed
 from shared.ports.archive import InMemoryEventArchive
 from shared.store.memory import InMemoryEventStore
 

@@ -10,7 +10,9 @@ import msgspec
 import pytest
 
 from services.cli.main import main
-from shared.app.games import InProcessDispatcher, game_id_for, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import game_id_for
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     after_game,
     create_tournament,

@@ -14,13 +14,13 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared.app.schedules import InvalidSchedule, Schedule, validate_schedule
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.common import Clock, Event
 from shared.model.registry import BotKind, RegisteredBot, resolve_bot
 from shared.model.tournaments import formats
 from shared.model.tournaments.formats import PlannedGame, Table
+from shared.model.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
 
 Format = Literal["round_robin", "swiss", "duplicate", "knockout"]
 
