@@ -25,11 +25,12 @@ from shared.app.loading import LoadedGame, as_seen_by, load, loaded_from
 from shared.errors import InvalidRequest
 from shared.games.base import GameSpec
 from shared.messages.common import ClockEvent, Event, GameCreated, Result, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model.registry import registered_bots
 from shared.ports.archive import EventArchive, decoded_log, game_log
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import admit
-from shared.store.port import EventStore, RecordedEvent
+from shared.store.port import EventStore
 
 
 class Replay(msgspec.Struct, frozen=True):

@@ -15,9 +15,9 @@ from shared.catalog import game_names, get_game
 from shared.errors import InvalidRequest
 from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model.clocks import clock_of, timed_waits
 from shared.model.registry import RegisteredBot, bound_seat
-from shared.store.port import RecordedEvent
 
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator

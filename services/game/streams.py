@@ -71,12 +71,13 @@ from shared.app.loading import LoadedGame, as_seen_by, caught_up, load, load_log
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.messages.common import GameCreated, GameFinished, Result
+from shared.messages.envelope import RecordedEvent
 from shared.model import challenges
 from shared.model.challenges import Challenge, ChallengeIssued
 from shared.model.registry import RegistryIndex
 from shared.ports.archive import EventArchive, game_log
 from shared.ports.views.fold import position_key
-from shared.store.port import EventStore, FeedEntry, RecordedEvent
+from shared.store.port import EventStore, FeedEntry
 
 STATE_KEY = "streams"
 """Where the app's `Streams` lives in `app.state` (created on first use when absent)."""

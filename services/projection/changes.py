@@ -13,9 +13,9 @@ from typing import NamedTuple
 from shared.app import tournaments
 from shared.catalog import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
+from shared.messages.envelope import RecordedEvent
 from shared.model import challenges, registry
 from shared.ports.views.fold import position_key
-from shared.store.port import RecordedEvent
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)

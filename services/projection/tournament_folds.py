@@ -22,6 +22,7 @@ from services.projection.queries import recorded_from_row
 from shared.app import tournaments
 from shared.app.games import game_id_for
 from shared.messages.common import GameFinished, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments import model, seeds
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
@@ -33,7 +34,7 @@ from shared.ports.views.fold import (
     tournament_id_of,
 )
 from shared.ports.views.port import LeaderboardEntry
-from shared.store.port import FeedEntry, RecordedEvent
+from shared.store.port import FeedEntry
 
 Cursor = psycopg.Cursor[Any]
 

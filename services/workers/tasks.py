@@ -26,13 +26,14 @@ from shared.app.tournaments import (
     reconcile_games,
     start_pending_games,
 )
+from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.schedule import run_id
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import DispatchUnavailable, Outbox, Pending
 from shared.ports.scheduler import run_definition
 from shared.ports.views.port import TournamentViews
-from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
+from shared.store.port import EventStore, StoreUnavailable
 
 
 @functools.cache

@@ -8,8 +8,9 @@ from shared.app import stalls
 from shared.app.loading import LoadedGame, appendable, load
 from shared.messages.codec import encode_all
 from shared.messages.common import Event
+from shared.messages.envelope import NewEvent
 from shared.model import clocks, idempotency
-from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, NewEvent, StoreError
+from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, StoreError
 
 
 def next_bot_seat(loaded: LoadedGame) -> int | None:

@@ -16,10 +16,11 @@ from shared.errors import UnknownGame
 from shared.games.base import GameSpec
 from shared.messages.codec import encode_all
 from shared.messages.common import Event
+from shared.messages.envelope import RecordedEvent
 from shared.model import exported_log as export
 from shared.model.deals import Verification, verify
 from shared.ports.archive import decoded_log
-from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
+from shared.store.port import ConcurrencyConflict, EventStore
 
 LogReader = Callable[[str], Sequence[RecordedEvent]]
 """Returns a game's recorded events in version order (empty: no such game)."""

@@ -18,8 +18,9 @@ from shared.app.loading import LoadedGame, Outcome
 from shared.errors import InvalidRequest
 from shared.messages.codec import encode
 from shared.messages.common import Clock, Event, GameCreated, Seat
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.model import clocks
-from shared.store.port import EventStore, NewEvent, RecordedEvent
+from shared.store.port import EventStore
 
 
 class ForkOfRunningGame(Exception):

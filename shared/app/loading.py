@@ -17,9 +17,10 @@ from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.games.base import GameSpec
 from shared.messages.common import Action, ClockEvent, Event, GameCreated, GameFinished
+from shared.messages.envelope import RecordedEvent
 from shared.model import clocks, deals
 from shared.ports.archive import EventArchive, decoded_log
-from shared.store.port import EventStore, RecordedEvent
+from shared.store.port import EventStore
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from shared.app.loading import load
 from shared.errors import InvalidRequest, UnknownGame
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model import deal_keys, idempotency
 from shared.model.registry import registered_bots
 from shared.model.tournaments import seeds
@@ -42,7 +43,7 @@ from shared.model.tournaments.model import (
     resolve_entrants,
     validate,
 )
-from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
+from shared.store.port import ConcurrencyConflict, EventStore
 
 KIND = "tournament"
 CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)

@@ -54,10 +54,10 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
+from shared.messages.envelope import SCHEMA_VERSION
 from shared.messages.text import find_unstorable
 from shared.model import clocks
 from shared.model.deals import Verification, difference, reveal, verify
-from shared.store.port import SCHEMA_VERSION
 
 FORMAT = "cardarena-game"
 """The `format` of an export's header."""

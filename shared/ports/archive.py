@@ -18,7 +18,8 @@ from shared.catalog import get_game
 from shared.errors import GameNotFound, UnknownGame
 from shared.games.base import GameSpec
 from shared.messages.common import Event, GameCreated
-from shared.store.port import EventStore, RecordedEvent
+from shared.messages.envelope import RecordedEvent
+from shared.store.port import EventStore
 
 
 class EventArchive(abc.ABC):

@@ -8,6 +8,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -15,8 +16,6 @@ from shared.store.port import (
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
-    NewEvent,
-    RecordedEvent,
 )
 
 

@@ -14,33 +14,12 @@ from typing import TypeVar
 
 import msgspec
 
-SCHEMA_VERSION = 1
-"""The envelope schema version written with every event; readers refuse any other."""
+from shared.messages.envelope import NewEvent, RecordedEvent
 
 _POLL_S = 0.02
 """How often the port's default waits look again (adapters override them with real waits)."""
 
 T = TypeVar("T")
-
-
-class NewEvent(msgspec.Struct, frozen=True):
-    """An encoded event about to be appended: its type tag and its payload bytes."""
-
-    type: str
-    data: bytes
-
-
-class RecordedEvent(msgspec.Struct, frozen=True):
-    """An event as stored: game, version (1-based, gapless), type, payload and envelope."""
-
-    game_id: str
-    kind: str
-    version: int
-    type: str
-    data: bytes
-    schema: int = SCHEMA_VERSION
-    recorded_at: int = 0
-    """Milliseconds since the epoch, from the store's clock."""
 
 
 class FeedEntry(msgspec.Struct, frozen=True):

@@ -15,16 +15,14 @@ from typing import Any, cast
 import msgspec
 import redis
 
+from shared.messages.envelope import SCHEMA_VERSION, NewEvent, RecordedEvent
 from shared.store.port import (
-    SCHEMA_VERSION,
     AppendResult,
     ConcurrencyConflict,
     EventStore,
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
-    NewEvent,
-    RecordedEvent,
     StoreError,
     StoreUnavailable,
 )

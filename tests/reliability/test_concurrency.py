@@ -26,7 +26,8 @@ import uvicorn
 
 from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
-from shared.store.port import AppendResult, ConcurrencyConflict, NewEvent
+from shared.messages.envelope import NewEvent
+from shared.store.port import AppendResult, ConcurrencyConflict
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]

@@ -34,7 +34,7 @@ from services.projection.projector import Projector
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.messages.common import Seat
-from shared.store.port import NewEvent
+from shared.messages.envelope import NewEvent
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 from tests.reliability.conftest import (

@@ -19,6 +19,7 @@ from services.projection.changes import decode
 from services.settings import Settings
 from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
+from shared.messages.envelope import RecordedEvent
 from shared.model.registry import (
     CODEC,
     STREAM,
@@ -29,7 +30,6 @@ from shared.model.registry import (
     signing_secret,
 )
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import RecordedEvent
 
 pytestmark = pytest.mark.unit
 

@@ -37,10 +37,10 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
+from shared.messages.envelope import RecordedEvent
 from shared.model import clocks
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import RecordedEvent
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,7 @@ from shared.catalog import get_game
 from shared.games import beggar
 from shared.messages.codec import UnknownSchemaVersion, encode
 from shared.messages.common import GameCreated, GameFinished, Seat
-from shared.store.port import RecordedEvent
+from shared.messages.envelope import RecordedEvent
 
 pytestmark = pytest.mark.unit
 

@@ -27,14 +27,9 @@ from shared.games.base import GameSpec
 from shared.games.cards import standard_deck
 from shared.messages.codec import to_json
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import (
-    AppendResult,
-    EventStore,
-    NewEvent,
-    RecordedEvent,
-    StoreUnavailable,
-)
+from shared.store.port import AppendResult, EventStore, StoreUnavailable
 
 pytestmark = pytest.mark.unit
 

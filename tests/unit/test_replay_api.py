@@ -24,10 +24,10 @@ from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.messages.codec import encode, to_json
 from shared.messages.common import ClockEvent, GameCreated, Seat
+from shared.messages.envelope import NewEvent
 from shared.ports.archive import InMemoryEventArchive
 from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import NewEvent
 
 pytestmark = pytest.mark.unit
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from shared.app import tournaments
 from shared.catalog import get_game
 from shared.messages.common import GameCreated, GameFinished, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments import model
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
@@ -31,7 +32,7 @@ from shared.ports.views.port import (
     TournamentSummary,
     TournamentViews,
 )
-from shared.store.port import EventStore, FeedEntry, RecordedEvent
+from shared.store.port import EventStore, FeedEntry
 
 _GAME_TYPES = frozenset({"GameCreated", "GameFinished"})
 """The only events of a game's stream that the views read."""
