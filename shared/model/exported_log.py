@@ -10,7 +10,7 @@ An export is UTF-8 JSON lines, each line one JSON object, `\\n` after each:
 
 The header (`Header`) says what the log holds; everything in it derives from the events,
 so it is checked against them. Each event line carries its version (1, 2, ... without
-gaps), its type tag, its envelope schema (`shared.store.port.SCHEMA_VERSION`) and the event
+gaps), its type tag, its envelope schema (`shared.messages.envelope.SCHEMA_VERSION`) and the event
 as JSON. Nothing in an export depends on when or where it was made (no export time, no
 store times: `recorded_at` is left out), so exporting, importing elsewhere and exporting
 again gives the same bytes.
