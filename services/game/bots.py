@@ -17,6 +17,7 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from services.game.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
 from services.game.problems import check_game_filter, problem, responses
 from services.game.schemas import Problem
+from shared.app.registry import find_bot, register, registered_bots, revoke_token, rotate_token
 from shared.model.registry import (
     AcceptChallenges,
     BotKind,
@@ -24,11 +25,6 @@ from shared.model.registry import (
     Credentials,
     RegisteredBot,
     UnknownBot,
-    find_bot,
-    register,
-    registered_bots,
-    revoke_token,
-    rotate_token,
 )
 from shared.store.port import EventStore
 

@@ -14,6 +14,7 @@ from services.game.auth import BEARER, Access, Caller, Unauthorized, calling_bot
 from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import Problem
+from shared.app.registry import registered_bots
 from shared.messages.common import Clock
 from shared.model import challenges
 from shared.model.challenges import (
@@ -26,7 +27,6 @@ from shared.model.challenges import (
     TooManyOpen,
     UnknownChallenge,
 )
-from shared.model.registry import registered_bots
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import Admission, admit
 from shared.store.port import EventStore

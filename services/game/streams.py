@@ -68,13 +68,13 @@ from services.game.problems import problem, responses
 from services.game.schemas import EventItem, Game, Problem, SeatView
 from services.game.seals import check_unsealed
 from shared.app.loading import LoadedGame, as_seen_by, caught_up, load, load_logged
+from shared.app.registry import RegistryIndex
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.messages.common import GameCreated, GameFinished, Result
 from shared.messages.envelope import RecordedEvent
 from shared.model import challenges
 from shared.model.challenges import Challenge, ChallengeIssued
-from shared.model.registry import RegistryIndex
 from shared.ports.archive import EventArchive, game_log
 from shared.ports.views.fold import position_key
 from shared.store.port import EventStore, FeedEntry

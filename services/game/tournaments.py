@@ -18,6 +18,7 @@ from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
 from shared.app import seeds
 from shared.app.games import game_id_for
+from shared.app.registry import registered_bots
 from shared.app.sealing import tables_over
 from shared.app.tournaments import (
     cancel_tournament,
@@ -27,7 +28,6 @@ from shared.app.tournaments import (
     stream_id,
 )
 from shared.model.idempotency import ClientKey, tournament_created
-from shared.model.registry import registered_bots
 from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
 from shared.model.tournaments.sealing import unsealed
 from shared.model.tournaments.standings import Standing, standings

@@ -44,8 +44,8 @@ from shared.app.deadlines import (
     webhook_turn,
 )
 from shared.app.loading import load
+from shared.app.registry import read_registry
 from shared.messages.common import Seat
-from shared.model.registry import read_registry
 from shared.ports.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url, resolve_host
 from shared.store.port import EventStore
 

@@ -19,12 +19,12 @@ from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import watch_of
 from shared.app.games import create_game, game_id_for
 from shared.app.loading import load
+from shared.app.registry import registered_bots
 from shared.errors import InvalidRequest, UnknownGame
 from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model import deal_keys, idempotency
-from shared.model.registry import registered_bots
 from shared.model.tournaments import seeds
 from shared.model.tournaments.model import (
     AnyTournamentEvent,

@@ -23,10 +23,11 @@ from shared.app.bot_turns import next_bot_seat, play_bot_turns
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import create_game
 from shared.app.loading import appendable, load
+from shared.app.registry import register
 from shared.app.tournaments import reconcile_games
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, Seat
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore

@@ -20,12 +20,13 @@ import redis
 from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
+from shared.app.registry import register
 from shared.app.tournaments import run_in_process
 from shared.catalog import get_game
 from shared.messages.codec import UnknownSchemaVersion, encode, encode_all
 from shared.messages.common import GameCreated, Seat
 from shared.model import challenges
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedEntry

@@ -22,6 +22,7 @@ from services.workers.tasks import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
 from shared.app.games import create_game
 from shared.app.loading import load
+from shared.app.registry import register
 from shared.catalog import get_game
 from shared.games import autobus as ab
 from shared.messages.common import (
@@ -34,7 +35,7 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration

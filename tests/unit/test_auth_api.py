@@ -18,6 +18,7 @@ from services.game.auth import Access, warn_if_open
 from services.projection.changes import decode
 from services.settings import Settings
 from shared.app.loading import load
+from shared.app.registry import signing_secret
 from shared.app.runtime import InProcessDispatcher
 from shared.messages.envelope import RecordedEvent
 from shared.model.registry import (
@@ -27,7 +28,6 @@ from shared.model.registry import (
     BotTokenIssued,
     BotTokenRevoked,
     WebhookSecretIssued,
-    signing_secret,
 )
 from shared.store.memory import InMemoryEventStore
 

@@ -16,9 +16,10 @@ from services.game.auth import Access
 from services.game.streams import STATE_KEY, StreamConfig
 from services.settings import Settings
 from shared.app.loading import load
+from shared.app.registry import register, registered_bots
 from shared.model import challenges
 from shared.model.challenges import ChallengeClosed, Opponent
-from shared.model.registry import BotSpec, register, registered_bots
+from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_streams_api import ADMIN, KEY, SHORT, World, bearer, parse
 
