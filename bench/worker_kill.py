@@ -45,9 +45,9 @@ import redis
 from bench.load import temporary_database
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from services.projection.migrate import migrate
-from shared.app.games import game_id_for
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model import deal_keys
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
 from shared.store.memory import InMemoryEventStore

@@ -14,6 +14,7 @@ from services.game.auth import BEARER, Access, Caller, Unauthorized, calling_bot
 from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import Problem
+from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
 from shared.messages.common import Clock
 from shared.model import challenges
@@ -77,7 +78,7 @@ def _settle(
         return challenge
     admission = admission or _admit(access, store, challenge)
     try:
-        started = challenges.start(store, challenge.challenge_id, _now())
+        started = challenge_app.start(store, challenge.challenge_id, _now())
     except BaseException:
         admission.cancel()
         raise
@@ -88,7 +89,7 @@ def _settle(
 
 def _read(store: EventStore, challenge_id: str, caller: Caller) -> Challenge:
     """Returns the challenge if `caller` is the host or a bot it involves."""
-    challenge, _ = challenges.read(store, challenge_id, _now())
+    challenge, _ = challenge_app.read(store, challenge_id, _now())
     if caller.host or (caller.key is not None and challenge.involves(caller.key)):
         return challenge
     if caller.bot is None:
@@ -129,9 +130,9 @@ def _issue(
     waits for answers) and starts it when nobody has to answer."""
     now, bot = _now(), caller.bot
     slots, cap = access.challenges, access.max_open_challenges
-    reservation = None if bot is None else challenges.hold_open(slots, store, bot.key, cap, now)
+    reservation = None if bot is None else challenge_app.hold_open(slots, store, bot.key, cap, now)
     try:
-        challenge = challenges.issue(
+        challenge = challenge_app.issue(
             store,
             game=data.game,
             ruleset=data.ruleset,
@@ -239,11 +240,11 @@ class ChallengesController(Controller):
         challenge_id: ChallengeId,
     ) -> Challenge:
         bot = calling_bot(caller, "only a challenged bot answers")
-        current, _ = challenges.read(store, challenge_id, _now())
+        current, _ = challenge_app.read(store, challenge_id, _now())
         last = current.status == "open" and current.pending == [bot]
         admission = _admit(access, store, current) if last else None
         try:
-            answered = challenges.answer(store, challenge_id, bot, accept=True, now=_now())
+            answered = challenge_app.answer(store, challenge_id, bot, accept=True, now=_now())
         except BaseException:
             if admission is not None:
                 admission.cancel()
@@ -269,7 +270,9 @@ class ChallengesController(Controller):
     ) -> Challenge:
         reason = data.reason if data is not None else ""
         bot = calling_bot(caller, "only a challenged bot answers")
-        return challenges.answer(store, challenge_id, bot, accept=False, now=_now(), reason=reason)
+        return challenge_app.answer(
+            store, challenge_id, bot, accept=False, now=_now(), reason=reason
+        )
 
     @post(
         "/{challenge_id:str}/cancel",
@@ -290,4 +293,4 @@ class ChallengesController(Controller):
         if caller.bot is None and not caller.host:
             raise Unauthorized("send the challenger's bot token or the admin key")
         by = "" if caller.bot is None else caller.bot.key
-        return challenges.cancel(store, challenge_id, by, _now())
+        return challenge_app.cancel(store, challenge_id, by, _now())

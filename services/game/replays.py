@@ -20,13 +20,13 @@ from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
 from services.game.seals import DealSealed, check_created, sealed
 from shared.app.forks import ForkOfRunningGame, fork_game
-from shared.app.games import game_id_for
 from shared.app.loading import LoadedGame, as_seen_by, load, loaded_from
 from shared.app.registry import registered_bots
 from shared.errors import InvalidRequest
 from shared.games.base import GameSpec
 from shared.messages.common import ClockEvent, Event, GameCreated, Result, Seat
 from shared.messages.envelope import RecordedEvent
+from shared.model.idempotency import game_id_for
 from shared.ports.archive import EventArchive, decoded_log, game_log
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import admit

@@ -67,6 +67,7 @@ from services.game.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.problems import problem, responses
 from services.game.schemas import EventItem, Game, Problem, SeatView
 from services.game.seals import check_unsealed
+from shared.app import challenges as challenge_app
 from shared.app.loading import LoadedGame, as_seen_by, caught_up, load, load_logged
 from shared.app.registry import RegistryIndex
 from shared.catalog import get_game
@@ -395,7 +396,7 @@ def open_challenges(store: EventStore, index: BotGames, bot: str) -> list[Challe
     now = datetime.now(UTC)
     found: list[Challenge] = []
     for challenge_id in index.challenges_of(bot):
-        challenge, _ = challenges.read(store, challenge_id, now)
+        challenge, _ = challenge_app.read(store, challenge_id, now)
         if challenge.status == "open" and bot in challenge.pending:
             found.append(challenge)
     return found

@@ -17,7 +17,6 @@ from services.game.params import client_key_of
 from services.game.problems import check_game_filter, responses
 from services.game.schedules import ScheduleDetail, detail, schedule_id_for
 from shared.app import seeds
-from shared.app.games import game_id_for
 from shared.app.registry import registered_bots
 from shared.app.sealing import tables_over
 from shared.app.tournaments import (
@@ -27,7 +26,7 @@ from shared.app.tournaments import (
     load_tournament,
     stream_id,
 )
-from shared.model.idempotency import ClientKey, tournament_created
+from shared.model.idempotency import ClientKey, game_id_for, tournament_created
 from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
 from shared.model.tournaments.sealing import unsealed
 from shared.model.tournaments.standings import Standing, standings

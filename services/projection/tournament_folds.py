@@ -20,9 +20,9 @@ from psycopg.types.json import Jsonb
 from services.projection.changes import decode
 from services.projection.queries import recorded_from_row
 from shared.app import tournaments
-from shared.app.games import game_id_for
 from shared.messages.common import GameFinished, Seat
 from shared.messages.envelope import RecordedEvent
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments import model, seeds
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,15 +20,8 @@ from shared.games.base import GameSpec
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, ClockEvent, Event, GameCreated, Seat
 from shared.model import clocks, deal_keys, deals
-from shared.model.idempotency import ClientKey
+from shared.model.idempotency import ClientKey, game_id_for
 from shared.store.port import AppendResult, ConcurrencyConflict, EventStore
-
-
-def game_id_for(idempotency_key: str | None) -> str:
-    """Returns a new game id; a creation retried with the same key gets the same id."""
-    if idempotency_key is None:
-        return uuid.uuid4().hex
-    return hashlib.sha256(f"create:{idempotency_key}".encode()).hexdigest()[:32]
 
 
 def _fingerprint(*parts: Any) -> str:

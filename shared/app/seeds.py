@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 import weakref
 
-from shared.app.games import game_id_for
 from shared.app.loading import load
 from shared.errors import UnknownGame
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import TournamentDefinition, TournamentState, pending
 from shared.model.tournaments.seeds import withheld
 from shared.store.port import EventStore

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from shared.app import stalls
 from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import watch_of
-from shared.app.games import create_game, game_id_for
+from shared.app.games import create_game
 from shared.app.loading import load
 from shared.app.registry import registered_bots
 from shared.errors import InvalidRequest, UnknownGame
@@ -25,6 +25,7 @@ from shared.messages.codec import EventCodec, encode_all
 from shared.messages.common import Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model import deal_keys, idempotency
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments import seeds
 from shared.model.tournaments.model import (
     AnyTournamentEvent,

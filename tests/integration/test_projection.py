@@ -20,6 +20,7 @@ import redis
 from services.projection.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
+from shared.app import challenges as challenge_app
 from shared.app.registry import register
 from shared.app.tournaments import run_in_process
 from shared.catalog import get_game
@@ -449,7 +450,7 @@ def test_a_challenge_stream_is_archived_and_its_game_is_projected(db: str) -> No
         for n in ("ann", "ben")
     ]
     now = datetime.now(UTC)
-    issued = challenges.issue(
+    issued = challenge_app.issue(
         store,
         game="beggar",
         ruleset=None,
@@ -458,7 +459,7 @@ def test_a_challenge_stream_is_archived_and_its_game_is_projected(db: str) -> No
         challenger=bots[0],
         now=now,
     )
-    started = challenges.start(store, issued.challenge_id, now)
+    started = challenge_app.start(store, issued.challenge_id, now)
     assert started.status == "started"
     with Projector(db, member(store)) as projector:
         drain(projector)

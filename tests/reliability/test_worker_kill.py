@@ -15,7 +15,7 @@ import pytest
 from bench import worker_kill
 from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import now_ms
-from shared.app.games import create_game, game_id_for
+from shared.app.games import create_game
 from shared.app.loading import load
 from shared.app.registry import register_bot
 from shared.app.tournaments import (
@@ -27,6 +27,7 @@ from shared.app.tournaments import (
     record_game,
 )
 from shared.messages.common import Clock, Seat
+from shared.model.idempotency import game_id_for
 from shared.model.registry import BotSpec
 from shared.model.tournaments.model import Entrant, TournamentDefinition, pending
 from shared.store.memory import InMemoryEventStore

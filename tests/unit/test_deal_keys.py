@@ -16,7 +16,7 @@ from services.game.app import create_app
 from services.settings import Settings, load_settings
 from shared.app import seeds
 from shared.app.bot_turns import play_bot_turns
-from shared.app.games import create_game, game_id_for
+from shared.app.games import create_game
 from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
@@ -29,6 +29,7 @@ from shared.catalog import get_game
 from shared.messages.common import GameCreated, Seat
 from shared.model import deal_keys
 from shared.model.deal_keys import GivenDealSecret
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 

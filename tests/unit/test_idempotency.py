@@ -14,7 +14,6 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.app import stalls
-from shared.app.games import game_id_for
 from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
 from shared.model import deal_keys
@@ -25,6 +24,7 @@ from shared.model.idempotency import (
     PlatformKind,
     bot_turn,
     client_key,
+    game_id_for,
     platform_key,
     timeout,
     webhook_answer,

@@ -11,7 +11,6 @@ import pytest
 
 from services.cli.main import main
 from shared.app.bot_turns import play_bot_turns
-from shared.app.games import game_id_for
 from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     after_game,
@@ -22,6 +21,7 @@ from shared.app.tournaments import (
 )
 from shared.model import deal_keys
 from shared.model.deal_keys import GivenDealSecret
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments import formats
 from shared.model.tournaments.model import (
     MAX_GAMES,
