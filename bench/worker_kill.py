@@ -67,7 +67,8 @@ def definition(entrants: int, games_per_table: int, seed: str = "kill") -> Tourn
     """Returns a Hospodsky autobus round robin of heuristic and random bots at two-seat
     tables: `entrants` choose 2 tables of `games_per_table` games."""
     field_ = [
-        Entrant("heuristic" if i % 2 == 0 else "random", name=f"bot{i}") for i in range(entrants)
+        Entrant(bot="heuristic" if i % 2 == 0 else "random", name=f"bot{i}")
+        for i in range(entrants)
     ]
     return TournamentDefinition(
         game="autobus", entrants=field_, table_size=2, games_per_table=games_per_table, seed=seed

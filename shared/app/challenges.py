@@ -231,8 +231,8 @@ def answer(
                 raise ChallengeClosed(challenge)
             raise NotYours(f"challenge {challenge_id} does not wait for {bot}")
         if accept:
-            return ChallengeAccepted(bot, iso(now))
-        return ChallengeDeclined(bot, reason, iso(now))
+            return ChallengeAccepted(bot=bot, at=iso(now))
+        return ChallengeDeclined(bot=bot, reason=reason, at=iso(now))
 
     return _append(store, challenge_id, now, step)
 
@@ -251,7 +251,7 @@ def cancel(store: EventStore, challenge_id: str, by: str, now: datetime) -> Chal
             return None
         if challenge.status != "open":
             raise ChallengeClosed(challenge)
-        return ChallengeCancelled(by, iso(now))
+        return ChallengeCancelled(by=by, at=iso(now))
 
     return _append(store, challenge_id, now, step)
 
@@ -273,6 +273,6 @@ def start(store: EventStore, challenge_id: str, now: datetime) -> Challenge:
     )
 
     def step(current: Challenge) -> ChallengeEvent | None:
-        return ChallengeStarted(outcome.game_id, iso(now)) if current.ready else None
+        return ChallengeStarted(game_id=outcome.game_id, at=iso(now)) if current.ready else None
 
     return _append(store, challenge_id, now, step)

@@ -176,12 +176,20 @@ def _credentials(bot: RegisteredBot, at: str) -> tuple[list[RegistryEvent], Cred
     """Returns the events issuing a new token (and a webhook's new secret), and them shown."""
     token_id, token = _new_token()
     events: list[RegistryEvent] = [
-        BotTokenIssued(bot.name, bot.version, token_id, token_digest(token), at)
+        BotTokenIssued(
+            name=bot.name,
+            version=bot.version,
+            token_id=token_id,
+            token_hash=token_digest(token),
+            issued_at=at,
+        )
     ]
     secret = ""
     if bot.kind == "webhook":
         secret = f"whsec_{secrets.token_urlsafe(32)}"
-        events.append(WebhookSecretIssued(bot.name, bot.version, secret, at))
+        events.append(
+            WebhookSecretIssued(name=bot.name, version=bot.version, secret=secret, issued_at=at)
+        )
     return events, Credentials(token, secret)
 
 
@@ -207,15 +215,15 @@ def register(
                 "version", f"{spec.name}@{spec.version} is registered already; use a new version"
             )
         event = BotRegistered(
-            spec.name,
-            spec.version,
-            spec.game,
-            spec.strategy,
-            spec.description,
-            registered_at,
-            spec.kind,
-            spec.url,
-            spec.accept_challenges,
+            name=spec.name,
+            version=spec.version,
+            game=spec.game,
+            strategy=spec.strategy,
+            description=spec.description,
+            registered_at=registered_at,
+            kind=spec.kind,
+            url=spec.url,
+            accept_challenges=spec.accept_challenges,
         )
         bot = bot_of(event)
         events: list[RegistryEvent] = [event]
@@ -264,7 +272,9 @@ def rotate_token(
         events: list[RegistryEvent] = []
         live = registry.active.get((name, version))
         if live is not None:
-            events.append(BotTokenRevoked(name, version, live, issued_at))
+            events.append(
+                BotTokenRevoked(name=name, version=version, token_id=live, revoked_at=issued_at)
+            )
         issued, credentials = _credentials(bot, issued_at)
         try:
             store.append(STREAM, KIND, registry.version, encode_all([*events, *issued]))
@@ -284,7 +294,7 @@ def revoke_token(store: EventStore, name: str, version: str, revoked_at: str = "
         live = registry.active.get((name, version))
         if live is None:
             return False
-        event = BotTokenRevoked(name, version, live, revoked_at)
+        event = BotTokenRevoked(name=name, version=version, token_id=live, revoked_at=revoked_at)
         try:
             store.append(STREAM, KIND, registry.version, [encode(event)])
         except ConcurrencyConflict:

@@ -69,7 +69,7 @@ def create_tournament(
     validate(definition, bots)
     definition = seeds.drawn(resolve_entrants(definition, bots))
     tournament_id = tournament_id or uuid.uuid4().hex
-    created = TournamentCreated(definition)
+    created = TournamentCreated(definition=definition)
     events: list[TournamentEvent] = [created]
     events += advance(evolve(None, created), tournament_id)
     key = idempotency.tournament_created(tournament_id)
@@ -175,7 +175,13 @@ def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -
         if result is None:
             raise ValueError(f"game {game_id} is not over")
         round_no = state.rounds[-1].round
-        recorded = GameRecorded(round_no, key, game_id, list(result.places), result.status)
+        recorded = GameRecorded(
+            round=round_no,
+            key=key,
+            game_id=game_id,
+            places=list(result.places),
+            status=result.status,
+        )
         events: list[TournamentEvent] = [recorded]
         events += advance(evolve(state, recorded), tournament_id)
         try:
@@ -210,7 +216,7 @@ def cancel_tournament(store: EventStore, tournament_id: str, reason: str = "") -
             return state
         if state.status == "finished":
             raise TournamentOver("tournament_id", f"tournament {tournament_id} has finished")
-        event = TournamentCancelled(reason)
+        event = TournamentCancelled(reason=reason)
         try:
             store.append(stream_id(tournament_id), KIND, version, encode_all([event]))
         except ConcurrencyConflict:

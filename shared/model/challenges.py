@@ -37,7 +37,7 @@ Status = Literal["open", "started", "declined", "cancelled", "expired"]
 ExpirySeconds = Annotated[int, msgspec.Meta(ge=10, le=86_400)]
 
 
-class ChallengeIssued(Event, frozen=True):
+class ChallengeIssued(Event, frozen=True, kw_only=True):
     """A challenge was issued: the game, its ruleset and clock, the bots seated in order,
     who issued it ("" for the host) and which bots must still accept."""
 
@@ -55,14 +55,14 @@ class ChallengeIssued(Event, frozen=True):
     clock: Clock | None = None
 
 
-class ChallengeAccepted(Event, frozen=True):
+class ChallengeAccepted(Event, frozen=True, kw_only=True):
     """`bot` accepted the challenge."""
 
     bot: str
     at: str = ""
 
 
-class ChallengeDeclined(Event, frozen=True):
+class ChallengeDeclined(Event, frozen=True, kw_only=True):
     """`bot` declined the challenge (`reason`, if it gave one); the challenge is closed."""
 
     bot: str
@@ -70,14 +70,14 @@ class ChallengeDeclined(Event, frozen=True):
     at: str = ""
 
 
-class ChallengeCancelled(Event, frozen=True):
+class ChallengeCancelled(Event, frozen=True, kw_only=True):
     """The challenger (or the host, `by` = "") withdrew the challenge; it is closed."""
 
     by: str
     at: str = ""
 
 
-class ChallengeStarted(Event, frozen=True):
+class ChallengeStarted(Event, frozen=True, kw_only=True):
     """Every bot accepted and the game `game_id` was created."""
 
     game_id: str
@@ -232,7 +232,7 @@ def fold(events: Sequence[ChallengeEvent], version: int, now: datetime) -> Chall
     )
 
 
-class Opponent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Opponent(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A registered bot to challenge: its name and version label (default "1")."""
 
     bot: str

@@ -52,7 +52,7 @@ BotKey = tuple[str, str]
 """A bot's (name, version)."""
 
 
-class BotRegistered(Event, frozen=True):
+class BotRegistered(Event, frozen=True, kw_only=True):
     """A bot was registered: name, version, game, and how it plays (kind, strategy, url)."""
 
     name: str
@@ -69,7 +69,7 @@ class BotRegistered(Event, frozen=True):
     """Whose challenges seat a `webhook` bot (earlier events: `host`)."""
 
 
-class BotTokenIssued(Event, frozen=True):
+class BotTokenIssued(Event, frozen=True, kw_only=True):
     """A bot was given an API token (it replaces any earlier one); only its digest is kept."""
 
     name: str
@@ -80,7 +80,7 @@ class BotTokenIssued(Event, frozen=True):
     issued_at: str = ""
 
 
-class BotTokenRevoked(Event, frozen=True):
+class BotTokenRevoked(Event, frozen=True, kw_only=True):
     """A bot's API token stopped working."""
 
     name: str
@@ -89,7 +89,7 @@ class BotTokenRevoked(Event, frozen=True):
     revoked_at: str = ""
 
 
-class WebhookSecretIssued(Event, frozen=True):
+class WebhookSecretIssued(Event, frozen=True, kw_only=True):
     """A webhook bot's signing secret (it replaces any earlier one), stored so workers can sign."""
 
     name: str
@@ -102,7 +102,7 @@ RegistryEvent = BotRegistered | BotTokenIssued | BotTokenRevoked | WebhookSecret
 CODEC: EventCodec[RegistryEvent] = EventCodec(RegistryEvent)
 
 
-class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class BotSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A registration request: a name, a version label, a game, and how the bot plays.
 
     A `builtin` bot names one of the game's `strategy`s; an `external` bot names neither a

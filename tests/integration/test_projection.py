@@ -427,7 +427,7 @@ def test_a_tournament_stream_is_archived_and_its_games_are_projected(db: str) ->
     store = InMemoryEventStore()
     definition = TournamentDefinition(
         game="beggar",
-        entrants=[Entrant("turner", name="a"), Entrant("turner", name="b")],
+        entrants=[Entrant(bot="turner", name="a"), Entrant(bot="turner", name="b")],
         table_size=2,
         games_per_table=2,
     )
@@ -454,7 +454,7 @@ def test_a_challenge_stream_is_archived_and_its_game_is_projected(db: str) -> No
         store,
         game="beggar",
         ruleset=None,
-        opponents=[challenges.Opponent("ben")],
+        opponents=[challenges.Opponent(bot="ben")],
         bots=bots,
         challenger=bots[0],
         now=now,

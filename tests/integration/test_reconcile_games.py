@@ -32,7 +32,9 @@ STALL_MS = 5_000
 LIMIT = 1000
 """As many games as the workers' reconciliation looks at (`RECONCILE_LIMIT`)."""
 TOURNAMENT = TournamentDefinition(
-    game="autobus", entrants=[Entrant("heuristic", "1"), Entrant("random", "1")], table_size=2
+    game="autobus",
+    entrants=[Entrant(bot="heuristic", version="1"), Entrant(bot="random", version="1")],
+    table_size=2,
 )
 """One game of two built-in bots."""
 

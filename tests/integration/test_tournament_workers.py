@@ -43,7 +43,11 @@ def test_a_tournament_on_the_workers_gives_the_in_process_games_and_standings(
 ) -> None:
     definition = TournamentDefinition(
         game="autobus",
-        entrants=[Entrant("heuristic"), Entrant("random", name="r1"), Entrant("random", name="r2")],
+        entrants=[
+            Entrant(bot="heuristic"),
+            Entrant(bot="random", name="r1"),
+            Entrant(bot="random", name="r2"),
+        ],
         table_size=2,
         format=fmt,  # type: ignore[arg-type]
         games_per_table=2,

@@ -102,7 +102,7 @@ def test_the_reconciliation_leaves_a_seat_its_time_and_enforces_a_deadline_left_
     register_bot(store, BotSpec(name="ext", game="autobus", kind="external"))
     tournament = TournamentDefinition(
         game="autobus",
-        entrants=[Entrant("ext"), Entrant("random")],
+        entrants=[Entrant(bot="ext"), Entrant(bot="random")],
         table_size=2,
         clock=Clock(move_seconds=10),
     )

@@ -190,7 +190,10 @@ def test_a_tournament_refuses_an_unregistered_bot_and_one_of_another_game(client
 def _running(store: InMemoryEventStore) -> str:
     """Records a tournament with its first round scheduled but no game played."""
     definition = TournamentDefinition(
-        "beggar", [Entrant("turner"), Entrant("random")], table_size=2, games_per_table=2
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        games_per_table=2,
     )
     return create_tournament(store, definition)
 

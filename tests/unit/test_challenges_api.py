@@ -243,7 +243,7 @@ def test_an_unanswered_challenge_expires() -> None:
         store,
         game="shithead",
         ruleset=None,
-        opponents=[Opponent("bob")],
+        opponents=[Opponent(bot="bob")],
         bots=bots,
         challenger=alice,
         now=now,

@@ -112,7 +112,11 @@ def test_a_hosts_seed_deals_from_its_key_the_same_cards_on_one_deployment() -> N
 
 TOURNAMENT = TournamentDefinition(
     game="autobus",
-    entrants=[Entrant("random", "a"), Entrant("random", "b"), Entrant("random", "c")],
+    entrants=[
+        Entrant(bot="random", version="a"),
+        Entrant(bot="random", version="b"),
+        Entrant(bot="random", version="c"),
+    ],
     table_size=2,
 )
 
@@ -131,7 +135,7 @@ def test_a_tournament_without_a_seed_draws_one_and_its_games_deal_from_tournamen
 
 def test_a_tournament_withholds_its_seed_while_it_or_a_game_of_it_runs() -> None:
     store = InMemoryEventStore()
-    external = [Entrant("random", "a"), Entrant("random", "b")]
+    external = [Entrant(bot="random", version="a"), Entrant(bot="random", version="b")]
     definition = msgspec.structs.replace(TOURNAMENT, entrants=external, seed="7")
     create_tournament(store, definition, "t")
     state, _ = load_tournament(store, "t")

@@ -99,7 +99,12 @@ def dispatcher(broker: Broker, outbox: InMemoryOutbox) -> Iterator[OutboxDispatc
 
 def definition() -> TournamentDefinition:
     """Returns a small Beggar-my-neighbour round robin."""
-    return TournamentDefinition("beggar", [Entrant("turner"), Entrant("random")], 2, seed="9")
+    return TournamentDefinition(
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        seed="9",
+    )
 
 
 def test_while_the_broker_is_up_work_goes_straight_to_it(

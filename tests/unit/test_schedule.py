@@ -39,8 +39,10 @@ BODY: dict[str, Any] = {
 
 def beggar(schedule: Schedule | None) -> TournamentDefinition:
     """Returns a small Beggar-my-neighbour round robin with `schedule`."""
-    entrants = [Entrant("turner"), Entrant("random"), Entrant("turner", name="t2")]
-    return TournamentDefinition("beggar", entrants, 2, seed="3", schedule=schedule)
+    entrants = [Entrant(bot="turner"), Entrant(bot="random"), Entrant(bot="turner", name="t2")]
+    return TournamentDefinition(
+        game="beggar", entrants=entrants, table_size=2, seed="3", schedule=schedule
+    )
 
 
 def soon(seconds: float) -> str:

@@ -25,7 +25,7 @@ RUNS_SHOWN = 100
 """How many of a cron schedule's latest slots `slots_until` looks at."""
 
 
-class Schedule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Schedule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """When a tournament runs: once `at` an aware time, or on each tick of `cron`.
 
     `cron` is a five-field expression (minute hour day-of-month month day-of-week) read in
