@@ -14,7 +14,8 @@ from typing import Any
 import msgspec
 
 from shared.model.deals import verify
-from shared.model.exported_log import InvalidLog, account, read_log, replay_log
+from shared.model.exported_log import InvalidLog, read_log
+from shared.model.log_replay import account, replay_log
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 BAD_LOG = 1

@@ -31,7 +31,7 @@ from shared.games import beggar as bg
 from shared.games import shithead as sh
 from shared.games.base import GameSpec
 from shared.messages.common import Event
-from shared.model.exported_log import replay_log
+from shared.model.log_replay import replay_log
 from shared.store.memory import InMemoryEventStore
 from tests.unit import test_autobus_properties as autobus_props
 from tests.unit import test_shithead_properties as shithead_props
