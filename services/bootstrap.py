@@ -12,12 +12,12 @@ from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from services.settings import CommonSettings, GameSettings, ProjectionSettings
 from shared.app.registry import RegistryIndex
-from shared.app.runtime import InProcessDispatcher, InProcessScheduler
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
 from shared.model import deal_keys
 from shared.model.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.ports.archive import EventArchive, StoreArchive
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.ports.outbox import InMemoryOutbox, Outbox, OutboxDispatcher
+from shared.ports.outbox import InMemoryOutbox, Outbox
 from shared.ports.scheduler import Scheduler
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews

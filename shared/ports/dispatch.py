@@ -1,7 +1,7 @@
 """The bot-turn dispatcher port: who plays a game's bot turns and starts tournaments.
 
 Its twins: `shared.app.runtime.InProcessDispatcher` (the embedded default, in the caller's
-thread), `shared.ports.outbox.OutboxDispatcher` (through the outbox) and the workers'
+thread), `shared.app.runtime.OutboxDispatcher` (through the outbox) and the workers'
 Celery dispatcher (`services/workers/tasks.py`).
 """
 

@@ -13,16 +13,10 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.app.loading import load
-from shared.app.runtime import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher, OutboxDispatcher
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.ports.outbox import (
-    DispatchUnavailable,
-    InMemoryOutbox,
-    OutboxDispatcher,
-    OutboxEntry,
-    Pending,
-)
+from shared.ports.outbox import DispatchUnavailable, InMemoryOutbox, OutboxEntry, Pending
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import StoreUnavailable
 from tests.e2e.support import wait_for
