@@ -15,6 +15,7 @@ from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import Problem
 from shared.app import challenges as challenge_app
+from shared.app.admission import Admission, admit
 from shared.app.registry import registered_bots
 from shared.messages.common import Clock
 from shared.model import challenges
@@ -29,7 +30,6 @@ from shared.model.challenges import (
     UnknownChallenge,
 )
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.ports.game_slots import Admission, admit
 from shared.store.port import EventStore
 
 ChallengeId = Annotated[str, PathParameter(description="The challenge's id.")]

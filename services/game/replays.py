@@ -19,6 +19,7 @@ from services.game.problems import problem, responses
 from services.game.routes import play_bots
 from services.game.schemas import EventItem, Game, Problem, SeatSpec
 from services.game.seals import DealSealed, check_created, sealed
+from shared.app.admission import admit
 from shared.app.forks import ForkOfRunningGame, fork_game
 from shared.app.loading import LoadedGame, as_seen_by, load, loaded_from
 from shared.app.registry import registered_bots
@@ -29,7 +30,6 @@ from shared.messages.envelope import RecordedEvent
 from shared.model.idempotency import game_id_for
 from shared.ports.archive import EventArchive, decoded_log, game_log
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.ports.game_slots import admit
 from shared.store.port import EventStore
 
 

@@ -50,6 +50,7 @@ from services.game.schemas import (
 from services.game.seals import check_unsealed
 from services.game.streams import due, held, streams_of, until_due
 from services.ops.metrics import GameMetrics
+from shared.app.admission import admit
 from shared.app.bot_turns import platform_due
 from shared.app.games import act, create_game
 from shared.app.loading import LoadedGame, as_seen_by, current, load, load_logged, loaded_from
@@ -61,7 +62,6 @@ from shared.model import deal_keys
 from shared.model.idempotency import game_id_for
 from shared.ports.archive import EventArchive, game_log
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.ports.game_slots import admit
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)

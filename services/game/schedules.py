@@ -20,9 +20,8 @@ from litestar.params import PathParameter
 from services.game.auth import BEARER, host_only
 from services.game.problems import problem, responses
 from services.game.schemas import Problem
-from shared.app.tournaments import stream_id
 from shared.model.tournaments import seeds
-from shared.model.tournaments.model import TournamentDefinition
+from shared.model.tournaments.model import TournamentDefinition, stream_id
 from shared.model.tournaments.schedule import Schedule
 from shared.ports.scheduler import ScheduledTournament, Scheduler, UnknownSchedule, run_definition
 from shared.store.port import EventStore

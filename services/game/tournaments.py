@@ -24,10 +24,14 @@ from shared.app.tournaments import (
     create_tournament,
     ensure_tournament,
     load_tournament,
-    stream_id,
 )
 from shared.model.idempotency import ClientKey, game_id_for, tournament_created
-from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
+from shared.model.tournaments.model import (
+    TournamentDefinition,
+    TournamentState,
+    stream_id,
+    validate,
+)
 from shared.model.tournaments.sealing import unsealed
 from shared.model.tournaments.standings import Standing, standings
 from shared.ports.archive import EventArchive

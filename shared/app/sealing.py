@@ -8,11 +8,10 @@ from dataclasses import dataclass
 
 from shared.app.cache import FoldCache, PerStore
 from shared.app.loading import load_logged
-from shared.app.tournaments import CODEC, stream_id
 from shared.errors import UnknownGame
 from shared.messages.common import GameCreated
 from shared.model.idempotency import game_id_for
-from shared.model.tournaments.model import TournamentState, evolve
+from shared.model.tournaments.model import CODEC, TournamentState, evolve, stream_id
 from shared.model.tournaments.sealing import is_sealed
 from shared.ports.archive import EventArchive, game_log
 from shared.store.port import EventStore

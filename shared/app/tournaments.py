@@ -21,14 +21,15 @@ from shared.app.games import create_game
 from shared.app.loading import load
 from shared.app.registry import registered_bots
 from shared.errors import InvalidRequest, UnknownGame
-from shared.messages.codec import EventCodec, encode_all
+from shared.messages.codec import encode_all
 from shared.messages.common import Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model import deal_keys, idempotency
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments import seeds
 from shared.model.tournaments.model import (
-    AnyTournamentEvent,
+    CODEC,
+    KIND,
     Entrant,
     GameRecorded,
     ScheduledGame,
@@ -42,17 +43,10 @@ from shared.model.tournaments.model import (
     fold,
     pending,
     resolve_entrants,
+    stream_id,
     validate,
 )
 from shared.store.port import ConcurrencyConflict, EventStore
-
-KIND = "tournament"
-CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)
-
-
-def stream_id(tournament_id: str) -> str:
-    """Returns the id of a tournament's event stream."""
-    return f"tournament:{tournament_id}"
 
 
 def create_tournament(

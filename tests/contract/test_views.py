@@ -18,22 +18,17 @@ from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
-from shared.app.tournaments import (
-    KIND,
-    create_tournament,
-    load_tournament,
-    run_in_process,
-    start_game,
-    stream_id,
-)
+from shared.app.tournaments import create_tournament, load_tournament, run_in_process, start_game
 from shared.messages.codec import encode
 from shared.messages.common import Seat
 from shared.model.tournaments.model import (
+    KIND,
     Entrant,
     TournamentCancelled,
     TournamentDefinition,
     TournamentState,
     pending,
+    stream_id,
 )
 from shared.model.tournaments.standings import standings, tournament_ratings
 from shared.ports.views.memory import InMemoryTournamentViews

@@ -9,7 +9,7 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.app.loading import as_seen_by, load
 from shared.app.sealing import TournamentStates
-from shared.app.tournaments import create_tournament, load_tournament, stream_id
+from shared.app.tournaments import create_tournament, load_tournament
 from shared.messages.common import GameCreated, GameFinished
 from shared.model.tournaments.model import (
     Entrant,
@@ -18,6 +18,7 @@ from shared.model.tournaments.model import (
     TournamentDefinition,
     TournamentState,
     evolve,
+    stream_id,
 )
 from shared.model.tournaments.sealing import is_sealed, other_tables, sealed_records, unsealed
 from shared.ports.archive import InMemoryEventArchive

@@ -16,6 +16,7 @@ import msgspec
 
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
+from shared.messages.codec import EventCodec
 from shared.messages.common import Clock, Event
 from shared.model.registry import BotKind, RegisteredBot, resolve_bot
 from shared.model.tournaments import formats
@@ -412,3 +413,14 @@ def _is_over(state: TournamentState) -> tuple[bool, int | None]:
         return state.completed >= d.rounds, None
     alive = _alive(state)
     return (len(alive) == 1, alive[0] if len(alive) == 1 else None)
+
+
+KIND = "tournament"
+
+
+CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)
+
+
+def stream_id(tournament_id: str) -> str:
+    """Returns the id of a tournament's event stream."""
+    return f"tournament:{tournament_id}"
