@@ -46,10 +46,10 @@ from bench.load import temporary_database
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from services.projection.migrate import migrate
 from shared.app.tournaments import load_tournament, run_in_process
-from shared.model import deal_keys
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
+from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
@@ -190,7 +190,7 @@ def check(
     counts = Counter((fields[b"g"], fields[b"v"]) for _, fields in feed)
     figures.feed_repeats = sum(n - 1 for n in counts.values())
     same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
-    deal_keys.attach(same_deployment, RedisDealSecret(client, namespace))
+    deal_secret.attach(same_deployment, RedisDealSecret(client, namespace))
     alone = run_in_process(same_deployment, tournament, TOURNAMENT)
     figures.standings_equal = standings(state) == standings(alone)
     by_key = {r.key: (r.places, r.status) for r in alone.records}

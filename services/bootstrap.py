@@ -13,9 +13,9 @@ from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tourn
 from services.settings import CommonSettings, GameSettings, ProjectionSettings
 from shared.app.registry import RegistryIndex
 from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
-from shared.model import deal_keys
-from shared.model.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
+from shared.ports import deal_secret
 from shared.ports.archive import EventArchive, StoreArchive
+from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import InMemoryOutbox, Outbox
 from shared.ports.scheduler import Scheduler
@@ -45,7 +45,7 @@ def build_store(settings: CommonSettings) -> EventStore:
         )
         store = RedisEventStore(client, namespace=settings.namespace)
         secret = RedisDealSecret(client, settings.namespace)
-    deal_keys.attach(
+    deal_secret.attach(
         store, GivenDealSecret(settings.deal_secret) if settings.deal_secret else secret
     )
     return store

@@ -17,8 +17,6 @@ import msgspec
 
 from services.settings import CommonSettings, load_settings
 from shared.app.tournaments import run_in_process
-from shared.model import deal_keys
-from shared.model.deal_keys import GivenDealSecret
 from shared.model.tournaments.model import (
     Entrant,
     InvalidTournament,
@@ -27,6 +25,8 @@ from shared.model.tournaments.model import (
     validate,
 )
 from shared.model.tournaments.standings import Standing, standings
+from shared.ports import deal_secret
+from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
 USAGE_ERROR = 2
@@ -38,7 +38,7 @@ def offline_store() -> InMemoryEventStore:
     """Returns the in-memory store of a run, its deals keyed as the module says."""
     store = InMemoryEventStore()
     secret = load_settings(None, CommonSettings).deal_secret or OFFLINE_SECRET
-    deal_keys.attach(store, GivenDealSecret(secret))
+    deal_secret.attach(store, GivenDealSecret(secret))
     return store
 
 

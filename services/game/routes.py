@@ -58,8 +58,8 @@ from shared.app.registry import registered_bots
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.messages.common import Seat
-from shared.model import deal_keys
 from shared.model.idempotency import game_id_for
+from shared.ports import deal_secret
 from shared.ports.archive import EventArchive, game_log
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
@@ -131,7 +131,7 @@ def _create(
             ruleset=data.ruleset,
             seats=table,
             players=data.players,
-            seed=deal_keys.deal_key(store, "game", data.seed),
+            seed=deal_secret.deal_key(store, "game", data.seed),
             idempotency_key=scoped,
             created_at=datetime.now(UTC).isoformat(),
             clock=data.clock,

@@ -24,7 +24,7 @@ from shared.errors import InvalidRequest, UnknownGame
 from shared.messages.codec import encode_all
 from shared.messages.common import Seat
 from shared.messages.envelope import RecordedEvent
-from shared.model import deal_keys, idempotency
+from shared.model import idempotency
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments import seeds
 from shared.model.tournaments.model import (
@@ -46,6 +46,7 @@ from shared.model.tournaments.model import (
     stream_id,
     validate,
 )
+from shared.ports import deal_secret
 from shared.store.port import ConcurrencyConflict, EventStore
 
 
@@ -106,7 +107,7 @@ def start_game(
         d.game,
         ruleset=d.ruleset,
         seats=seats,
-        seed=deal_keys.deal_key(store, "tournament", game.seed),
+        seed=deal_secret.deal_key(store, "tournament", game.seed),
         idempotency_key=game.key,
         tournament=(tournament_id, game.key),
         clock=d.clock,

@@ -19,8 +19,6 @@ from shared.app.tournaments import (
     run_in_process,
     start_game,
 )
-from shared.model import deal_keys
-from shared.model.deal_keys import GivenDealSecret
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments import formats
 from shared.model.tournaments.model import (
@@ -32,6 +30,8 @@ from shared.model.tournaments.model import (
     validate,
 )
 from shared.model.tournaments.standings import Rating, standings, update_ratings, wilson
+from shared.ports import deal_secret
+from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
@@ -43,7 +43,7 @@ DEPLOYMENT = GivenDealSecret("one deployment's deal secret, 32+ chars")
 def deployment() -> InMemoryEventStore:
     """Returns a store of one deployment: each deals with the same secret, `DEPLOYMENT`."""
     store = InMemoryEventStore()
-    deal_keys.attach(store, DEPLOYMENT)
+    deal_secret.attach(store, DEPLOYMENT)
     return store
 
 
