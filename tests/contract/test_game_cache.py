@@ -1,4 +1,4 @@
-"""The game cache behind `shared.app.games.load`: a cached game folded on with the events its
+"""The game cache behind `shared.app.loading.load`: a cached game folded on with the events its
 stream gained is the game folded afresh, over the in-memory and the Redis store alike."""
 
 from __future__ import annotations
