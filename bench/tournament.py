@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def definition(games_per_table: int, game: str = "autobus") -> TournamentDefinition:
     """Returns the benchmark's tournament: four bots of `game`, two-seat tables."""
     entrants = [
-        Entrant("heuristic", name="h1"),
-        Entrant("heuristic", name="h2"),
-        Entrant("random", name="r1"),
-        Entrant("random", name="r2"),
+        Entrant(bot="heuristic", name="h1"),
+        Entrant(bot="heuristic", name="h2"),
+        Entrant(bot="random", name="r1"),
+        Entrant(bot="random", name="r2"),
     ]
     return TournamentDefinition(
         game=game, entrants=entrants, table_size=2, games_per_table=games_per_table, seed="b"

@@ -45,11 +45,11 @@ import redis
 from bench.load import temporary_database
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from services.ops.migrate import migrate
-from shared.app.games import game_id_for
 from shared.app.tournaments import load_tournament, run_in_process
-from shared.model import deal_keys
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
+from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
@@ -67,7 +67,8 @@ def definition(entrants: int, games_per_table: int, seed: str = "kill") -> Tourn
     """Returns a Hospodsky autobus round robin of heuristic and random bots at two-seat
     tables: `entrants` choose 2 tables of `games_per_table` games."""
     field_ = [
-        Entrant("heuristic" if i % 2 == 0 else "random", name=f"bot{i}") for i in range(entrants)
+        Entrant(bot="heuristic" if i % 2 == 0 else "random", name=f"bot{i}")
+        for i in range(entrants)
     ]
     return TournamentDefinition(
         game="autobus", entrants=field_, table_size=2, games_per_table=games_per_table, seed=seed
@@ -189,7 +190,7 @@ def check(
     counts = Counter((fields[b"g"], fields[b"v"]) for _, fields in feed)
     figures.feed_repeats = sum(n - 1 for n in counts.values())
     same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
-    deal_keys.attach(same_deployment, RedisDealSecret(client, namespace))
+    deal_secret.attach(same_deployment, RedisDealSecret(client, namespace))
     alone = run_in_process(same_deployment, tournament, TOURNAMENT)
     figures.standings_equal = standings(state) == standings(alone)
     by_key = {r.key: (r.places, r.status) for r in alone.records}

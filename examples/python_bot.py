@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from shared.sdk.client import ApiError, Client, SeatView
+from shared.sdk import ApiError, Client, SeatView
 
 
 def choose(view: SeatView) -> dict[str, Any]:

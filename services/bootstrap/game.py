@@ -16,10 +16,10 @@ from services.workers.beat import RedBeatTournamentScheduler, key_prefix
 from services.workers.celery_app import create_celery
 from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import play_webhook_turn
-from shared.app.games import BotTurnDispatcher, InProcessDispatcher
-from shared.app.schedules import InProcessScheduler, Scheduler
-from shared.model.registry import RegistryIndex
-from shared.ports.outbox import OutboxDispatcher
+from shared.app.registry import RegistryIndex
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore
 from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter

@@ -7,9 +7,9 @@ import redis
 from services.projection.archive import PostgresEventArchive
 from services.projection.views import PostgresTournamentViews
 from services.settings import CommonSettings
-from shared.model import deal_keys
-from shared.model.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
+from shared.ports import deal_secret
 from shared.ports.archive import EventArchive, StoreArchive
+from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.ports.outbox import InMemoryOutbox, Outbox
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
@@ -27,7 +27,7 @@ def redis_client(settings: CommonSettings) -> redis.Redis:
 
 def build_store(settings: CommonSettings) -> EventStore:
     """Returns the event store of `settings`: in memory, or Redis Streams; its games are
-    dealt with the deployment's deal secret (`shared.model.deal_keys`)."""
+    dealt with the deployment's deal secret (`shared.ports.deal_secret`)."""
     store: EventStore
     if settings.store == "memory":
         store = InMemoryEventStore()
@@ -36,7 +36,7 @@ def build_store(settings: CommonSettings) -> EventStore:
         client = redis_client(settings)
         store = RedisEventStore(client, namespace=settings.namespace)
         secret = RedisDealSecret(client, settings.namespace)
-    deal_keys.attach(
+    deal_secret.attach(
         store, GivenDealSecret(settings.deal_secret) if settings.deal_secret else secret
     )
     return store

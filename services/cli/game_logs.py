@@ -15,7 +15,8 @@ import msgspec
 
 from services.cli.common import BAD_LOG, Subparsers, fail
 from shared.model.deals import verify
-from shared.model.exported_log import InvalidLog, account, read_log, replay_log
+from shared.model.exported_log import InvalidLog, read_log
+from shared.model.log_replay import account, replay_log
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 

@@ -20,8 +20,6 @@ from rich.table import Table
 from services.cli.common import Subparsers, fail
 from services.settings import CommonSettings, load_settings
 from shared.app.tournaments import run_in_process
-from shared.model import deal_keys
-from shared.model.deal_keys import GivenDealSecret
 from shared.model.tournaments.model import (
     Entrant,
     InvalidTournament,
@@ -30,6 +28,8 @@ from shared.model.tournaments.model import (
     validate,
 )
 from shared.model.tournaments.standings import Standing, standings
+from shared.ports import deal_secret
+from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
 OFFLINE_SECRET = "cardarena tournament: offline deals, no secret"  # noqa: S105 - public on purpose
@@ -40,7 +40,7 @@ def offline_store() -> InMemoryEventStore:
     """Returns the in-memory store of a run, its deals keyed as the module says."""
     store = InMemoryEventStore()
     secret = load_settings(None, CommonSettings).deal_secret or OFFLINE_SECRET
-    deal_keys.attach(store, GivenDealSecret(secret))
+    deal_secret.attach(store, GivenDealSecret(secret))
     return store
 
 

@@ -31,9 +31,10 @@ from services.game.tournaments.controllers import TournamentsController
 from services.ops.health import Readiness, StoreReadiness
 from services.ops.metrics import GameMetrics
 from shared.app import stalls
-from shared.app.games import BotTurnDispatcher
-from shared.app.schedules import InProcessScheduler, Scheduler
+from shared.app.runtime import InProcessScheduler
 from shared.ports.archive import EventArchive, StoreArchive
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.scheduler import Scheduler
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore

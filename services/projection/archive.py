@@ -9,9 +9,10 @@ from __future__ import annotations
 import psycopg
 
 from services.projection.queries import Target, archived_events, connected
+from shared.messages.envelope import RecordedEvent
 from shared.messages.text import unstorable
 from shared.ports.archive import EventArchive
-from shared.store.port import RecordedEvent, StoreUnavailable
+from shared.store.port import StoreUnavailable
 
 _HELD = "SELECT count(*) FROM events WHERE game_id = %s AND version BETWEEN 1 AND %s"
 

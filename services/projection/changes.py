@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from shared.app import tournaments
 from shared.catalog import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
+from shared.messages.envelope import RecordedEvent
 from shared.model import challenges, registry
+from shared.model.tournaments import model as tournament_model
 from shared.ports.views.fold import position_key
-from shared.store.port import RecordedEvent
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
@@ -33,8 +33,8 @@ def to_ms(instant: datetime) -> int:
 
 def decode(recorded: RecordedEvent) -> Event:
     """Returns the event in `recorded` via its kind's codec; raises on unknown schema or kind."""
-    if recorded.kind == tournaments.KIND:
-        return tournaments.CODEC.decode(recorded)
+    if recorded.kind == tournament_model.KIND:
+        return tournament_model.CODEC.decode(recorded)
     if recorded.kind == registry.KIND:
         return registry.CODEC.decode(recorded)
     if recorded.kind == challenges.KIND:
@@ -80,7 +80,7 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
     changes: dict[str, GameChange] = {}
     for recorded in records:
         event = decode(recorded)
-        if recorded.kind in (tournaments.KIND, registry.KIND, challenges.KIND):
+        if recorded.kind in (tournament_model.KIND, registry.KIND, challenges.KIND):
             continue
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
         change.add(recorded, event)

@@ -34,8 +34,9 @@ from services.projection.tournament_folds import (
     rebuild_tournament_views,
     update_tournament_views,
 )
+from shared.messages.envelope import RecordedEvent
 from shared.ports.views.fold import position_key, to_datetime
-from shared.store.port import FeedConsumer, FeedEntry, RecordedEvent, StoreUnavailable
+from shared.store.port import FeedConsumer, FeedEntry, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from services.projection.changes import to_ms
-from shared.store.port import RecordedEvent
+from shared.messages.envelope import RecordedEvent
 
 Target = str | psycopg.Connection[Any]
 """A conninfo string (a connection is opened and closed per call) or an open connection."""

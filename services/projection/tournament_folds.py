@@ -19,9 +19,9 @@ from psycopg.types.json import Jsonb
 
 from services.projection.changes import decode
 from services.projection.queries import recorded_from_row
-from shared.app import tournaments
-from shared.app.games import game_id_for
 from shared.messages.common import GameFinished, Seat
+from shared.messages.envelope import RecordedEvent
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments import model, seeds
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
@@ -33,7 +33,7 @@ from shared.ports.views.fold import (
     tournament_id_of,
 )
 from shared.ports.views.port import LeaderboardEntry
-from shared.store.port import FeedEntry, RecordedEvent
+from shared.store.port import FeedEntry
 
 Cursor = psycopg.Cursor[Any]
 
@@ -108,14 +108,14 @@ def positioned_from_row(row: ArchivedWithPosition) -> Positioned:
 
 def update_tournament_views(cur: Cursor, entries: Sequence[FeedEntry]) -> None:
     """Folds a batch's tournaments and rated games in; runs after the batch is archived."""
-    touched = {e.event.game_id for e in entries if e.event.kind == tournaments.KIND}
+    touched = {e.event.game_id for e in entries if e.event.kind == model.KIND}
     refold_tournaments(cur, sorted(touched))
     fold_ratings(cur, [Positioned(e.position, e.event) for e in entries if _finished(e.event)])
 
 
 def _finished(recorded: RecordedEvent) -> bool:
     """Returns whether `recorded` is a game's GameFinished event."""
-    return recorded.kind != tournaments.KIND and recorded.type == "GameFinished"
+    return recorded.kind != model.KIND and recorded.type == "GameFinished"
 
 
 def refold_tournaments(cur: Cursor, streams: Sequence[str]) -> int:
@@ -252,7 +252,7 @@ def rebuild_tournament_views(conn: psycopg.Connection[Any], chunk: int = 1000) -
         str(row[0])
         for row in conn.execute(
             "SELECT DISTINCT game_id FROM events WHERE kind = %s ORDER BY game_id",
-            (tournaments.KIND,),
+            (model.KIND,),
         ).fetchall()
     ]
     folded = rated = 0
@@ -264,7 +264,7 @@ def rebuild_tournament_views(conn: psycopg.Connection[Any], chunk: int = 1000) -
             SELECT_WITH_POSITION
             + " WHERE type = 'GameFinished' AND kind <> %s ORDER BY "
             + FEED_ORDER,
-            (tournaments.KIND,),
+            (model.KIND,),
         )
         while rows := source.fetchmany(chunk):
             rated += fold_ratings(target, [positioned_from_row(row) for row in rows])

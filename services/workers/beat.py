@@ -3,8 +3,9 @@
 A schedule is one redbeat entry named by its id, under `<namespace>schedules:`: the task
 `cardarena.run_scheduled_tournament` with the definition and the schedule id, and a
 `TournamentTiming` that evaluates the schedule with the same code as the in-process twin
-(`shared/app/schedules.py`). Redbeat keeps each entry's last run in Redis and holds
-a lock, so a restarted beat knows what ran and a second beat waits instead of firing too.
+(`shared/model/tournaments/schedule.py`, the port `shared/ports/scheduler.py`).
+Redbeat keeps each entry's last run in Redis and holds a lock, so a restarted beat knows
+what ran and a second beat waits instead of firing too.
 
 `TournamentBeatScheduler` differs from redbeat's scheduler in one step: it sends a due run
 (with its slot) before it records the run, so a beat killed in between sends the same slot
@@ -35,8 +36,9 @@ from redbeat.schedulers import RedBeatScheduler, RedBeatSchedulerEntry, ensure_c
 from services.ops.health import heartbeat_path, touch
 from services.settings import BeatSettings, CommonSettings
 from services.workers.dispatch import RECONCILE_TOURNAMENTS, RUN_SCHEDULED_TOURNAMENT
-from shared.app.schedules import Schedule, ScheduledTournament, Scheduler, UnknownSchedule
 from shared.model.tournaments.model import TournamentDefinition
+from shared.model.tournaments.schedule import Schedule
+from shared.ports.scheduler import ScheduledTournament, Scheduler, UnknownSchedule
 from shared.store.port import StoreUnavailable
 
 TASK = RUN_SCHEDULED_TOURNAMENT

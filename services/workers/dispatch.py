@@ -17,7 +17,7 @@ import msgspec
 from celery import Celery
 from kombu.exceptions import OperationalError
 
-from shared.app.games import BotTurnDispatcher
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import DispatchUnavailable
 
 BOT_TURNS = "cardarena.bot_turns"

@@ -29,9 +29,9 @@ from services.workers.dispatch import (
 )
 from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
+from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, now_ms, watch_of
-from shared.app.games import load, play_bot_turns
-from shared.app.schedules import run_definition, run_id
+from shared.app.loading import load
 from shared.app.tournaments import (
     after_game,
     ensure_tournament,
@@ -40,10 +40,13 @@ from shared.app.tournaments import (
     reconcile_games,
     start_pending_games,
 )
+from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments.model import TournamentDefinition
+from shared.model.tournaments.schedule import run_id
 from shared.ports.outbox import DispatchUnavailable, Outbox, Pending
+from shared.ports.scheduler import run_definition
 from shared.ports.views.port import TournamentViews
-from shared.store.port import EventStore, RecordedEvent, StoreUnavailable
+from shared.store.port import EventStore, StoreUnavailable
 
 RETRIED: dict[str, Any] = {
     "acks_late": True,

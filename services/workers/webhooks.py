@@ -43,9 +43,9 @@ from shared.app.deadlines import (
     record_webhook_failure,
     webhook_turn,
 )
-from shared.app.games import load
+from shared.app.loading import load
+from shared.app.registry import read_registry
 from shared.messages.common import Seat
-from shared.model.registry import read_registry
 from shared.ports.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url, resolve_host
 from shared.store.port import EventStore
 

@@ -11,14 +11,13 @@ loaded, keyed so that a repeated run (a task delivered twice) appends nothing tw
 
 Who runs them: with `CARDARENA_DISPATCH=celery` the workers (`services/workers/tasks.py`,
 a deadline task with an ETA per wait and a webhook task per webhook turn); in the embedded
-default, `TimerWatcher`: a timer thread per wait and a thread per webhook call, which end
-with the process.
+default, `shared.app.runtime.TimerWatcher`: a timer thread per wait and a thread per webhook
+call, which end with the process.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import Any, Literal
 import msgspec
 
 from shared.app import stalls
-from shared.app.games import LoadedGame, appendable, load, parse_action
+from shared.app.loading import LoadedGame, appendable, load, parse_action
 from shared.errors import IllegalAction, InvalidRequest
 from shared.messages.codec import encode_all
 from shared.messages.common import Event, WebhookFailed
@@ -199,96 +198,3 @@ def record_webhook_failure(
         store.append(loaded.game_id, loaded.spec.name, loaded.version, encode_all([event]), key)
     except ConcurrencyConflict:
         return
-
-
-class TimerWatcher:
-    """The in-process twin of the workers' deadline and webhook tasks (the embedded default).
-
-    A timer thread per wait calls `enforce_deadline` at its deadline, and a thread per
-    webhook turn runs `webhooks`; after either appended, `dispatch` plays on. Threads are
-    daemons: pending deadlines end with the process (a restarted embedded service starts
-    with an empty in-memory store anyway).
-    """
-
-    def __init__(
-        self,
-        store: EventStore,
-        dispatch: Callable[[str], None],
-        webhooks: WebhookRunner | None = None,
-    ) -> None:
-        self._store = store
-        self._dispatch = dispatch
-        self._webhooks = webhooks
-        self._lock = threading.Lock()
-        self._watched: set[tuple[str, int]] = set()
-        self._timers: dict[tuple[str, int], threading.Timer] = {}
-        self._closed = False
-
-    def watch(self, game_id: str) -> None:
-        """Starts the timer and the webhook calls of the game's current wait, once per wait."""
-        watch = watch_of(load(self._store, game_id))
-        if watch is None:
-            return
-        key = (game_id, watch.turn_version)
-        with self._lock:
-            if self._closed or key in self._watched:
-                return
-            self._watched.add(key)
-        if watch.deadline_ms is not None:
-            self._arm(game_id, watch.turn_version, watch.deadline_ms)
-        if self._webhooks is not None:
-            for seat in watch.webhook_seats:
-                threading.Thread(
-                    target=self._call_webhook,
-                    args=(game_id, watch.turn_version, seat),
-                    name=f"webhook-{game_id}-{seat}",
-                    daemon=True,
-                ).start()
-
-    def close(self, timeout: float = 10) -> None:
-        """Cancels every pending timer and waits for those running; later waits are not
-        watched."""
-        with self._lock:
-            self._closed = True
-            timers = list(self._timers.values())
-        for timer in timers:
-            timer.cancel()
-        for timer in timers:
-            if timer is not threading.current_thread():
-                timer.join(timeout)
-
-    def _arm(self, game_id: str, turn_version: int, deadline_ms: int) -> None:
-        """Starts a timer that checks the wait at `deadline_ms`."""
-        delay = max(0.0, (deadline_ms - now_ms()) / 1000) + 0.01
-        timer = threading.Timer(delay, self._on_deadline, (game_id, turn_version))
-        timer.daemon = True
-        with self._lock:
-            if self._closed:
-                return
-            self._timers[game_id, turn_version] = timer
-        timer.start()
-
-    def _on_deadline(self, game_id: str, turn_version: int) -> None:
-        """Enforces a deadline; never raises (an error is logged)."""
-        current = threading.current_thread()
-        try:
-            check = enforce_deadline(self._store, game_id, turn_version, now_ms())
-            if check.retry_at_ms is not None:
-                self._arm(game_id, turn_version, check.retry_at_ms)
-            elif check.status == "timed_out":
-                self._dispatch(game_id)
-        except Exception:
-            log.exception("deadline of game %s at version %s", game_id, turn_version)
-        finally:
-            with self._lock:
-                if self._timers.get((game_id, turn_version)) is current:
-                    del self._timers[game_id, turn_version]
-
-    def _call_webhook(self, game_id: str, turn_version: int, seat: int) -> None:
-        """Plays a webhook turn; never raises (an error is logged)."""
-        assert self._webhooks is not None
-        try:
-            if self._webhooks(self._store, game_id, turn_version, seat) == "played":
-                self._dispatch(game_id)
-        except Exception:
-            log.exception("webhook of game %s, seat %s", game_id, seat)

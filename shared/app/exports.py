@@ -1,7 +1,7 @@
 """Use cases of exported logs: export a finished game from the store, import one into it.
 
-An import checks the whole log offline first (`shared.model.exported_log.replay_log`: every event by
-the rules, the deal by its commitment) and appends it in one append under the game's own
+An import checks the whole log offline first (`shared.model.log_replay.replay_log`: every
+event by the rules, the deal by its commitment) and appends it in one append under the game's own
 id, so that exporting it again gives the same bytes. Importing the same log again changes
 nothing; a log whose id holds another game is refused.
 """
@@ -15,10 +15,12 @@ from shared.errors import UnknownGame
 from shared.games.base import AnyGame
 from shared.messages.codec import encode_all
 from shared.messages.common import Event
+from shared.messages.envelope import RecordedEvent
 from shared.model import exported_log as export
+from shared.model import log_replay
 from shared.model.deals import Verification, verify
 from shared.ports.archive import decoded_log
-from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
+from shared.store.port import ConcurrencyConflict, EventStore
 
 LogReader = Callable[[str], Sequence[RecordedEvent]]
 """Returns a game's recorded events in version order (empty: no such game)."""
@@ -101,7 +103,7 @@ def import_game(store: EventStore, text: bytes | str, read: LogReader | None = N
     except export.InvalidLog as error:
         raise ImportRefused(error.version, error.reason) from None
     game_id, events = log.header.game_id, log.events
-    report = export.replay(game_id, events)
+    report = log_replay.replay(game_id, events)
     if not report.ok:
         raise ImportRefused(report.version, report.reason)
     canonical = export.export_bytes(game_id, events)

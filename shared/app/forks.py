@@ -13,12 +13,15 @@ from collections.abc import Sequence
 
 import msgspec
 
-from shared.app.games import LoadedGame, Outcome, _fingerprint, _seats, game_id_for
+from shared.app.games import _fingerprint, _seats
+from shared.app.loading import LoadedGame, Outcome
 from shared.errors import InvalidRequest
 from shared.messages.codec import encode
 from shared.messages.common import Clock, Event, GameCreated, Seat
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.model import clocks
-from shared.store.port import EventStore, NewEvent, RecordedEvent
+from shared.model.idempotency import game_id_for
+from shared.store.port import EventStore
 
 
 class ForkOfRunningGame(Exception):

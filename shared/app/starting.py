@@ -10,24 +10,24 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+from shared.app import challenges
+from shared.app.admission import Admission, admit
+from shared.app.bot_turns import platform_due
 from shared.app.forks import fork_game
-from shared.app.games import (
-    BotTurnDispatcher,
-    LoadedGame,
-    Outcome,
-    create_game,
-    game_id_for,
-    load,
-    platform_due,
-)
+from shared.app.games import create_game
+from shared.app.loading import LoadedGame, Outcome, load
+from shared.app.registry import registered_bots
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest
 from shared.messages.common import Clock, Seat
-from shared.model import challenges, deal_keys
+from shared.messages.envelope import RecordedEvent
 from shared.model.challenges import Challenge
-from shared.model.registry import RegisteredBot, bound_seat, registered_bots
-from shared.ports.game_slots import Admission, GameSlots, admit
-from shared.store.port import EventStore, RecordedEvent
+from shared.model.idempotency import game_id_for
+from shared.model.registry import RegisteredBot, bound_seat
+from shared.ports import deal_secret
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.game_slots import GameSlots
+from shared.store.port import EventStore
 
 T = TypeVar("T")
 
@@ -183,7 +183,7 @@ def _create(store: EventStore, request: NewGame | NewFork) -> Outcome:
                 ruleset=request.ruleset,
                 seats=request.seats,
                 players=request.players,
-                seed=deal_keys.deal_key(store, "game", request.seed),
+                seed=deal_secret.deal_key(store, "game", request.seed),
                 idempotency_key=request.idempotency_key,
                 created_at=created_at,
                 clock=request.clock,

@@ -15,16 +15,21 @@ import uuid
 from collections.abc import Callable, Iterable
 
 from shared.app import stalls
+from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import watch_of
-from shared.app.games import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
+from shared.app.registry import registered_bots
 from shared.errors import InvalidRequest, UnknownGame
-from shared.messages.codec import EventCodec, encode_all
+from shared.messages.codec import encode_all
 from shared.messages.common import Seat
-from shared.model import deal_keys, idempotency
-from shared.model.registry import registered_bots
+from shared.messages.envelope import RecordedEvent
+from shared.model import idempotency
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments import seeds
 from shared.model.tournaments.model import (
-    AnyTournamentEvent,
+    CODEC,
+    KIND,
     Entrant,
     GameRecorded,
     ScheduledGame,
@@ -38,17 +43,11 @@ from shared.model.tournaments.model import (
     fold,
     pending,
     resolve_entrants,
+    stream_id,
     validate,
 )
-from shared.store.port import ConcurrencyConflict, EventStore, RecordedEvent
-
-KIND = "tournament"
-CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)
-
-
-def stream_id(tournament_id: str) -> str:
-    """Returns the id of a tournament's event stream."""
-    return f"tournament:{tournament_id}"
+from shared.ports import deal_secret
+from shared.store.port import ConcurrencyConflict, EventStore
 
 
 def create_tournament(
@@ -65,7 +64,7 @@ def create_tournament(
     validate(definition, bots)
     definition = seeds.drawn(resolve_entrants(definition, bots))
     tournament_id = tournament_id or uuid.uuid4().hex
-    created = TournamentCreated(definition)
+    created = TournamentCreated(definition=definition)
     events: list[TournamentEvent] = [created]
     events += advance(evolve(None, created), tournament_id)
     key = idempotency.tournament_created(tournament_id)
@@ -108,7 +107,7 @@ def start_game(
         d.game,
         ruleset=d.ruleset,
         seats=seats,
-        seed=deal_keys.deal_key(store, "tournament", game.seed),
+        seed=deal_secret.deal_key(store, "tournament", game.seed),
         idempotency_key=game.key,
         tournament=(tournament_id, game.key),
         clock=d.clock,
@@ -171,7 +170,13 @@ def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -
         if result is None:
             raise ValueError(f"game {game_id} is not over")
         round_no = state.rounds[-1].round
-        recorded = GameRecorded(round_no, key, game_id, list(result.places), result.status)
+        recorded = GameRecorded(
+            round=round_no,
+            key=key,
+            game_id=game_id,
+            places=list(result.places),
+            status=result.status,
+        )
         events: list[TournamentEvent] = [recorded]
         events += advance(evolve(state, recorded), tournament_id)
         try:
@@ -206,7 +211,7 @@ def cancel_tournament(store: EventStore, tournament_id: str, reason: str = "") -
             return state
         if state.status == "finished":
             raise TournamentOver("tournament_id", f"tournament {tournament_id} has finished")
-        event = TournamentCancelled(reason)
+        event = TournamentCancelled(reason=reason)
         try:
             store.append(stream_id(tournament_id), KIND, version, encode_all([event]))
         except ConcurrencyConflict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from shared.app.games import LoadedGame, caught_up
+from shared.app.loading import LoadedGame, caught_up
 from shared.store.port import EventStore
 
 

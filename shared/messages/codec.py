@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from shared.messages.common import Event
-from shared.store.port import SCHEMA_VERSION, NewEvent, RecordedEvent
+from shared.messages.envelope import SCHEMA_VERSION, NewEvent, RecordedEvent
 
 E = TypeVar("E", bound=Event)
 

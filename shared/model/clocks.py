@@ -42,7 +42,7 @@ from shared.messages.common import (
     SeatForfeited,
     TurnTimedOut,
 )
-from shared.store.port import RecordedEvent
+from shared.messages.envelope import RecordedEvent
 
 TIMED_KINDS: frozenset[str] = frozenset({"external", "webhook"})
 """Seat kinds a clock times: those played by clients, never the built-in bots."""

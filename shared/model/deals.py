@@ -20,7 +20,7 @@ For example, the seed 7 with a salt of 64 zeros (`0000...0000`) commits to
     python3 -c 'import hashlib; print(hashlib.sha256(b"7:" + b"0" * 64).hexdigest())'
 
 The game's `GameCreated` also records the seed and salt (`deal_seed`, `salt`), withheld from
-every reader while the game runs (`shared.app.games.as_seen_by`); its `GameFinished` reveals
+every reader while the game runs (`shared.app.loading.as_seen_by`); its `GameFinished` reveals
 them (`seed`, `salt`; the platform fills them in with `reveal`). Anyone holding the finished
 log can then check, with `verify`: the revealed seed and salt hash to the commitment, and
 `spec.deal(ruleset, len(seats), seed)` equals the log's start event (version 2) card for card.

@@ -15,6 +15,8 @@ The platform's other creation keys keep their text: a challenge's game `challeng
 
 from __future__ import annotations
 
+import hashlib
+import uuid
 from typing import Literal, NewType, get_args
 
 ClientKey = NewType("ClientKey", str)
@@ -81,3 +83,10 @@ def tournament_created(tournament_id: str) -> PlatformKey:
 def game_recorded(game_key: str) -> PlatformKey:
     """Returns the key of a tournament's record of its game `game_key`."""
     return platform_key("record", game_key)
+
+
+def game_id_for(idempotency_key: str | None) -> str:
+    """Returns a new game id; a creation retried with the same key gets the same id."""
+    if idempotency_key is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(f"create:{idempotency_key}".encode()).hexdigest()[:32]

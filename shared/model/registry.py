@@ -14,7 +14,8 @@ digest (`BotTokenIssued`), under the token's id, which the token carries in the 
 secret is stored in full (`WebhookSecretIssued`): the workers must sign with it.
 
 A built-in strategy's own name (`heuristic`, `mc`) may enter a tournament without
-registration, under any version label.
+registration, under any version label. This module is the pure fold and its events; the
+use cases that read and append the stream are `shared.app.registry`.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import secrets
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,11 +30,9 @@ from typing import Literal
 import msgspec
 
 from shared.catalog import get_game
-from shared.errors import GameNotFound, InvalidRequest
-from shared.messages.codec import EventCodec, encode, encode_all
+from shared.errors import InvalidRequest
+from shared.messages.codec import EventCodec
 from shared.messages.common import Event, Seat
-from shared.ports.webhook_urls import WebhookUrlRefused, check_webhook_url
-from shared.store.port import ConcurrencyConflict, EventStore
 
 KIND = "registry"
 STREAM = "registry:bots"
@@ -55,7 +52,7 @@ BotKey = tuple[str, str]
 """A bot's (name, version)."""
 
 
-class BotRegistered(Event, frozen=True):
+class BotRegistered(Event, frozen=True, kw_only=True):
     """A bot was registered: name, version, game, and how it plays (kind, strategy, url)."""
 
     name: str
@@ -72,7 +69,7 @@ class BotRegistered(Event, frozen=True):
     """Whose challenges seat a `webhook` bot (earlier events: `host`)."""
 
 
-class BotTokenIssued(Event, frozen=True):
+class BotTokenIssued(Event, frozen=True, kw_only=True):
     """A bot was given an API token (it replaces any earlier one); only its digest is kept."""
 
     name: str
@@ -83,7 +80,7 @@ class BotTokenIssued(Event, frozen=True):
     issued_at: str = ""
 
 
-class BotTokenRevoked(Event, frozen=True):
+class BotTokenRevoked(Event, frozen=True, kw_only=True):
     """A bot's API token stopped working."""
 
     name: str
@@ -92,7 +89,7 @@ class BotTokenRevoked(Event, frozen=True):
     revoked_at: str = ""
 
 
-class WebhookSecretIssued(Event, frozen=True):
+class WebhookSecretIssued(Event, frozen=True, kw_only=True):
     """A webhook bot's signing secret (it replaces any earlier one), stored so workers can sign."""
 
     name: str
@@ -105,7 +102,7 @@ RegistryEvent = BotRegistered | BotTokenIssued | BotTokenRevoked | WebhookSecret
 CODEC: EventCodec[RegistryEvent] = EventCodec(RegistryEvent)
 
 
-class BotSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class BotSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A registration request: a name, a version label, a game, and how the bot plays.
 
     A `builtin` bot names one of the game's `strategy`s; an `external` bot names neither a
@@ -183,12 +180,6 @@ def token_id_of(token: str) -> str | None:
     return head.removeprefix(TOKEN_PREFIX) or None
 
 
-def _new_token() -> tuple[str, str]:
-    """Returns a new token's id and the token: 64 random bits of id, 256 of secret."""
-    token_id = secrets.token_hex(8)
-    return token_id, f"{TOKEN_PREFIX}{token_id}.{secrets.token_urlsafe(32)}"
-
-
 @dataclass
 class _Token:
     bot: BotKey
@@ -212,7 +203,7 @@ class Registry:
         """Folds one registry event in."""
         match event:
             case BotRegistered():
-                self.bots[event.name, event.version] = _bot(event)
+                self.bots[event.name, event.version] = bot_of(event)
             case BotTokenIssued():
                 key = (event.name, event.version)
                 self.tokens.pop(self.active.get(key, ""), None)
@@ -235,122 +226,7 @@ class Registry:
         return self.bots.get(known.bot)
 
 
-def read_registry(store: EventStore) -> Registry:
-    """Returns the registry folded from its stream."""
-    registry = Registry()
-    for recorded in store.read(STREAM):
-        registry.apply(CODEC.decode(recorded))
-        registry.version = recorded.version
-    return registry
-
-
-class RegistryIndex:
-    """The registry kept current in this process: each look-up folds in only the new events.
-
-    So a token rotated or revoked through any process stops working at this one's next
-    look-up. Safe to share between threads.
-    """
-
-    def __init__(self, store: EventStore) -> None:
-        self._store = store
-        self._lock = threading.Lock()
-        self._registry = Registry()
-
-    def refresh(self) -> None:
-        """Folds in the events appended since the last look-up (read outside the lock, so
-        that look-ups of several threads do not queue behind one round trip).
-        """
-        with self._lock:
-            after = self._registry.version
-        recorded = self._store.read(STREAM, after=after)
-        with self._lock:
-            for item in recorded:
-                if item.version == self._registry.version + 1:
-                    self._registry.apply(CODEC.decode(item))
-                    self._registry.version = item.version
-
-    def bot_of_token(self, token: str) -> RegisteredBot | None:
-        """Returns the bot whose live token `token` is, None for anything else."""
-        self.refresh()
-        with self._lock:
-            return self._registry.bot_of_token(token)
-
-    def bot(self, name: str, version: str) -> RegisteredBot | None:
-        """Returns the bot registered as `name@version`, None when there is none."""
-        self.refresh()
-        with self._lock:
-            return self._registry.bots.get((name, version))
-
-    def live(self, token_id: str, *, look: bool = True) -> bool:
-        """Returns whether the token with id `token_id` is live (not rotated or revoked),
-        first folding in the registry's new events unless `look` is false."""
-        if look:
-            self.refresh()
-        with self._lock:
-            return token_id in self._registry.tokens
-
-    @property
-    def version(self) -> int:
-        """Returns the version of the registry's stream folded so far (no look-up)."""
-        with self._lock:
-            return self._registry.version
-
-
-def _check_url(url: str, *, allow_private: bool) -> None:
-    """Raises InvalidRequest (field `url`) unless the workers may call `url`: an absolute
-    http(s) URL, and (unless `allow_private`) one of a globally reachable host (see
-    `shared.ports.webhook_urls`)."""
-    if len(url) > MAX_URL:
-        raise InvalidRequest("url", f"a webhook URL has at most {MAX_URL} characters")
-    try:
-        check_webhook_url(url, allow_private=allow_private)
-    except WebhookUrlRefused as refused:
-        raise InvalidRequest("url", str(refused)) from None
-
-
-def _check(spec: BotSpec, *, allow_private_urls: bool) -> None:
-    """Raises InvalidRequest naming the field of `spec` that cannot be registered."""
-    for name, value in (("name", spec.name), ("version", spec.version)):
-        if not NAME.match(value):
-            raise InvalidRequest(
-                name, f"{value!r} is not 1-63 lower-case letters, digits, '_', '.' or '-'"
-            )
-    if spec.name in RESERVED_NAMES:
-        raise InvalidRequest("name", f"{spec.name!r} is reserved")
-    try:
-        game = get_game(spec.game)
-    except GameNotFound:
-        raise InvalidRequest("game", f"unknown game {spec.game!r}") from None
-    if spec.kind == "builtin":
-        if spec.strategy not in game.bots:
-            names = ", ".join(game.bots)
-            raise InvalidRequest(
-                "strategy", f"{game.title} has no strategy {spec.strategy!r}: {names}"
-            )
-    elif spec.strategy:
-        raise InvalidRequest("strategy", f"a {spec.kind} bot plays itself; it has no strategy")
-    elif not game.has_decisions:
-        raise InvalidRequest("game", f"{game.title} has no decisions; only built-in bots play it")
-    if spec.kind == "webhook":
-        _check_url(spec.url, allow_private=allow_private_urls)
-    elif spec.url:
-        raise InvalidRequest("url", f"only a webhook bot has a url, not a {spec.kind} one")
-    if spec.kind != "webhook" and spec.accept_challenges != "host":
-        raise InvalidRequest(
-            "accept_challenges",
-            f"only a webhook bot has accept_challenges: a {spec.kind} bot "
-            + ("answers each challenge itself" if spec.kind == "external" else "accepts all"),
-        )
-    if len(spec.description) > 500:
-        raise InvalidRequest("description", "at most 500 characters")
-
-
-def registered_bots(store: EventStore) -> list[RegisteredBot]:
-    """Returns every registered bot, in registration order."""
-    return list(read_registry(store).bots.values())
-
-
-def _bot(event: BotRegistered) -> RegisteredBot:
+def bot_of(event: BotRegistered) -> RegisteredBot:
     return RegisteredBot(
         event.name,
         event.version,
@@ -362,136 +238,6 @@ def _bot(event: BotRegistered) -> RegisteredBot:
         event.url,
         event.accept_challenges,
     )
-
-
-def find_bot(store: EventStore, name: str, version: str) -> RegisteredBot | None:
-    """Returns the bot registered as `name@version`, None when there is none."""
-    return read_registry(store).bots.get((name, version))
-
-
-def signing_secret(store: EventStore, name: str, version: str) -> str | None:
-    """Returns the signing secret of the webhook bot `name@version`, None if it has none."""
-    return read_registry(store).signing_secrets.get((name, version))
-
-
-def _credentials(bot: RegisteredBot, at: str) -> tuple[list[RegistryEvent], Credentials]:
-    """Returns the events issuing a new token (and a webhook's new secret), and them shown."""
-    token_id, token = _new_token()
-    events: list[RegistryEvent] = [
-        BotTokenIssued(bot.name, bot.version, token_id, token_digest(token), at)
-    ]
-    secret = ""
-    if bot.kind == "webhook":
-        secret = f"whsec_{secrets.token_urlsafe(32)}"
-        events.append(WebhookSecretIssued(bot.name, bot.version, secret, at))
-    return events, Credentials(token, secret)
-
-
-def register(
-    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
-) -> Registration:
-    """Registers `spec`; an external or webhook bot gets its credentials, shown only here.
-
-    Registering the same bot again returns it unchanged and without credentials; the same
-    name and version with anything else is refused (BotExists). A webhook URL that is, or
-    resolves to, a loopback or private address is refused unless `allow_private_urls`.
-    """
-    _check(spec, allow_private_urls=allow_private_urls)
-    while True:
-        registry = read_registry(store)
-        known = registry.bots.get((spec.name, spec.version))
-        if known is not None:
-            given = (spec.game, spec.strategy, spec.description, spec.kind, spec.url)
-            held = (known.game, known.strategy, known.description, known.kind, known.url)
-            if (*held, known.accept_challenges) == (*given, spec.accept_challenges):
-                return Registration(known, new=False)
-            raise BotExists(
-                "version", f"{spec.name}@{spec.version} is registered already; use a new version"
-            )
-        event = BotRegistered(
-            spec.name,
-            spec.version,
-            spec.game,
-            spec.strategy,
-            spec.description,
-            registered_at,
-            spec.kind,
-            spec.url,
-            spec.accept_challenges,
-        )
-        bot = _bot(event)
-        events: list[RegistryEvent] = [event]
-        credentials = None
-        if bot.kind != "builtin":
-            issued, credentials = _credentials(bot, registered_at)
-            events += issued
-        try:
-            store.append(STREAM, KIND, registry.version, encode_all(events))
-        except ConcurrencyConflict:
-            continue
-        return Registration(bot, new=True, credentials=credentials)
-
-
-def register_bot(
-    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
-) -> tuple[RegisteredBot, bool]:
-    """Registers `spec`; returns the bot and whether it is new (see `register`, which also
-    returns the credentials of a new external or webhook bot).
-    """
-    registration = register(store, spec, registered_at, allow_private_urls=allow_private_urls)
-    return registration.bot, registration.new
-
-
-def _token_holder(registry: Registry, name: str, version: str) -> RegisteredBot:
-    """Returns the bot `name@version`; raises UnknownBot, or InvalidRequest for a built-in one."""
-    bot = registry.bots.get((name, version))
-    if bot is None:
-        raise UnknownBot(name, version)
-    if bot.kind == "builtin":
-        raise InvalidRequest("kind", f"{bot.key} is a built-in strategy; it has no token")
-    return bot
-
-
-def rotate_token(
-    store: EventStore, name: str, version: str, issued_at: str = ""
-) -> tuple[RegisteredBot, Credentials]:
-    """Issues the bot a new token (and a webhook bot a new signing secret); the old token
-    stops working at once. Returns the bot and the new credentials, shown only here.
-
-    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
-    """
-    while True:
-        registry = read_registry(store)
-        bot = _token_holder(registry, name, version)
-        events: list[RegistryEvent] = []
-        live = registry.active.get((name, version))
-        if live is not None:
-            events.append(BotTokenRevoked(name, version, live, issued_at))
-        issued, credentials = _credentials(bot, issued_at)
-        try:
-            store.append(STREAM, KIND, registry.version, encode_all([*events, *issued]))
-        except ConcurrencyConflict:
-            continue
-        return bot, credentials
-
-
-def revoke_token(store: EventStore, name: str, version: str, revoked_at: str = "") -> bool:
-    """Revokes the bot's token; returns whether it had one. A webhook's secret stays.
-
-    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
-    """
-    while True:
-        registry = read_registry(store)
-        _token_holder(registry, name, version)
-        live = registry.active.get((name, version))
-        if live is None:
-            return False
-        event = BotTokenRevoked(name, version, live, revoked_at)
-        try:
-            store.append(STREAM, KIND, registry.version, [encode(event)])
-        except ConcurrencyConflict:
-            continue
-        return True
 
 
 def resolve_bot(

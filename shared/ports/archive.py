@@ -3,7 +3,8 @@
 The projection copies every event into PostgreSQL (`services.projection.archive`); a
 finished game's stream may then be dropped from the event store (see
 `services.projection.retention`). Readers take a game's log from the store while its
-stream exists and from the archive after (`game_log`, `load_logged`).
+stream exists and from the archive after (`game_log`; a game folded so:
+`shared.app.loading.load_logged`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ import abc
 import threading
 from collections.abc import Iterable
 
-from shared.app.games import LoadedGame, load
 from shared.catalog import get_game
 from shared.errors import GameNotFound, UnknownGame
 from shared.games.base import AnyGame
 from shared.messages.common import Event, GameCreated
-from shared.model import clocks
-from shared.store.port import EventStore, RecordedEvent
+from shared.messages.envelope import RecordedEvent
+from shared.store.port import EventStore
 
 
 class EventArchive(abc.ABC):
@@ -96,23 +96,3 @@ def decoded_log(
     if not isinstance(created, GameCreated):
         raise UnknownGame(game_id)
     return spec, created, events
-
-
-def loaded_from(game_id: str, recorded: list[RecordedEvent]) -> LoadedGame:
-    """Returns the game folded from its whole log `recorded`; raises UnknownGame for an
-    empty log or one that is not a game's (a tournament's, the registry's)."""
-    spec, created, events = decoded_log(game_id, recorded)
-    state, clock = clocks.fold_with_clock(spec, created, events, recorded)
-    return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock)
-
-
-def load_logged(store: EventStore, archive: EventArchive, game_id: str) -> LoadedGame:
-    """Returns the game: loaded from the store while it holds the game's stream (through
-    this process's game cache, see `shared.app.games.load`), else folded from the archive's
-    copy; raises UnknownGame, also for a stream that is not a game's."""
-    try:
-        return load(store, game_id)
-    except GameNotFound:
-        raise UnknownGame(game_id) from None
-    except UnknownGame:
-        return loaded_from(game_id, archive.read(game_id))

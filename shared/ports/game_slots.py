@@ -1,10 +1,11 @@
-"""The cap on concurrent games per registered bot: the slots port, its twin, and admission.
+"""The cap on concurrent games per registered bot: the slots port and its twin.
 
 Per bot (`name@version`) the slots hold the ids of the games it was seated in and short-
 lived reservations of games being created. A creation reserves a slot for each bound bot
 atomically (refused when the bot holds `cap` already), creates the game, then turns the
 reservations into the game's id; a reservation whose creator died expires. Finished
-games are dropped lazily, when a bot seems full: the event store says which are over.
+games are dropped lazily, when a bot seems full: the event store says which are over
+(`shared.app.admission`, which also reserves and confirms a creation's slots).
 The Redis adapter (`shared.store.redis_limits.RedisGameSlots`) shares the slots between
 server processes; the twin keeps them in this process.
 """
@@ -15,12 +16,9 @@ import abc
 import math
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 
-from shared.app.games import load
-from shared.errors import InvalidRequest, UnknownGame
-from shared.store.port import EventStore
+from shared.errors import InvalidRequest
 
 RESERVATION_MS = 60_000
 """How long a reservation outlives a creator that never confirmed or cancelled it."""
@@ -94,68 +92,3 @@ class InMemoryGameSlots(GameSlots):
             held = self._slots.get(bot, {})
             for game_id in game_ids:
                 held.pop(game_id, None)
-
-
-def _running(store: EventStore, game_id: str) -> bool:
-    """Returns whether `game_id` is a game that is not over."""
-    try:
-        loaded = load(store, game_id)
-    except UnknownGame:
-        return False
-    return not loaded.spec.is_over(loaded.state)
-
-
-def prune(slots: GameSlots, store: EventStore, bot: str) -> None:
-    """Drops the bot's slots of games that are over (or do not exist)."""
-    over = [game_id for game_id in slots.games(bot) if not _running(store, game_id)]
-    if over:
-        slots.release(bot, over)
-
-
-class Admission:
-    """Slots reserved for a game being created: `confirm` it once created, else `cancel`."""
-
-    def __init__(self, slots: GameSlots, reservation: str, bots: Sequence[str]) -> None:
-        self._slots = slots
-        self._reservation = reservation
-        self._bots = list(bots)
-
-    def confirm(self, game_id: str) -> None:
-        """Turns the reservations into slots of the created game `game_id`."""
-        for bot in self._bots:
-            self._slots.confirm(bot, self._reservation, game_id)
-
-    def cancel(self) -> None:
-        """Gives the reservations back: the game was not created."""
-        for bot in self._bots:
-            self._slots.cancel(bot, self._reservation)
-
-
-def admit(
-    slots: GameSlots,
-    store: EventStore,
-    bound: Sequence[tuple[str, str]],
-    cap: int,
-    ttl_ms: int = RESERVATION_MS,
-) -> Admission:
-    """Reserves a slot for each distinct bot of `bound` ((field, `name@version`) per seat).
-
-    Raises GameCapReached naming the first seat whose bot holds `cap` running games (and
-    reserves nothing); `cap` 0 admits everything and reserves nothing.
-    """
-    reservation = f"reserved:{uuid.uuid4().hex}"
-    reserved: list[str] = []
-    if cap == 0:
-        return Admission(slots, reservation, reserved)
-    for field, bot in bound:
-        if bot in reserved:
-            continue
-        if not slots.reserve(bot, reservation, cap, ttl_ms):
-            prune(slots, store, bot)
-            if not slots.reserve(bot, reservation, cap, ttl_ms):
-                Admission(slots, reservation, reserved).cancel()
-                raise GameCapReached(
-                    field, f"{bot} is in {cap} running games already, the most a bot may play"
-                )
-        reserved.append(bot)
-    return Admission(slots, reservation, reserved)

@@ -8,6 +8,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -15,8 +16,6 @@ from shared.store.port import (
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
-    NewEvent,
-    RecordedEvent,
 )
 
 
@@ -35,7 +34,7 @@ class InMemoryEventStore(EventStore):
 
     def append(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         expected_version: int,
         events: Sequence[NewEvent],
@@ -46,66 +45,66 @@ class InMemoryEventStore(EventStore):
             raise ValueError("an append needs at least one event")
         with self._lock:
             if idempotency_key is not None:
-                known = self._keys.get((game_id, idempotency_key))
+                known = self._keys.get((stream, idempotency_key))
                 if known is not None:
                     first, known_fingerprint = known
                     if known_fingerprint and fingerprint and known_fingerprint != fingerprint:
-                        raise IdempotencyKeyReused(game_id, idempotency_key)
+                        raise IdempotencyKeyReused(stream, idempotency_key)
                     return AppendResult(first.first_version, first.last_version, replayed=True)
-            stream = self._streams.setdefault(game_id, [])
-            actual = self._version(game_id)
+            entries = self._streams.setdefault(stream, [])
+            actual = self._version(stream)
             if actual != expected_version:
-                raise ConcurrencyConflict(game_id, expected_version, actual)
+                raise ConcurrencyConflict(stream, expected_version, actual)
             now = int(time.time() * 1000)
             for offset, event in enumerate(events, start=1):
                 recorded = RecordedEvent(
-                    game_id=game_id,
+                    game_id=stream,
                     kind=kind,
                     version=expected_version + offset,
                     type=event.type,
                     data=event.data,
                     recorded_at=now,
                 )
-                stream.append(recorded)
+                entries.append(recorded)
                 self._feed.append(recorded)
             result = AppendResult(expected_version + 1, expected_version + len(events))
             if idempotency_key is not None:
-                self._keys[(game_id, idempotency_key)] = (result, fingerprint)
+                self._keys[(stream, idempotency_key)] = (result, fingerprint)
             self._appended.notify_all()
             return result
 
     def recall(
-        self, game_id: str, idempotency_key: str, fingerprint: str = ""
+        self, stream: str, idempotency_key: str, fingerprint: str = ""
     ) -> AppendResult | None:
         with self._lock:
-            known = self._keys.get((game_id, idempotency_key))
+            known = self._keys.get((stream, idempotency_key))
         if known is None:
             return None
         first, known_fingerprint = known
         if known_fingerprint and fingerprint and known_fingerprint != fingerprint:
-            raise IdempotencyKeyReused(game_id, idempotency_key)
+            raise IdempotencyKeyReused(stream, idempotency_key)
         return AppendResult(first.first_version, first.last_version, replayed=True)
 
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         with self._lock:
-            skipped = max(after - self._dropped.get(game_id, 0), 0)
-            events = self._streams.get(game_id, [])[skipped:]
+            skipped = max(after - self._dropped.get(stream, 0), 0)
+            events = self._streams.get(stream, [])[skipped:]
         return events if limit is None else events[:limit]
 
-    def _version(self, game_id: str) -> int:
-        """Returns the version of `game_id`; the caller holds the lock."""
-        return self._dropped.get(game_id, 0) + len(self._streams.get(game_id, ()))
+    def _version(self, stream: str) -> int:
+        """Returns the version of `stream`; the caller holds the lock."""
+        return self._dropped.get(stream, 0) + len(self._streams.get(stream, ()))
 
-    def version(self, game_id: str) -> int:
+    def version(self, stream: str) -> int:
         with self._lock:
-            return self._version(game_id)
+            return self._version(stream)
 
-    def drop(self, game_id: str) -> bool:
+    def drop(self, stream: str) -> bool:
         with self._lock:
-            stream = self._streams.pop(game_id, [])
-            if stream:
-                self._dropped[game_id] = stream[-1].version
-            return bool(stream)
+            entries = self._streams.pop(stream, [])
+            if entries:
+                self._dropped[stream] = entries[-1].version
+            return bool(entries)
 
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
         start = int(after.split("-", maxsplit=1)[0])
@@ -116,13 +115,13 @@ class InMemoryEventStore(EventStore):
         ]
 
     def wait(
-        self, game_id: str, after: int, timeout_ms: int, limit: int | None = None
+        self, stream: str, after: int, timeout_ms: int, limit: int | None = None
     ) -> list[RecordedEvent]:
         with self._appended:
             self._appended.wait_for(
-                lambda: self._version(game_id) > after, max(timeout_ms, 0) / 1000
+                lambda: self._version(stream) > after, max(timeout_ms, 0) / 1000
             )
-        return self.read(game_id, after, limit)
+        return self.read(stream, after, limit)
 
     def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
         start = int(after.split("-", maxsplit=1)[0])

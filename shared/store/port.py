@@ -1,8 +1,9 @@
-"""The event store port: per-game streams with optimistic concurrency, and one global feed.
+"""The event store port: streams with optimistic concurrency, and one global feed.
 
-Every append names the version it expects the game's stream to be at; a stale version
-writes nothing and raises `ConcurrencyConflict`. An append may carry an idempotency key:
-a repeated key returns the first append's result and writes nothing.
+A stream is a game's, a tournament's, a challenge's or the registry's; its id is the
+`stream` every method takes. Every append names the version it expects the stream to be
+at; a stale version writes nothing and raises `ConcurrencyConflict`. An append may carry
+an idempotency key: a repeated key returns the first append's result and writes nothing.
 """
 
 from __future__ import annotations
@@ -14,33 +15,12 @@ from typing import TypeVar
 
 import msgspec
 
-SCHEMA_VERSION = 1
-"""The envelope schema version written with every event; readers refuse any other."""
+from shared.messages.envelope import NewEvent, RecordedEvent
 
 _POLL_S = 0.02
 """How often the port's default waits look again (adapters override them with real waits)."""
 
 T = TypeVar("T")
-
-
-class NewEvent(msgspec.Struct, frozen=True):
-    """An encoded event about to be appended: its type tag and its payload bytes."""
-
-    type: str
-    data: bytes
-
-
-class RecordedEvent(msgspec.Struct, frozen=True):
-    """An event as stored: game, version (1-based, gapless), type, payload and envelope."""
-
-    game_id: str
-    kind: str
-    version: int
-    type: str
-    data: bytes
-    schema: int = SCHEMA_VERSION
-    recorded_at: int = 0
-    """Milliseconds since the epoch, from the store's clock."""
 
 
 class FeedEntry(msgspec.Struct, frozen=True):
@@ -91,7 +71,7 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def append(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         expected_version: int,
         events: Sequence[NewEvent],
@@ -106,7 +86,7 @@ class EventStore(abc.ABC):
 
     @abc.abstractmethod
     def recall(
-        self, game_id: str, idempotency_key: str, fingerprint: str = ""
+        self, stream: str, idempotency_key: str, fingerprint: str = ""
     ) -> AppendResult | None:
         """Returns the first result of an append with this key (`replayed` set), None if unknown.
 
@@ -114,16 +94,16 @@ class EventStore(abc.ABC):
         """
 
     @abc.abstractmethod
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
-        """Returns the events of `game_id` with version > `after`, in order."""
+    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        """Returns the events of `stream` with version > `after`, in order."""
 
     @abc.abstractmethod
-    def version(self, game_id: str) -> int:
-        """Returns the version of the last event of `game_id`, 0 if it has none."""
+    def version(self, stream: str) -> int:
+        """Returns the version of the last event of `stream`, 0 if it has none."""
 
     @abc.abstractmethod
-    def drop(self, game_id: str) -> bool:
-        """Deletes the stream of `game_id` (its events stay in the feed); returns whether
+    def drop(self, stream: str) -> bool:
+        """Deletes `stream` (its events stay in the feed); returns whether
         there was one.
 
         The stream's version stays, so its id is never reused: an append at version 0
@@ -136,14 +116,14 @@ class EventStore(abc.ABC):
         """Returns up to `count` feed entries after position `after`, oldest first."""
 
     def wait(
-        self, game_id: str, after: int, timeout_ms: int, limit: int | None = None
+        self, stream: str, after: int, timeout_ms: int, limit: int | None = None
     ) -> list[RecordedEvent]:
-        """Returns the events of `game_id` after version `after` (up to `limit`) as soon as
+        """Returns the events of `stream` after version `after` (up to `limit`) as soon as
         there is one, waiting up to `timeout_ms` for one (0: not at all); empty if none came.
 
         This default polls `read`; adapters wait on the store itself.
         """
-        return _polled(lambda: self.read(game_id, after, limit), timeout_ms)
+        return _polled(lambda: self.read(stream, after, limit), timeout_ms)
 
     def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
         """Returns up to `count` feed entries after position `after` as soon as there is one,
@@ -166,7 +146,7 @@ class EventStore(abc.ABC):
 
     def append_batches(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
     ) -> list[AppendResult | StoreError]:
@@ -177,7 +157,7 @@ class EventStore(abc.ABC):
         results: list[AppendResult | StoreError] = []
         for expected, events, key in batches:
             try:
-                results.append(self.append(game_id, kind, expected, events, key))
+                results.append(self.append(stream, kind, expected, events, key))
             except StoreError as error:
                 results.append(error)
         return results

@@ -14,7 +14,7 @@ import threading
 
 import redis
 
-from shared.model.deal_keys import DealSecret
+from shared.ports.deal_secret import DealSecret
 from shared.store.redis_store import reachable
 
 

@@ -15,16 +15,14 @@ from typing import Any, cast
 import msgspec
 import redis
 
+from shared.messages.envelope import SCHEMA_VERSION, NewEvent, RecordedEvent
 from shared.store.port import (
-    SCHEMA_VERSION,
     AppendResult,
     ConcurrencyConflict,
     EventStore,
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
-    NewEvent,
-    RecordedEvent,
     StoreError,
     StoreUnavailable,
 )
@@ -106,10 +104,10 @@ def _function_missing(error: BaseException) -> bool:
     return isinstance(error, redis.ResponseError) and "Function not found" in str(error)
 
 
-def _recorded(game_id: str, fields: Fields) -> RecordedEvent:
-    """Returns the event stored in the entry `fields` of `game_id`."""
+def _recorded(stream: str, fields: Fields) -> RecordedEvent:
+    """Returns the event stored in the entry `fields` of `stream`."""
     return RecordedEvent(
-        game_id,
+        stream,
         fields[_KIND].decode(),
         int(fields[_V]),
         fields[_TYPE].decode(),
@@ -166,9 +164,9 @@ class RedisEventStore(EventStore):
         self._feed = f"{namespace}feed"
         self._loaded = False
 
-    def _stream(self, game_id: str) -> str:
-        """Returns the key of the stream of `game_id`."""
-        return f"{self._namespace}game:{{{game_id}}}"
+    def _key_of(self, stream: str) -> str:
+        """Returns the Redis key of `stream` (the key layout is unchanged)."""
+        return f"{self._namespace}game:{{{stream}}}"
 
     def _load_library(self) -> None:
         """Loads (or replaces) the Lua library that holds the append function."""
@@ -177,7 +175,7 @@ class RedisEventStore(EventStore):
 
     def _call_args(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         expected_version: int,
         events: Sequence[NewEvent],
@@ -188,14 +186,14 @@ class RedisEventStore(EventStore):
         """Returns the FCALL key count, keys and arguments of one append."""
         if not events:
             raise ValueError("an append needs at least one event")
-        stream = self._stream(game_id)
-        keys = [stream, f"{stream}:version", self._feed]
+        key = self._key_of(stream)
+        keys = [key, f"{key}:version", self._feed]
         if idempotency_key is not None:
-            keys.append(f"{stream}:idem:{idempotency_key}")
+            keys.append(f"{key}:idem:{idempotency_key}")
         args: list[str | bytes | int] = [
             *keys,
             expected_version,
-            game_id,
+            stream,
             kind,
             SCHEMA_VERSION,
             fingerprint,
@@ -207,7 +205,7 @@ class RedisEventStore(EventStore):
 
     @staticmethod
     def _result(
-        reply: list[Any], game_id: str, expected_version: int, idempotency_key: str | None
+        reply: list[Any], stream: str, expected_version: int, idempotency_key: str | None
     ) -> AppendResult | StoreError:
         """Returns the result of one append reply, or the typed error it stands for."""
         status = reply[0]
@@ -216,8 +214,8 @@ class RedisEventStore(EventStore):
         if status == _REPLAYED:
             return AppendResult(reply[1], reply[2], replayed=True)
         if status == _CONFLICT:
-            return ConcurrencyConflict(game_id, expected_version, reply[1])
-        return IdempotencyKeyReused(game_id, idempotency_key or "")
+            return ConcurrencyConflict(stream, expected_version, reply[1])
+        return IdempotencyKeyReused(stream, idempotency_key or "")
 
     def _fcall(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
         """Calls the append function, loading the library first or again when Redis lacks it."""
@@ -235,7 +233,7 @@ class RedisEventStore(EventStore):
 
     def append(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         expected_version: int,
         events: Sequence[NewEvent],
@@ -243,7 +241,7 @@ class RedisEventStore(EventStore):
         fingerprint: str = "",
     ) -> AppendResult:
         call = self._call_args(
-            game_id,
+            stream,
             kind,
             expected_version,
             events,
@@ -252,7 +250,7 @@ class RedisEventStore(EventStore):
         )
         with reachable():
             reply = self._fcall(call)
-        result = self._result(reply, game_id, expected_version, idempotency_key)
+        result = self._result(reply, stream, expected_version, idempotency_key)
         if isinstance(result, StoreError):
             raise result
         return result
@@ -267,13 +265,13 @@ class RedisEventStore(EventStore):
 
     def append_batches(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
     ) -> list[AppendResult | StoreError]:
         """Appends each (expected_version, events, key) batch in order, in one round trip."""
         calls = [
-            self._call_args(game_id, kind, expected, events, idempotency_key=key, fingerprint="")
+            self._call_args(stream, kind, expected, events, idempotency_key=key, fingerprint="")
             for expected, events, key in batches
         ]
         if not calls:
@@ -292,38 +290,38 @@ class RedisEventStore(EventStore):
         for (expected, _, key), reply in zip(batches, replies, strict=True):
             if isinstance(reply, Exception):
                 raise reply
-            results.append(self._result(reply, game_id, expected, key))
+            results.append(self._result(reply, stream, expected, key))
         return results
 
     def recall(
-        self, game_id: str, idempotency_key: str, fingerprint: str = ""
+        self, stream: str, idempotency_key: str, fingerprint: str = ""
     ) -> AppendResult | None:
         with reachable():
-            key = f"{self._stream(game_id)}:idem:{idempotency_key}"
+            key = f"{self._key_of(stream)}:idem:{idempotency_key}"
             known = cast("bytes | None", self._client.get(key))
         if known is None:
             return None
         first, last, known_fingerprint = known.split(b" ", 2)
         if known_fingerprint and fingerprint and known_fingerprint != fingerprint.encode():
-            raise IdempotencyKeyReused(game_id, idempotency_key)
+            raise IdempotencyKeyReused(stream, idempotency_key)
         return AppendResult(int(first), int(last), replayed=True)
 
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         if limit is not None and limit <= 0:
             return []
         with reachable():
-            entries = self._range(self._stream(game_id), f"0-{after + 1}", limit)
-        return [_recorded(game_id, fields) for _, fields in entries]
+            entries = self._range(self._key_of(stream), f"0-{after + 1}", limit)
+        return [_recorded(stream, fields) for _, fields in entries]
 
-    def version(self, game_id: str) -> int:
+    def version(self, stream: str) -> int:
         with reachable():
-            value = self._client.get(f"{self._stream(game_id)}:version")
+            value = self._client.get(f"{self._key_of(stream)}:version")
         return int(value) if value is not None else 0
 
-    def drop(self, game_id: str) -> bool:
+    def drop(self, stream: str) -> bool:
         """Deletes the game's stream; its version counter stays (the id is never reused)."""
         with reachable():
-            deleted = self._client.delete(self._stream(game_id))
+            deleted = self._client.delete(self._key_of(stream))
         return deleted > 0
 
     def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
@@ -335,17 +333,17 @@ class RedisEventStore(EventStore):
         return [_feed_entry(position, fields) for position, fields in entries]
 
     def wait(
-        self, game_id: str, after: int, timeout_ms: int, limit: int | None = None
+        self, stream: str, after: int, timeout_ms: int, limit: int | None = None
     ) -> list[RecordedEvent]:
         """Returns the events after `after` as soon as there is one (XREAD BLOCK on the game's
         stream); `timeout_ms` must stay below the client's socket timeout."""
         if timeout_ms <= 0 or (limit is not None and limit <= 0):
-            return self.read(game_id, after, limit)
+            return self.read(stream, after, limit)
         with reachable():
             reply = self._client.xread(
-                {self._stream(game_id): f"0-{after}"}, count=limit, block=timeout_ms
+                {self._key_of(stream): f"0-{after}"}, count=limit, block=timeout_ms
             )
-        return [_recorded(game_id, fields) for _, fields in _group_entries(reply)]
+        return [_recorded(stream, fields) for _, fields in _group_entries(reply)]
 
     def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
         """Returns feed entries after `after` as soon as there is one (XREAD BLOCK on the

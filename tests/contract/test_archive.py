@@ -10,10 +10,10 @@ import pytest
 
 from services.ops.migrate import migrate
 from services.projection.archive import PostgresEventArchive
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.ports.archive import EventArchive, InMemoryEventArchive, StoreArchive, game_log
 from shared.ports.views.fold import to_datetime
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import NewEvent, RecordedEvent
 
 pytestmark = pytest.mark.contract
 

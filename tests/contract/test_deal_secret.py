@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from shared.model.deal_keys import DealSecret, GivenDealSecret, ProcessDealSecret
+from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.store.redis_deal_secret import RedisDealSecret
 
 pytestmark = pytest.mark.contract

@@ -14,16 +14,15 @@ from typing import Protocol
 import pytest
 import redis
 
+from shared.messages.envelope import SCHEMA_VERSION, NewEvent
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import (
-    SCHEMA_VERSION,
     AppendResult,
     ConcurrencyConflict,
     EventStore,
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
-    NewEvent,
 )
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 

@@ -1,4 +1,4 @@
-"""The game cache behind `shared.app.games.load`: a cached game folded on with the events its
+"""The game cache behind `shared.app.loading.load`: a cached game folded on with the events its
 stream gained is the game folded afresh, over the in-memory and the Redis store alike."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import random
 import pytest
 import redis
 
-from shared.app.games import LoadedGame, _fold, act, cache_of, caught_up, create_game, current, load
+from shared.app.games import act, create_game
+from shared.app.loading import LoadedGame, _fold, cache_of, caught_up, current, load
 from shared.errors import UnknownGame
 from shared.messages.common import Clock, Seat
 from shared.model.idempotency import client_key

@@ -8,9 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from shared.app.games import create_game, play_bot_turns
+from shared.app.admission import admit
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
 from shared.messages.common import Seat
-from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots, admit
+from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_limits import RedisGameSlots
 

@@ -19,12 +19,15 @@ import redis
 from services.ops.metrics import WorkerMetrics
 from services.workers.webhooks import play_webhook_turn
 from shared.app import stalls
+from shared.app.bot_turns import next_bot_seat, play_bot_turns
 from shared.app.deadlines import enforce_deadline, watch_of
-from shared.app.games import appendable, create_game, load, next_bot_seat, play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import appendable, load
+from shared.app.registry import register
 from shared.app.tournaments import reconcile_games
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, Seat
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore

@@ -10,14 +10,10 @@ import pytest
 from services.bootstrap.workers import create_celery_app
 from services.settings import WorkerSettings, load_settings
 from services.workers.beat import TASK, RedBeatTournamentScheduler
-from shared.app.games import InProcessDispatcher
-from shared.app.schedules import (
-    InProcessScheduler,
-    Schedule,
-    Scheduler,
-    UnknownSchedule,
-)
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler
 from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.model.tournaments.schedule import Schedule
+from shared.ports.scheduler import Scheduler, UnknownSchedule
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.contract
@@ -25,8 +21,10 @@ pytestmark = pytest.mark.contract
 
 def definition(schedule: Schedule) -> TournamentDefinition:
     """Returns a small scheduled Beggar-my-neighbour round robin."""
-    entrants = [Entrant("turner"), Entrant("random", version="2")]
-    return TournamentDefinition("beggar", entrants, 2, seed="9", schedule=schedule)
+    entrants = [Entrant(bot="turner"), Entrant(bot="random", version="2")]
+    return TournamentDefinition(
+        game="beggar", entrants=entrants, table_size=2, seed="9", schedule=schedule
+    )
 
 
 @pytest.fixture(params=["memory", pytest.param("redbeat", marks=pytest.mark.integration)])
@@ -96,7 +94,9 @@ def test_a_removed_schedule_is_gone_and_unknown_ids_are_refused(scheduler: Sched
 
 
 def test_only_a_scheduled_definition_can_be_added(scheduler: Scheduler) -> None:
-    unscheduled = TournamentDefinition("beggar", [Entrant("turner"), Entrant("random")], 2)
+    unscheduled = TournamentDefinition(
+        game="beggar", entrants=[Entrant(bot="turner"), Entrant(bot="random")], table_size=2
+    )
     with pytest.raises(ValueError, match="schedule"):
         scheduler.add("s1", unscheduled)
 

@@ -16,23 +16,19 @@ import redis
 from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
-from shared.app.games import create_game, play_bot_turns
-from shared.app.tournaments import (
-    KIND,
-    create_tournament,
-    load_tournament,
-    run_in_process,
-    start_game,
-    stream_id,
-)
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.tournaments import create_tournament, load_tournament, run_in_process, start_game
 from shared.messages.codec import encode
 from shared.messages.common import Seat
 from shared.model.tournaments.model import (
+    KIND,
     Entrant,
     TournamentCancelled,
     TournamentDefinition,
     TournamentState,
     pending,
+    stream_id,
 )
 from shared.model.tournaments.standings import standings, tournament_ratings
 from shared.ports.views.memory import InMemoryTournamentViews
@@ -46,10 +42,10 @@ pytestmark = pytest.mark.contract
 SHITHEAD = TournamentDefinition(
     game="shithead",
     entrants=[
-        Entrant("heuristic", "h"),
-        Entrant("random", "a"),
-        Entrant("random", "b"),
-        Entrant("random", "c"),
+        Entrant(bot="heuristic", version="h"),
+        Entrant(bot="random", version="a"),
+        Entrant(bot="random", version="b"),
+        Entrant(bot="random", version="c"),
     ],
     table_size=2,
     seed="5",
@@ -59,16 +55,25 @@ SHITHEAD_KEYS = ["heuristic@h", "random@a", "random@b", "random@c"]
 """The rating keys of SHITHEAD's entrants, in entrant order."""
 AUTOBUS = TournamentDefinition(
     game="autobus",
-    entrants=[Entrant("heuristic", "1"), Entrant("random", "1"), Entrant("random", "2")],
+    entrants=[
+        Entrant(bot="heuristic", version="1"),
+        Entrant(bot="random", version="1"),
+        Entrant(bot="random", version="2"),
+    ],
     table_size=2,
     seed="6",
 )
 BEGGAR = TournamentDefinition(
-    game="beggar", entrants=[Entrant("turner", "1"), Entrant("turner", "2")], table_size=2
+    game="beggar",
+    entrants=[Entrant(bot="turner", version="1"), Entrant(bot="turner", version="2")],
+    table_size=2,
 )
 MIRROR = TournamentDefinition(
     game="autobus",
-    entrants=[Entrant("random", "same"), Entrant("random", "same", name="twin")],
+    entrants=[
+        Entrant(bot="random", version="same"),
+        Entrant(bot="random", version="same", name="twin"),
+    ],
     table_size=2,
     seed="7",
 )
@@ -199,7 +204,7 @@ def test_a_later_event_of_a_tournament_changes_its_views(
     assert [t.status for t in backend.views().tournaments(limit=1)] == ["running"]
     stream = stream_id("t-waiting")
     backend.store.append(
-        stream, KIND, backend.store.version(stream), [encode(TournamentCancelled("host"))]
+        stream, KIND, backend.store.version(stream), [encode(TournamentCancelled(reason="host"))]
     )
     views = backend.views()
     assert [t.tournament_id for t in views.tournaments(status="cancelled")] == ["t-waiting"]

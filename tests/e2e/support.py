@@ -14,7 +14,7 @@ import pytest
 
 from services.projection.queries import archived_events, get_game_row
 from shared.catalog import get_game
-from shared.store.port import RecordedEvent
+from shared.messages.envelope import RecordedEvent
 
 if TYPE_CHECKING:
     from tests.e2e.conftest import Stack

@@ -22,7 +22,7 @@ import uvicorn
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 

@@ -17,9 +17,9 @@ import redis
 
 from services.projection.views import PostgresTournamentViews
 from shared.app.tournaments import run_in_process
-from shared.model import deal_keys
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.standings import standings
+from shared.ports import deal_secret
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentStandings
 from shared.store.memory import InMemoryEventStore
@@ -70,7 +70,7 @@ def test_a_shithead_round_robin_on_the_workers_projects_the_in_process_standings
 
     definition = msgspec.convert(BODY, TournamentDefinition)
     same_deployment = InMemoryEventStore()  # dealing with the stack's deal secret
-    deal_keys.attach(same_deployment, RedisDealSecret(redis_client, namespace))
+    deal_secret.attach(same_deployment, RedisDealSecret(redis_client, namespace))
     in_process = run_in_process(same_deployment, definition, tournament_id)
     assert projected.standings == standings(in_process)
     assert [line.games for line in projected.standings] == [4, 4, 4, 4]

@@ -11,7 +11,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import hosting
 from shared.store.redis_store import RedisEventStore
 from tests.unit.test_game_api import BUMP, GameApiBehaviours, problem

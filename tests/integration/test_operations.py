@@ -8,7 +8,7 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.ops.health import StackReadiness, expected_migrations
 from services.ops.migrate import migrate
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.integration

@@ -20,12 +20,14 @@ import redis
 from services.ops.migrate import MIGRATIONS_DIR, applied, migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
+from shared.app import challenges as challenge_app
+from shared.app.registry import register
 from shared.app.tournaments import run_in_process
 from shared.catalog import get_game
 from shared.messages.codec import UnknownSchemaVersion, encode, encode_all
 from shared.messages.common import GameCreated, Seat
 from shared.model import challenges
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedEntry
@@ -427,7 +429,7 @@ def test_a_tournament_stream_is_archived_and_its_games_are_projected(db: str) ->
     store = InMemoryEventStore()
     definition = TournamentDefinition(
         game="beggar",
-        entrants=[Entrant("turner", name="a"), Entrant("turner", name="b")],
+        entrants=[Entrant(bot="turner", name="a"), Entrant(bot="turner", name="b")],
         table_size=2,
         games_per_table=2,
     )
@@ -450,16 +452,16 @@ def test_a_challenge_stream_is_archived_and_its_game_is_projected(db: str) -> No
         for n in ("ann", "ben")
     ]
     now = datetime.now(UTC)
-    issued = challenges.issue(
+    issued = challenge_app.issue(
         store,
         game="beggar",
         ruleset=None,
-        opponents=[challenges.Opponent("ben")],
+        opponents=[challenges.Opponent(bot="ben")],
         bots=bots,
         challenger=bots[0],
         now=now,
     )
-    started = challenges.start(store, issued.challenge_id, now)
+    started = challenge_app.start(store, issued.challenge_id, now)
     assert started.status == "started"
     with Projector(db, member(store)) as projector:
         drain(projector)

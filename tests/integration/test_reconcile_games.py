@@ -11,8 +11,10 @@ from services.bootstrap.stores import build_views
 from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.settings import WorkerSettings, load_settings
+from shared.app.bot_turns import next_bot_seat, play_bot_turns
 from shared.app.deadlines import now_ms
-from shared.app.games import create_game, load, next_bot_seat, play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
 from shared.app.tournaments import (
     create_tournament,
     load_tournament,
@@ -30,7 +32,9 @@ STALL_MS = 5_000
 LIMIT = 1000
 """As many games as the workers' reconciliation looks at (`RECONCILE_LIMIT`)."""
 TOURNAMENT = TournamentDefinition(
-    game="autobus", entrants=[Entrant("heuristic", "1"), Entrant("random", "1")], table_size=2
+    game="autobus",
+    entrants=[Entrant(bot="heuristic", version="1"), Entrant(bot="random", version="1")],
+    table_size=2,
 )
 """One game of two built-in bots."""
 

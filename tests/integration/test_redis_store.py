@@ -11,7 +11,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from shared.store.port import AppendResult, NewEvent, StoreUnavailable
+from shared.messages.envelope import NewEvent
+from shared.store.port import AppendResult, StoreUnavailable
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 
 pytestmark = pytest.mark.integration

@@ -21,9 +21,11 @@ from services.projection.archive import PostgresEventArchive
 from services.projection.projector import Projector
 from services.projection.queries import get_game_row, list_games
 from services.projection.retention import Retention
-from shared.app.games import InProcessDispatcher, create_game, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import loaded_from
+from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import Seat
-from shared.ports.archive import loaded_from
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 
 pytestmark = pytest.mark.integration

@@ -27,9 +27,9 @@ from services.workers.beat import (
     beat_config,
 )
 from services.workers.dispatch import CeleryDispatcher
-from shared.app.schedules import Schedule, run_id
 from shared.app.tournaments import load_tournament
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
+from shared.model.tournaments.schedule import Schedule, run_id
 from shared.store.redis_store import RedisEventStore
 from tests.integration.conftest import ROOT, worker_env
 
@@ -167,7 +167,11 @@ def test_a_beat_killed_around_the_firing_time_neither_loses_nor_repeats_the_run(
     poll("the first beat holds the lock", lambda: bool(redis_client.exists(lock)))
     at = datetime.now(UTC) + timedelta(seconds=4)
     definition = TournamentDefinition(
-        "beggar", [Entrant("turner"), Entrant("random")], 2, seed="6", schedule=Schedule(at=at)
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        seed="6",
+        schedule=Schedule(at=at),
     )
     scheduler.add("cup", definition)
     if kill == "just_before_the_run":
@@ -186,7 +190,10 @@ def test_a_beat_killed_around_the_firing_time_neither_loses_nor_repeats_the_run(
 
     marker_at = datetime.now(UTC) + timedelta(seconds=2)
     marker = TournamentDefinition(
-        "beggar", [Entrant("turner"), Entrant("random")], 2, schedule=Schedule(at=marker_at)
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        schedule=Schedule(at=marker_at),
     )
     scheduler.add("marker", marker)
     finished(store, run_id("marker", marker_at))
@@ -212,7 +219,10 @@ def test_beat_sends_each_cron_tick_once_with_the_tick_as_its_slot_across_restart
     scheduler: RedBeatTournamentScheduler, redis_url: str, redis_client: redis.Redis, namespace: str
 ) -> None:
     definition = TournamentDefinition(
-        "beggar", [Entrant("turner"), Entrant("random")], 2, schedule=Schedule(cron="0 0 1 1 *")
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        schedule=Schedule(cron="0 0 1 1 *"),
     )
     first = scheduler.add("new-year", definition).next_run
     assert first is not None

@@ -13,7 +13,8 @@ import redis
 from services.ops.migrate import migrate
 from services.projection.projector import Projector, rebuild
 from services.projection.views import PostgresTournamentViews
-from shared.app.games import load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.loading import load
 from shared.app.tournaments import (
     create_tournament,
     load_tournament,
@@ -31,7 +32,11 @@ from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 
 pytestmark = pytest.mark.integration
 
-FIELD = [Entrant("heuristic", "1"), Entrant("random", "1"), Entrant("random", "2")]
+FIELD = [
+    Entrant(bot="heuristic", version="1"),
+    Entrant(bot="random", version="1"),
+    Entrant(bot="random", version="2"),
+]
 """Three bot versions that play in every tournament below, so their ratings accumulate."""
 SWISS = TournamentDefinition(
     game="autobus", entrants=FIELD, table_size=2, format="swiss", rounds=2, seed="s"
@@ -39,7 +44,9 @@ SWISS = TournamentDefinition(
 ROUND_ROBIN = TournamentDefinition(game="autobus", entrants=FIELD, table_size=2, seed="r")
 SHITHEAD = TournamentDefinition(game="shithead", entrants=FIELD, table_size=3, seed="h")
 BEGGAR = TournamentDefinition(
-    game="beggar", entrants=[Entrant("turner", "1"), Entrant("turner", "2")], table_size=2
+    game="beggar",
+    entrants=[Entrant(bot="turner", version="1"), Entrant(bot="turner", version="2")],
+    table_size=2,
 )
 
 TABLES = {

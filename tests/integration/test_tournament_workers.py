@@ -12,9 +12,9 @@ from celery import Celery
 
 from services.workers.dispatch import START_TOURNAMENT
 from shared.app.tournaments import load_tournament, run_in_process
-from shared.model import deal_keys
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
+from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
@@ -48,7 +48,11 @@ def test_a_tournament_on_the_workers_gives_the_in_process_games_and_standings(
 ) -> None:
     definition = TournamentDefinition(
         game="autobus",
-        entrants=[Entrant("heuristic"), Entrant("random", name="r1"), Entrant("random", name="r2")],
+        entrants=[
+            Entrant(bot="heuristic"),
+            Entrant(bot="random", name="r1"),
+            Entrant(bot="random", name="r2"),
+        ],
         table_size=2,
         format=fmt,  # type: ignore[arg-type]
         games_per_table=2,
@@ -60,7 +64,7 @@ def test_a_tournament_on_the_workers_gives_the_in_process_games_and_standings(
     start_tournament.apply_async((msgspec.to_builtins(definition), "t1"), queue=f"{namespace}bots")
     on_workers = wait_until_finished(store, "t1", 120)
     same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
-    deal_keys.attach(same_deployment, RedisDealSecret(redis_client, namespace))
+    deal_secret.attach(same_deployment, RedisDealSecret(redis_client, namespace))
     in_process = run_in_process(same_deployment, definition, "t1")
     by_key = {r.key: (r.places, r.status) for r in in_process.records}
     assert {r.key: (r.places, r.status) for r in on_workers.records} == by_key

@@ -21,7 +21,9 @@ from celery import Celery
 
 from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_signature
-from shared.app.games import create_game, load
+from shared.app.games import create_game
+from shared.app.loading import load
+from shared.app.registry import register
 from shared.catalog import get_game
 from shared.games.autobus.messages import CardDiscarded, CardUnderTheBus, TurnEnded
 from shared.messages.common import (
@@ -34,7 +36,7 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,9 @@ import redis
 from celery import Celery
 
 from services.workers.dispatch import BOT_TURNS, CeleryDispatcher
-from shared.app.games import create_game, load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
 from shared.catalog import get_game
 from shared.messages.common import GameFinished
 from shared.store.redis_store import RedisEventStore

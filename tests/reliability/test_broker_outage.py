@@ -30,8 +30,7 @@ import kombu
 import pytest
 import redis
 
-from shared.app.games import game_id_for
-from shared.model.idempotency import HOST, client_key
+from shared.model.idempotency import HOST, client_key, game_id_for
 from tests.e2e.conftest import Stack, running_stack
 from tests.e2e.support import free_port
 from tests.reliability.conftest import PrivateRedis, TcpProxy, wait_for

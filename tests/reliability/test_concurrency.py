@@ -25,8 +25,9 @@ import redis
 import uvicorn
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
-from shared.store.port import AppendResult, ConcurrencyConflict, NewEvent
+from shared.app.runtime import InProcessDispatcher
+from shared.messages.envelope import NewEvent
+from shared.store.port import AppendResult, ConcurrencyConflict
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]

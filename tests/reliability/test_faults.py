@@ -34,8 +34,10 @@ from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.queries import checkpoint
 from services.settings import load_settings
-from shared.app.games import InProcessDispatcher, create_game, game_id_for, play_bot_turns
-from shared.model.idempotency import HOST, client_key
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.runtime import InProcessDispatcher
+from shared.model.idempotency import HOST, client_key, game_id_for
 from shared.ports.views.fold import position_key
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 from tests.reliability.conftest import (

@@ -25,14 +25,14 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.games import autobus as ab
 from shared.games import beggar as bg
 from shared.games import shithead as sh
 from shared.games.autobus.messages import CardUnderTheBus
 from shared.games.base import AnyGame
 from shared.messages.common import Event
-from shared.model.exported_log import replay_log
+from shared.model.log_replay import replay_log
 from shared.store.memory import InMemoryEventStore
 from tests.unit import test_autobus_properties as autobus_props
 from tests.unit import test_shithead_properties as shithead_props

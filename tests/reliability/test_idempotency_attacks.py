@@ -29,8 +29,8 @@ import redis
 
 from shared.catalog import get_game
 from shared.messages.common import Event, SeatForfeited, TurnTimedOut
+from shared.messages.envelope import RecordedEvent
 from shared.sdk.client import Client
-from shared.store.port import RecordedEvent
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.e2e.support import free_port
 from tests.reliability.conftest import WAIT_S, wait_for

@@ -31,9 +31,10 @@ from psycopg import sql
 from services.cli.dev import Launcher, cardarena, stack_commands, stack_environment
 from services.ops.migrate import migrate
 from services.projection.projector import Projector
-from shared.app.games import create_game, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
 from shared.messages.common import Seat
-from shared.store.port import NewEvent
+from shared.messages.envelope import NewEvent
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 from tests.reliability.conftest import (

@@ -27,9 +27,9 @@ import msgspec
 import pytest
 import redis
 
+from shared.messages.envelope import RecordedEvent
 from shared.model import registry
 from shared.sdk.client import StreamEvent, parse_sse
-from shared.store.port import RecordedEvent
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.reliability.conftest import wait_for
 

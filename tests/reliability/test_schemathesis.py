@@ -54,7 +54,7 @@ from services.cli.dev import service_ready
 from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.conftest import running_stack
 from tests.e2e.support import wait_for

@@ -13,8 +13,11 @@ import sys
 import pytest
 
 from bench import worker_kill
+from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import now_ms
-from shared.app.games import create_game, game_id_for, load, platform_due, play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
+from shared.app.registry import register_bot
 from shared.app.tournaments import (
     after_game,
     create_tournament,
@@ -24,7 +27,8 @@ from shared.app.tournaments import (
     record_game,
 )
 from shared.messages.common import Clock, Seat
-from shared.model.registry import BotSpec, register_bot
+from shared.model.idempotency import game_id_for
+from shared.model.registry import BotSpec
 from shared.model.tournaments.model import Entrant, TournamentDefinition, pending
 from shared.store.memory import InMemoryEventStore
 
@@ -98,7 +102,7 @@ def test_the_reconciliation_leaves_a_seat_its_time_and_enforces_a_deadline_left_
     register_bot(store, BotSpec(name="ext", game="autobus", kind="external"))
     tournament = TournamentDefinition(
         game="autobus",
-        entrants=[Entrant("ext"), Entrant("random")],
+        entrants=[Entrant(bot="ext"), Entrant(bot="random")],
         table_size=2,
         clock=Clock(move_seconds=10),
     )

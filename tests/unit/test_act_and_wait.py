@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from services.game.http.waiters import StreamConfig
-from shared.app.games import load
+from shared.app.loading import load
 from tests.unit.test_streams_api import ALICE, BOB, SHORT, World, bearer, opened
 
 pytestmark = pytest.mark.unit

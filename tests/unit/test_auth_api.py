@@ -17,7 +17,10 @@ from services.game.app import create_app
 from services.game.http.auth import Access, warn_if_open
 from services.projection.changes import decode
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher, load
+from shared.app.loading import load
+from shared.app.registry import signing_secret
+from shared.app.runtime import InProcessDispatcher
+from shared.messages.envelope import RecordedEvent
 from shared.model.registry import (
     CODEC,
     STREAM,
@@ -25,10 +28,8 @@ from shared.model.registry import (
     BotTokenIssued,
     BotTokenRevoked,
     WebhookSecretIssued,
-    signing_secret,
 )
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import RecordedEvent
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,9 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher, load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     after_game,
     cancel_tournament,
@@ -188,7 +190,10 @@ def test_a_tournament_refuses_an_unregistered_bot_and_one_of_another_game(client
 def _running(store: InMemoryEventStore) -> str:
     """Records a tournament with its first round scheduled but no game played."""
     definition = TournamentDefinition(
-        "beggar", [Entrant("turner"), Entrant("random")], table_size=2, games_per_table=2
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        games_per_table=2,
     )
     return create_tournament(store, definition)
 

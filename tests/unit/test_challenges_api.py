@@ -15,10 +15,12 @@ from services.game.app import create_app
 from services.game.http.auth import Access
 from services.game.http.waiters import STATE_KEY, StreamConfig
 from services.settings import Settings
-from shared.app.games import load
+from shared.app import challenges as challenge_app
+from shared.app.loading import load
+from shared.app.registry import register, registered_bots
 from shared.model import challenges
 from shared.model.challenges import ChallengeClosed, Opponent
-from shared.model.registry import BotSpec, register, registered_bots
+from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_streams_api import ADMIN, KEY, SHORT, World, bearer, parse
 
@@ -237,20 +239,20 @@ def test_an_unanswered_challenge_expires() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     bots = registered_bots(store)
     alice = next(b for b in bots if b.name == "alice")
-    issued = challenges.issue(
+    issued = challenge_app.issue(
         store,
         game="shithead",
         ruleset=None,
-        opponents=[Opponent("bob")],
+        opponents=[Opponent(bot="bob")],
         bots=bots,
         challenger=alice,
         now=now,
         expires_in=60,
     )
     later = now + timedelta(seconds=61)
-    assert challenges.read(store, issued.challenge_id, later)[0].status == "expired"
+    assert challenge_app.read(store, issued.challenge_id, later)[0].status == "expired"
     with pytest.raises(ChallengeClosed):
-        challenges.answer(store, issued.challenge_id, "bob@1", accept=True, now=later)
+        challenge_app.answer(store, issued.challenge_id, "bob@1", accept=True, now=later)
 
 
 def test_concurrent_acceptances_start_the_game_once() -> None:

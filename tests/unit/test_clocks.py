@@ -10,8 +10,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, watch_of
-from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
+from shared.app.games import act, create_game
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import run_in_process
 from shared.catalog import get_game
 from shared.errors import IllegalAction
@@ -51,10 +54,10 @@ from shared.messages.common import (
     TurnTimedOut,
     WebhookFailed,
 )
+from shared.messages.envelope import RecordedEvent
 from shared.model import clocks
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import RecordedEvent
 
 pytestmark = pytest.mark.unit
 

@@ -14,11 +14,11 @@ from shared.catalog import get_game
 from shared.games import beggar
 from shared.messages.codec import UnknownSchemaVersion, encode
 from shared.messages.common import CLOCK_EVENTS, Event, GameCreated, GameFinished, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model import challenges, registry
 from shared.model.challenges import ChallengeEvent
 from shared.model.registry import RegistryEvent
 from shared.model.tournaments.model import AnyTournamentEvent
-from shared.store.port import RecordedEvent
 
 pytestmark = pytest.mark.unit
 

@@ -14,7 +14,11 @@ from litestar.testing import TestClient
 from services.bootstrap.stores import build_store
 from services.game.app import create_app
 from services.settings import Settings, load_settings
-from shared.app.games import InProcessDispatcher, create_game, game_id_for, load, play_bot_turns
+from shared.app import seeds
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
@@ -24,9 +28,10 @@ from shared.app.tournaments import (
 from shared.catalog import get_game
 from shared.messages.common import GameCreated, Seat
 from shared.model import deal_keys
-from shared.model.deal_keys import GivenDealSecret
-from shared.model.tournaments import seeds
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.ports import deal_secret
+from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
@@ -60,17 +65,19 @@ def test_a_fresh_key_is_256_random_bits() -> None:
 
 def test_a_store_deals_with_its_attached_secret_else_one_drawn_for_it() -> None:
     store, other = InMemoryEventStore(), InMemoryEventStore()
-    assert deal_keys.secret_of(store) == deal_keys.secret_of(store) != deal_keys.secret_of(other)
-    deal_keys.attach(store, GivenDealSecret(SECRET.decode()))
-    assert deal_keys.secret_of(store) == SECRET
-    assert deal_keys.deal_key(store, "game", 7) == deal_keys.derive(SECRET, "game", 7)
-    assert deal_keys.deal_key(store, "game", None) is None
+    assert (
+        deal_secret.secret_of(store) == deal_secret.secret_of(store) != deal_secret.secret_of(other)
+    )
+    deal_secret.attach(store, GivenDealSecret(SECRET.decode()))
+    assert deal_secret.secret_of(store) == SECRET
+    assert deal_secret.deal_key(store, "game", 7) == deal_keys.derive(SECRET, "game", 7)
+    assert deal_secret.deal_key(store, "game", None) is None
 
 
 def test_the_wiring_deals_with_the_configured_secret() -> None:
     configured = Settings(deal_secret=SECRET.decode())
-    assert deal_keys.secret_of(build_store(configured)) == SECRET
-    assert deal_keys.secret_of(build_store(Settings())) != deal_keys.secret_of(
+    assert deal_secret.secret_of(build_store(configured)) == SECRET
+    assert deal_secret.secret_of(build_store(Settings())) != deal_secret.secret_of(
         build_store(Settings())
     )
 
@@ -92,7 +99,7 @@ def test_a_game_without_a_seed_is_dealt_from_a_fresh_key() -> None:
 
 def test_a_hosts_seed_deals_from_its_key_the_same_cards_on_one_deployment() -> None:
     store = InMemoryEventStore()
-    deal_keys.attach(store, GivenDealSecret(SECRET.decode()))
+    deal_secret.attach(store, GivenDealSecret(SECRET.decode()))
     body = {"game": "shithead", "seats": [{"kind": "external"}, {"kind": "external"}], "seed": 7}
     with TestClient(create_app(store, InProcessDispatcher(store))) as client:
         ids = [client.post("/v1/games", json=body).json()["game_id"] for _ in range(2)]
@@ -108,7 +115,11 @@ def test_a_hosts_seed_deals_from_its_key_the_same_cards_on_one_deployment() -> N
 
 TOURNAMENT = TournamentDefinition(
     game="autobus",
-    entrants=[Entrant("random", "a"), Entrant("random", "b"), Entrant("random", "c")],
+    entrants=[
+        Entrant(bot="random", version="a"),
+        Entrant(bot="random", version="b"),
+        Entrant(bot="random", version="c"),
+    ],
     table_size=2,
 )
 
@@ -127,7 +138,7 @@ def test_a_tournament_without_a_seed_draws_one_and_its_games_deal_from_tournamen
 
 def test_a_tournament_withholds_its_seed_while_it_or_a_game_of_it_runs() -> None:
     store = InMemoryEventStore()
-    external = [Entrant("random", "a"), Entrant("random", "b")]
+    external = [Entrant(bot="random", version="a"), Entrant(bot="random", version="b")]
     definition = msgspec.structs.replace(TOURNAMENT, entrants=external, seed="7")
     create_tournament(store, definition, "t")
     state, _ = load_tournament(store, "t")

@@ -10,18 +10,15 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
+from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, record_webhook_failure, watch_of
-from shared.app.games import (
-    InProcessDispatcher,
-    act,
-    as_seen_by,
-    create_game,
-    load,
-    play_bot_turns,
-)
+from shared.app.games import act, create_game
+from shared.app.loading import as_seen_by, load
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
 from shared.messages.common import Clock, Event, GameCreated, GameFinished, Seat
 from shared.model import deal_keys, deals
+from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_codec import FROZEN_V1, recorded
 
@@ -176,7 +173,7 @@ def test_the_api_shows_a_running_game_commitment_but_not_its_seed_until_it_is_ov
             act(store, game_id, seat=0, action=action, expected_version=loaded.version)
             play_bot_turns(store, game_id)
         created = client.get(f"/v1/games/{game_id}/events").json()["events"][0]["data"]
-        key = deal_keys.derive(deal_keys.secret_of(store), "game", 12)
+        key = deal_keys.derive(deal_secret.secret_of(store), "game", 12)
         assert created["deal_seed"] == key
         over = client.get(f"/v1/games/{game_id}/verification").json()
     assert (over["status"], over["seed"], over["salt"]) == ("ok", key, created["salt"])

@@ -12,8 +12,11 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
+from shared.app.bot_turns import play_bot_turns
 from shared.app.forks import fork_game
-from shared.app.games import InProcessDispatcher, act, create_game, load, play_bot_turns
+from shared.app.games import act, create_game
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.games.cards import rank_of
 from shared.games.shithead.messages import PlayCards
@@ -29,6 +32,7 @@ from shared.messages.common import (
     WebhookFailed,
 )
 from shared.model import exported_log as export
+from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
 from tests.unit.test_deals import replaced, timed_out_game
 from tests.unit.test_golden import GOLDEN, PLAYTHROUGHS
@@ -64,7 +68,7 @@ def is_draw(event: Event) -> bool:
 
 def bad_version(lines: list[bytes]) -> int | None:
     """Returns the first bad version the replay of `lines` names (asserting it is bad)."""
-    report = export.replay_log(lines)
+    report = log_replay.replay_log(lines)
     assert not report.ok, report
     return report.version
 
@@ -121,7 +125,7 @@ def test_reading_an_export_and_exporting_it_again_gives_the_same_bytes(name: str
 @pytest.mark.parametrize("name", GOLDEN_NAMES)
 def test_every_golden_game_replays_clean_and_its_deal_verifies(name: str) -> None:
     events = golden(name)
-    report = export.replay_log(export.export_bytes(name, events).splitlines())
+    report = log_replay.replay_log(export.export_bytes(name, events).splitlines())
     assert report.ok, report.reason
     finished = events[-1]
     assert isinstance(finished, GameFinished)
@@ -129,7 +133,7 @@ def test_every_golden_game_replays_clean_and_its_deal_verifies(name: str) -> Non
     assert report.verification is not None
     assert report.verification.status == "ok"
     assert report.turns[0].startswith("v1 GameCreated")
-    lines = export.account(report)
+    lines = log_replay.account(report)
     assert lines[-2].startswith("result: ")
     assert lines[-1].startswith("deal: ok")
 
@@ -153,8 +157,8 @@ def without_action_of() -> Iterator[None]:
 )
 def test_a_game_without_action_recovery_replays_by_trying_every_legal_action(name: str) -> None:
     events = golden(name)
-    assert export.replay(name, events).ok
-    assert export.replay(name, [*events[:6], *events[7:]]).version == 7
+    assert log_replay.replay(name, events).ok
+    assert log_replay.replay(name, [*events[:6], *events[7:]]).version == 7
 
 
 def test_a_timed_game_with_webhook_failures_timeouts_and_a_forfeit_replays_clean() -> None:
@@ -163,7 +167,7 @@ def test_a_timed_game_with_webhook_failures_timeouts_and_a_forfeit_replays_clean
     events = get_game("shithead").codec.decode_all(store.read(game_id))
     kinds = {type(e) for e in events if isinstance(e, ClockEvent)}
     assert kinds == {WebhookFailed, TurnTimedOut, SeatForfeited, DefaultActionPlayed}
-    report = export.replay(game_id, events)
+    report = log_replay.replay(game_id, events)
     assert report.ok, report.reason
     assert report.result is not None
     assert report.result.places[0] == 3
@@ -175,10 +179,10 @@ def test_a_timeout_the_clock_did_not_give_is_refused() -> None:
     events = get_game("shithead").codec.decode_all(store.read(timed_out_game(store)))
     strike = first(events, lambda e: isinstance(e, TurnTimedOut))
     doubled = replaced(events, strike, strikes=2)
-    assert export.replay("g", doubled).version == strike + 1
+    assert log_replay.replay("g", doubled).version == strike + 1
     forfeit = first(events, lambda e: isinstance(e, SeatForfeited))
     early = [*events[:forfeit], *events[forfeit + 1 :]]
-    assert export.replay("g", early).version == forfeit + 1
+    assert log_replay.replay("g", early).version == forfeit + 1
 
 
 def test_an_untimed_games_log_may_hold_no_clock_events() -> None:
@@ -187,7 +191,7 @@ def test_an_untimed_games_log_may_hold_no_clock_events() -> None:
     assert action_of is not None
     turn = first(events, lambda e: action_of(e) is not None, 5)
     injected = [*events[:turn], TurnTimedOut(seat=0, strikes=1), *events[turn:]]
-    report = export.replay("g", injected)
+    report = log_replay.replay("g", injected)
     assert (report.ok, report.version) == (False, turn + 1)
     assert "untimed" in report.reason
 
@@ -202,7 +206,7 @@ def test_a_changed_drawn_card_is_named_by_its_version() -> None:
     cards[0] = "2C" if cards[0] != "2C" else "3C"
     lines = export.export_bytes("g", replaced(events, drawn, cards=cards)).splitlines()
     assert bad_version(lines) == drawn + 1
-    assert "cards[0]" in export.replay_log(lines).reason
+    assert "cards[0]" in log_replay.replay_log(lines).reason
 
 
 def test_a_played_card_the_seat_does_not_hold_is_named_by_its_version() -> None:
@@ -218,7 +222,7 @@ def test_a_changed_dealt_card_is_named_as_the_deal() -> None:
     events = shithead()
     deck = list(events[1].deck)  # type: ignore[attr-defined]
     deck[0], deck[1] = deck[1], deck[0]
-    report = export.replay_log(
+    report = log_replay.replay_log(
         export.export_bytes("g", replaced(events, 1, deck=deck)).splitlines()
     )
     assert (report.ok, report.version) == (False, 2)
@@ -265,9 +269,9 @@ def test_a_header_that_does_not_match_its_log_is_refused() -> None:
     lines = export.export_bytes("g", golden("beggar-classic-3p-turner")).splitlines()
     header = msgspec.json.decode(lines[0])
     for change in ({"players": 4}, {"game_id": "g{1}"}, {"format": "other"}, {"extra": 1}):
-        report = export.replay_log([msgspec.json.encode({**header, **change}), *lines[1:]])
+        report = log_replay.replay_log([msgspec.json.encode({**header, **change}), *lines[1:]])
         assert (report.ok, report.version) == (False, None), change
-    assert export.replay_log([]).version is None
+    assert log_replay.replay_log([]).version is None
 
 
 def test_an_unreadable_event_line_is_named_by_its_version() -> None:
@@ -403,7 +407,7 @@ def test_a_fork_replays_clean_from_its_copied_events_even_mid_decision(version: 
     loaded = load(store, original)
     fork = fork_game(store, loaded, store.read(original), version, seed=1).game_id
     play_bot_turns(store, fork)
-    report = export.replay(fork, get_game("shithead").codec.decode_all(store.read(fork)))
+    report = log_replay.replay(fork, get_game("shithead").codec.decode_all(store.read(fork)))
     assert report.ok, report.reason
     assert report.verification is not None
     assert report.verification.status == "no_commitment"
@@ -429,7 +433,7 @@ def test_a_client_playing_another_suit_than_the_listed_play_replays_clean() -> N
         act(store, game_id, seat=0, action=body, expected_version=loaded.version)
         play_bot_turns(store, game_id)
     assert other_suits > 0
-    report = export.replay(game_id, get_game("shithead").codec.decode_all(store.read(game_id)))
+    report = log_replay.replay(game_id, get_game("shithead").codec.decode_all(store.read(game_id)))
     assert report.ok, report.reason
 
 
@@ -442,5 +446,5 @@ def test_seeded_random_games_of_every_size_replay_clean(game: str) -> None:
             seats = [Seat(kind="bot", bot="random")] * players
             game_id = create_game(store, game, seats=seats, seed=f"{players}:{seed}").game_id
             play_bot_turns(store, game_id)
-            report = export.replay(game_id, spec.codec.decode_all(store.read(game_id)))
+            report = log_replay.replay(game_id, spec.codec.decode_all(store.read(game_id)))
             assert report.ok, (players, seed, report.version, report.reason)

@@ -14,7 +14,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import GameFinished
 from shared.model import exported_log as export
 from shared.store.memory import InMemoryEventStore

@@ -18,7 +18,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher, load
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.bots.generic import FirstLegalBot
 from shared.catalog import get_game, hosting
 from shared.errors import IllegalAction, InvalidRuleset
@@ -26,14 +27,9 @@ from shared.games.base import GameSpec
 from shared.games.cards import standard_deck
 from shared.messages.codec import to_json
 from shared.messages.common import Action, Event, GameCreated, GameFinished, Result
+from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import (
-    AppendResult,
-    EventStore,
-    NewEvent,
-    RecordedEvent,
-    StoreUnavailable,
-)
+from shared.store.port import AppendResult, EventStore, StoreUnavailable
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from shared.app.games import create_game, load, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import load
 from shared.catalog import get_game
 from shared.messages.common import Seat
 from shared.store.memory import InMemoryEventStore

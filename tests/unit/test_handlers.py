@@ -6,15 +6,10 @@ import threading
 
 import pytest
 
-from shared.app.games import (
-    InProcessDispatcher,
-    act,
-    as_seen_by,
-    create_game,
-    load,
-    next_bot_seat,
-    play_bot_turns,
-)
+from shared.app.bot_turns import next_bot_seat, play_bot_turns
+from shared.app.games import act, create_game
+from shared.app.loading import as_seen_by, load
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.errors import IllegalAction, InvalidRequest, UnknownGame
 from shared.games.shithead.messages import GameStarted

@@ -14,19 +14,21 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.app import stalls
-from shared.app.games import InProcessDispatcher, game_id_for, load
-from shared.model import deal_keys
-from shared.model.deal_keys import GivenDealSecret
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.model.idempotency import (
     HOST,
     PLATFORM_KINDS,
     PlatformKind,
     bot_turn,
     client_key,
+    game_id_for,
     platform_key,
     timeout,
     webhook_answer,
 )
+from shared.ports import deal_secret
+from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
@@ -68,7 +70,7 @@ def api() -> Iterator[tuple[TestClient[Litestar], InMemoryEventStore]]:
     """Returns an open-mode game service over a fresh in-memory store, and the store."""
     store = InMemoryEventStore()
     # One fixed secret, so that each test's seeded game deals the same cards every run.
-    deal_keys.attach(store, GivenDealSecret("unit-test-deal-secret-0123456789abcdef"))
+    deal_secret.attach(store, GivenDealSecret("unit-test-deal-secret-0123456789abcdef"))
     dispatcher = InProcessDispatcher(store)
     with TestClient(create_app(store, dispatcher)) as client:
         yield client, store

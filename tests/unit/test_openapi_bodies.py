@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from services.game.http.openapi import AcceptedValues, preset_names, strategy_names
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names
 from shared.store.memory import InMemoryEventStore
 

@@ -15,7 +15,7 @@ from services.game.app import MAX_BODY_SIZE, create_app
 from services.game.http.auth import Access
 from services.game.http.problems import MEDIA_TYPE
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

@@ -26,7 +26,7 @@ from services.game.app import create_app
 from services.ops.health import StackReadiness, heartbeat_path, touch
 from services.ops.logs import configure_logging
 from services.ops.metrics import GameMetrics
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import free_port
 

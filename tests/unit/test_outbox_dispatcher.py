@@ -12,15 +12,11 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import BotTurnDispatcher, InProcessDispatcher, load
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher, OutboxDispatcher
 from shared.model.tournaments.model import Entrant, TournamentDefinition
-from shared.ports.outbox import (
-    DispatchUnavailable,
-    InMemoryOutbox,
-    OutboxDispatcher,
-    OutboxEntry,
-    Pending,
-)
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.outbox import DispatchUnavailable, InMemoryOutbox, OutboxEntry, Pending
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import StoreUnavailable
 from tests.e2e.support import wait_for
@@ -97,7 +93,12 @@ def dispatcher(broker: Broker, outbox: InMemoryOutbox) -> Iterator[OutboxDispatc
 
 def definition() -> TournamentDefinition:
     """Returns a small Beggar-my-neighbour round robin."""
-    return TournamentDefinition("beggar", [Entrant("turner"), Entrant("random")], 2, seed="9")
+    return TournamentDefinition(
+        game="beggar",
+        entrants=[Entrant(bot="turner"), Entrant(bot="random")],
+        table_size=2,
+        seed="9",
+    )
 
 
 def test_while_the_broker_is_up_work_goes_straight_to_it(

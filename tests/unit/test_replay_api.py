@@ -17,20 +17,17 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
-from shared.app.games import (
-    InProcessDispatcher,
-    act,
-    create_game,
-    load,
-    play_bot_turns,
-)
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import act, create_game
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.messages.codec import encode, to_json
 from shared.messages.common import ClockEvent, GameCreated, Seat
+from shared.messages.envelope import NewEvent
 from shared.ports.archive import InMemoryEventArchive
 from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.memory import InMemoryEventStore
-from shared.store.port import NewEvent
 
 pytestmark = pytest.mark.unit
 

@@ -13,7 +13,9 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.app.deadlines import enforce_deadline, watch_of
-from shared.app.games import InProcessDispatcher, create_game, load
+from shared.app.games import create_game
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import run_in_process
 from shared.catalog import get_game
 from shared.messages.common import Clock, GameCreated, Seat

@@ -13,8 +13,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
-from shared.app.schedules import InProcessScheduler, Schedule, run_definition, run_id
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler
 from shared.app.tournaments import load_tournament
 from shared.model.tournaments.model import (
     Entrant,
@@ -22,6 +21,8 @@ from shared.model.tournaments.model import (
     TournamentDefinition,
     validate,
 )
+from shared.model.tournaments.schedule import Schedule, run_id
+from shared.ports.scheduler import run_definition
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
@@ -38,8 +39,10 @@ BODY: dict[str, Any] = {
 
 def beggar(schedule: Schedule | None) -> TournamentDefinition:
     """Returns a small Beggar-my-neighbour round robin with `schedule`."""
-    entrants = [Entrant("turner"), Entrant("random"), Entrant("turner", name="t2")]
-    return TournamentDefinition("beggar", entrants, 2, seed="3", schedule=schedule)
+    entrants = [Entrant(bot="turner"), Entrant(bot="random"), Entrant(bot="turner", name="t2")]
+    return TournamentDefinition(
+        game="beggar", entrants=entrants, table_size=2, seed="3", schedule=schedule
+    )
 
 
 def soon(seconds: float) -> str:

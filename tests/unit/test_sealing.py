@@ -5,8 +5,11 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from shared.app.games import as_seen_by, create_game, load, play_bot_turns
-from shared.app.tournaments import create_tournament, load_tournament, stream_id
+from shared.app.bot_turns import play_bot_turns
+from shared.app.games import create_game
+from shared.app.loading import as_seen_by, load
+from shared.app.sealing import TournamentStates
+from shared.app.tournaments import create_tournament, load_tournament
 from shared.messages.common import GameCreated, GameFinished
 from shared.model.tournaments.model import (
     Entrant,
@@ -15,14 +18,9 @@ from shared.model.tournaments.model import (
     TournamentDefinition,
     TournamentState,
     evolve,
+    stream_id,
 )
-from shared.model.tournaments.sealing import (
-    TournamentStates,
-    is_sealed,
-    other_tables,
-    sealed_records,
-    unsealed,
-)
+from shared.model.tournaments.sealing import is_sealed, other_tables, sealed_records, unsealed
 from shared.ports.archive import InMemoryEventArchive
 from shared.store.memory import InMemoryEventStore
 
@@ -34,7 +32,7 @@ def tournament(fmt: str = "duplicate") -> TournamentState:
     store = InMemoryEventStore()
     definition = TournamentDefinition(
         game="autobus",
-        entrants=[Entrant("random", version=str(i)) for i in range(4)],
+        entrants=[Entrant(bot="random", version=str(i)) for i in range(4)],
         table_size=2,
         format=fmt,  # type: ignore[arg-type]
     )
@@ -44,7 +42,10 @@ def tournament(fmt: str = "duplicate") -> TournamentState:
 
 def record(state: TournamentState, key: str) -> TournamentState:
     """Returns `state` after its game `key` was recorded (seat 0 won)."""
-    return evolve(state, GameRecorded(1, key, f"game-{key}", [1, 2], "finished"))
+    return evolve(
+        state,
+        GameRecorded(round=1, key=key, game_id=f"game-{key}", places=[1, 2], status="finished"),
+    )
 
 
 def never(_: str) -> bool:
@@ -76,7 +77,7 @@ def test_a_game_of_no_deal_is_never_sealed() -> None:
 def test_a_cancelled_tournament_asks_the_unrecorded_tables_whether_they_ended() -> None:
     state = tournament()
     first, second = (g.key for g in state.rounds[0].games if g.deal == "0")
-    state = evolve(record(state, first), TournamentCancelled("stop"))
+    state = evolve(record(state, first), TournamentCancelled(reason="stop"))
     assert is_sealed(state, first, never)
     assert not is_sealed(state, first, lambda key: key == second)
     assert sealed_records(state, never) == {first}
@@ -97,7 +98,9 @@ def test_unsealed_drops_the_places_of_sealed_tables_only() -> None:
 def test_the_states_extend_from_the_stream_and_fall_back_to_the_archive() -> None:
     store, archive = InMemoryEventStore(), InMemoryEventArchive()
     definition = TournamentDefinition(
-        game="beggar", entrants=[Entrant("turner", version=str(i)) for i in range(4)], table_size=2
+        game="beggar",
+        entrants=[Entrant(bot="turner", version=str(i)) for i in range(4)],
+        table_size=2,
     )
     create_tournament(store, definition, "t")
     states = TournamentStates()

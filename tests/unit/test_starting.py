@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from shared.app.games import BotTurnDispatcher
+from shared.app.registry import register
 from shared.app.starting import GameCap, NewGame, bind_seats, start_game
 from shared.errors import InvalidRequest
 from shared.messages.common import Seat
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import GameCapReached, InMemoryGameSlots
 from shared.store.memory import InMemoryEventStore
 

@@ -27,7 +27,9 @@ from services.game.app import create_app
 from services.game.http.auth import Access
 from services.game.http.waiters import STATE_KEY, StreamConfig, Streams
 from services.settings import Settings
-from shared.app.games import InProcessDispatcher, act, load
+from shared.app.games import act
+from shared.app.loading import load
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

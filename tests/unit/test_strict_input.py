@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit

@@ -10,7 +10,8 @@ import msgspec
 import pytest
 
 from services.cli.main import main
-from shared.app.games import InProcessDispatcher, game_id_for, play_bot_turns
+from shared.app.bot_turns import play_bot_turns
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     after_game,
     create_tournament,
@@ -18,8 +19,7 @@ from shared.app.tournaments import (
     run_in_process,
     start_game,
 )
-from shared.model import deal_keys
-from shared.model.deal_keys import GivenDealSecret
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments import formats
 from shared.model.tournaments.model import (
     MAX_GAMES,
@@ -30,6 +30,8 @@ from shared.model.tournaments.model import (
     validate,
 )
 from shared.model.tournaments.standings import Rating, standings, update_ratings, wilson
+from shared.ports import deal_secret
+from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
@@ -41,7 +43,7 @@ DEPLOYMENT = GivenDealSecret("one deployment's deal secret, 32+ chars")
 def deployment() -> InMemoryEventStore:
     """Returns a store of one deployment: each deals with the same secret, `DEPLOYMENT`."""
     store = InMemoryEventStore()
-    deal_keys.attach(store, DEPLOYMENT)
+    deal_secret.attach(store, DEPLOYMENT)
     return store
 
 
@@ -186,8 +188,8 @@ def test_the_wilson_interval_matches_its_formula() -> None:
     [
         ({"game": "chess"}, "game"),
         ({"table_size": 5}, "table_size"),
-        ({"entrants": [Entrant("random")]}, "entrants"),
-        ({"entrants": [Entrant("random"), Entrant("genius")]}, "entrants[1].bot"),
+        ({"entrants": [Entrant(bot="random")]}, "entrants"),
+        ({"entrants": [Entrant(bot="random"), Entrant(bot="genius")]}, "entrants[1].bot"),
         ({"games_per_table": 0}, "games_per_table"),
         ({"ruleset": "fancy"}, "ruleset.ruleset"),
     ],
@@ -203,15 +205,19 @@ def test_a_bad_definition_names_the_field(changes: dict[str, object], field_name
     ("changes", "field_name", "planned"),
     [
         ({"games_per_table": 20_001}, "games_per_table", 20_001 * 1),
-        ({"entrants": [Entrant("random")] * 201}, "entrants", 20_100),
+        ({"entrants": [Entrant(bot="random")] * 201}, "entrants", 20_100),
         (
-            {"format": "duplicate", "games_per_table": 2_501, "entrants": [Entrant("random")] * 4},
+            {
+                "format": "duplicate",
+                "games_per_table": 2_501,
+                "entrants": [Entrant(bot="random")] * 4,
+            },
             "games_per_table",
             2_501 * 4 * 2,
         ),
-        ({"format": "duplicate", "entrants": [Entrant("random")] * 201}, "entrants", 201 * 100),
+        ({"format": "duplicate", "entrants": [Entrant(bot="random")] * 201}, "entrants", 201 * 100),
         ({"format": "swiss", "rounds": 20_001}, "rounds", 20_001),
-        ({"format": "knockout", "entrants": [Entrant("random")] * 20_001}, "entrants", 20_001),
+        ({"format": "knockout", "entrants": [Entrant(bot="random")] * 20_001}, "entrants", 20_001),
     ],
 )
 def test_a_tournament_of_more_than_the_most_games_is_refused_naming_the_field(
@@ -235,7 +241,7 @@ def test_a_tournament_of_exactly_the_most_games_is_valid() -> None:
 
 
 def test_planned_games_counts_what_the_formats_plan() -> None:
-    four = [Entrant("random")] * 4
+    four = [Entrant(bot="random")] * 4
     robin = TournamentDefinition(game="autobus", entrants=four, table_size=2, games_per_table=3)
     duplicate = msgspec.structs.replace(robin, format="duplicate")
     assert planned_games(robin) == len(formats.round_robin(4, 2, 3, "s")) == 18
@@ -283,7 +289,10 @@ def test_the_in_process_dispatcher_runs_a_whole_tournament_iteratively() -> None
 def test_a_finished_game_starts_the_next_round_only_when_it_completes_its_own() -> None:
     store = InMemoryEventStore()
     definition = TournamentDefinition(
-        "beggar", field("turner", "turner", "random", "random"), 2, format="knockout"
+        game="beggar",
+        entrants=field("turner", "turner", "random", "random"),
+        table_size=2,
+        format="knockout",
     )
     tournament_id = create_tournament(store, definition)
     state, _ = load_tournament(store, tournament_id)

@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from shared.app.games import InProcessDispatcher
+from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import run_in_process
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.ports.views.memory import InMemoryTournamentViews
@@ -156,7 +156,9 @@ def test_a_bad_leaderboard_limit_is_a_400_naming_it(client: Client, limit: int |
 def test_the_app_reads_the_views_it_is_given() -> None:
     elsewhere = InMemoryEventStore()
     definition = TournamentDefinition(
-        game="autobus", entrants=[Entrant("random", "x"), Entrant("random", "y")], table_size=2
+        game="autobus",
+        entrants=[Entrant(bot="random", version="x"), Entrant(bot="random", version="y")],
+        table_size=2,
     )
     run_in_process(elsewhere, definition, "cup")
     store = InMemoryEventStore()

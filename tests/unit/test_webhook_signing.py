@@ -10,7 +10,8 @@ import pytest
 
 from services.workers.webhooks import signature, verify_signature
 from shared.app.deadlines import WebhookRefused, answer_events, webhook_turn
-from shared.app.games import create_game, load
+from shared.app.games import create_game
+from shared.app.loading import load
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 

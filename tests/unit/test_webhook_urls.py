@@ -12,9 +12,11 @@ import pytest
 from services.settings import load_settings
 from services.workers import webhooks
 from services.workers.webhooks import play_webhook_turn
-from shared.app.games import create_game, load
+from shared.app.games import create_game
+from shared.app.loading import load
+from shared.app.registry import register
 from shared.messages.common import Clock, Seat, WebhookFailed
-from shared.model.registry import BotSpec, register
+from shared.model.registry import BotSpec
 from shared.ports.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url
 from shared.store.memory import InMemoryEventStore
 

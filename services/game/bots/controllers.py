@@ -16,14 +16,10 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from services.game.bots.schemas import Bot, Bots
 from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
 from services.game.http.problems import Problem, check_game_filter, problem, responses
+from shared.app.registry import find_bot, register, registered_bots, revoke_token, rotate_token
 from shared.model.registry import (
     BotSpec,
     UnknownBot,
-    find_bot,
-    register,
-    registered_bots,
-    revoke_token,
-    rotate_token,
 )
 from shared.store.port import EventStore
 

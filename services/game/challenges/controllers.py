@@ -12,9 +12,9 @@ from litestar.params import JSONBody, PathParameter
 from services.game.challenges.schemas import Decline, IssueChallenge
 from services.game.http.auth import BEARER, Access, Caller, Unauthorized, calling_bot
 from services.game.http.problems import Problem, problem, responses
-from shared.app.games import BotTurnDispatcher
+from shared.app import challenges as challenge_app
+from shared.app.registry import registered_bots
 from shared.app.starting import admit_challenge, start_challenge
-from shared.model import challenges
 from shared.model.challenges import (
     Challenge,
     ChallengeClosed,
@@ -23,7 +23,7 @@ from shared.model.challenges import (
     TooManyOpen,
     UnknownChallenge,
 )
-from shared.model.registry import registered_bots
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
 
 ChallengeId = Annotated[str, PathParameter(description="The challenge's id.")]
@@ -35,7 +35,7 @@ def _now() -> datetime:
 
 def _read(store: EventStore, challenge_id: str, caller: Caller) -> Challenge:
     """Returns the challenge if `caller` is the host or a bot it involves."""
-    challenge, _ = challenges.read(store, challenge_id, _now())
+    challenge, _ = challenge_app.read(store, challenge_id, _now())
     if caller.host or (caller.key is not None and challenge.involves(caller.key)):
         return challenge
     if caller.bot is None:
@@ -76,9 +76,9 @@ def _issue(
     waits for answers) and starts it when nobody has to answer."""
     now, bot = _now(), caller.bot
     slots, cap = access.challenges, access.max_open_challenges
-    reservation = None if bot is None else challenges.hold_open(slots, store, bot.key, cap, now)
+    reservation = None if bot is None else challenge_app.hold_open(slots, store, bot.key, cap, now)
     try:
-        challenge = challenges.issue(
+        challenge = challenge_app.issue(
             store,
             game=data.game,
             ruleset=data.ruleset,
@@ -186,11 +186,11 @@ class ChallengesController(Controller):
         challenge_id: ChallengeId,
     ) -> Challenge:
         bot = calling_bot(caller, "only a challenged bot answers")
-        current, _ = challenges.read(store, challenge_id, _now())
+        current, _ = challenge_app.read(store, challenge_id, _now())
         last = current.status == "open" and current.pending == [bot]
         admission = admit_challenge(access.game_cap, store, current) if last else None
         try:
-            answered = challenges.answer(store, challenge_id, bot, accept=True, now=_now())
+            answered = challenge_app.answer(store, challenge_id, bot, accept=True, now=_now())
         except BaseException:
             if admission is not None:
                 admission.cancel()
@@ -216,7 +216,9 @@ class ChallengesController(Controller):
     ) -> Challenge:
         reason = data.reason if data is not None else ""
         bot = calling_bot(caller, "only a challenged bot answers")
-        return challenges.answer(store, challenge_id, bot, accept=False, now=_now(), reason=reason)
+        return challenge_app.answer(
+            store, challenge_id, bot, accept=False, now=_now(), reason=reason
+        )
 
     @post(
         "/{challenge_id:str}/cancel",
@@ -237,4 +239,4 @@ class ChallengesController(Controller):
         if caller.bot is None and not caller.host:
             raise Unauthorized("send the challenger's bot token or the admin key")
         by = "" if caller.bot is None else caller.bot.key
-        return challenges.cancel(store, challenge_id, by, _now())
+        return challenge_app.cancel(store, challenge_id, by, _now())

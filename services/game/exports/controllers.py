@@ -19,9 +19,10 @@ from services.game.http.params import GameId
 from services.game.http.problems import MEDIA_TYPE, Problem, ProblemOperation, problem, responses
 from services.game.http.seals import DealSealed, sealed
 from shared.app import exports as exchange
+from shared.app.loading import load_logged
 from shared.model.deals import Verification
 from shared.model.exported_log import MEDIA_TYPE as EXPORT_MEDIA_TYPE
-from shared.ports.archive import EventArchive, game_log, load_logged
+from shared.ports.archive import EventArchive, game_log
 from shared.store.port import EventStore
 
 

@@ -21,10 +21,12 @@ from services.game.http.params import client_key_of
 from services.game.http.schemas import SeatView
 from services.game.http.waiters import held, streams_of
 from services.ops.metrics import GameMetrics
-from shared.app.games import BotTurnDispatcher, LoadedGame, act, current, load
+from shared.app.games import act
+from shared.app.loading import LoadedGame, current, load
 from shared.app.starting import play_bots
 from shared.app.waiting import due, until_due
 from shared.errors import GameNotFound, UnknownGame
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)

@@ -34,10 +34,18 @@ from services.game.http.problems import responses
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.seals import check_unsealed
 from services.ops.metrics import GameMetrics
-from shared.app.games import BotTurnDispatcher, LoadedGame, Outcome, as_seen_by, load
+from shared.app.loading import (
+    LoadedGame,
+    Outcome,
+    as_seen_by,
+    load,
+    load_logged,
+    loaded_from,
+)
 from shared.app.starting import NewGame, bind_seats, start_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
-from shared.ports.archive import EventArchive, game_log, load_logged, loaded_from
+from shared.ports.archive import EventArchive, game_log
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import msgspec
 
 from services.game.http.schemas import EventItem, SeatSpec, SeatView
-from shared.app.games import Outcome
+from shared.app.loading import Outcome
 from shared.messages.common import Clock
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]

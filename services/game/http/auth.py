@@ -28,9 +28,10 @@ from litestar.types import ExceptionHandlersMap
 
 from services.game.http.problems import Problem, problem
 from services.settings import GameSettings, Settings
+from shared.app.registry import RegistryIndex
 from shared.app.starting import GameCap
 from shared.messages.common import Seat
-from shared.model.registry import RegisteredBot, RegistryIndex, token_id_of
+from shared.model.registry import RegisteredBot, token_id_of
 from shared.ports.game_slots import GameSlots, InMemoryGameSlots
 from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.port import EventStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.ops.metrics import GameMetrics
-from shared.app.games import BotTurnDispatcher
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
 
 

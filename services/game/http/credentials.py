@@ -24,7 +24,8 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from services.game.http.auth import Caller, Unauthorized
-from shared.model.registry import STREAM, RegistryIndex
+from shared.app.registry import RegistryIndex
+from shared.model.registry import STREAM
 from shared.store.port import EventStore
 
 T = TypeVar("T")

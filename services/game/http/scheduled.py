@@ -10,10 +10,10 @@ from typing import Literal
 
 import msgspec
 
-from shared.app.schedules import Schedule, ScheduledTournament, run_definition
-from shared.app.tournaments import stream_id
 from shared.model.tournaments import seeds
-from shared.model.tournaments.model import TournamentDefinition
+from shared.model.tournaments.model import TournamentDefinition, stream_id
+from shared.model.tournaments.schedule import Schedule
+from shared.ports.scheduler import ScheduledTournament, run_definition
 from shared.store.port import EventStore
 
 

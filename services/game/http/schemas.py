@@ -7,11 +7,11 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared.app.games import LoadedGame
+from shared.app.loading import LoadedGame
 from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model.clocks import clock_of, timed_waits
-from shared.store.port import RecordedEvent
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -17,9 +17,9 @@ from litestar.types import ExceptionHandlersMap
 
 from services.game.http.auth import Caller
 from services.game.http.problems import Problem, problem
-from shared.app.games import LoadedGame
+from shared.app.loading import LoadedGame
+from shared.app.sealing import game_sealed
 from shared.messages.common import GameCreated
-from shared.model.tournaments.sealing import game_sealed
 from shared.ports.archive import EventArchive
 from shared.store.port import EventStore
 

@@ -23,7 +23,7 @@ from services.game.http.auth import STATE_KEY as AUTH_KEY
 from services.game.http.auth import Access, caller_of
 from services.game.http.credentials import Hold, TokenWatch
 from shared.app.bot_games import BotGames
-from shared.model.registry import RegistryIndex
+from shared.app.registry import RegistryIndex
 from shared.store.port import EventStore
 
 STATE_KEY = "streams"

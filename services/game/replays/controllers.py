@@ -19,13 +19,15 @@ from services.game.http.schemas import EventItem, Game
 from services.game.http.seals import DealSealed, check_created, sealed
 from services.game.replays.schemas import ForkGame, Replay
 from shared.app.forks import ForkOfRunningGame
-from shared.app.games import BotTurnDispatcher, LoadedGame, as_seen_by
+from shared.app.loading import LoadedGame, as_seen_by, loaded_from
 from shared.app.starting import NewFork, bind_seats, start_game
 from shared.errors import InvalidRequest
 from shared.games.base import AnyGame
 from shared.messages.common import Event, GameCreated
-from shared.ports.archive import EventArchive, decoded_log, game_log, loaded_from
-from shared.store.port import EventStore, RecordedEvent
+from shared.messages.envelope import RecordedEvent
+from shared.ports.archive import EventArchive, decoded_log, game_log
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.store.port import EventStore
 
 
 class GameRunning(Exception):

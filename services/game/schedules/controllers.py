@@ -17,7 +17,7 @@ from services.game.http.auth import BEARER, host_only
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.scheduled import ScheduleDetail, detail, summary
 from services.game.schedules.schemas import SchedulePage
-from shared.app.schedules import Scheduler, UnknownSchedule
+from shared.ports.scheduler import Scheduler, UnknownSchedule
 from shared.store.port import EventStore
 
 ScheduleId = Annotated[str, PathParameter(description="The schedule's id.")]

@@ -17,10 +17,11 @@ from services.game.http.credentials import CredentialEnded, Hold, TokenWatch, ch
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.waiters import Streams, Ticket
 from services.game.streams.sse import keepalive, sse_event
-from shared.app.games import LoadedGame, as_seen_by, caught_up
+from shared.app.loading import LoadedGame, as_seen_by, caught_up
 from shared.app.waiting import wait_ms
+from shared.messages.envelope import RecordedEvent
 from shared.ports.archive import EventArchive, game_log
-from shared.store.port import EventStore, RecordedEvent
+from shared.store.port import EventStore
 
 T = TypeVar("T")
 

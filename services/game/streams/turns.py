@@ -10,13 +10,13 @@ from services.game.http.credentials import Hold
 from services.game.http.schemas import SeatView
 from services.game.http.seals import check_unsealed
 from services.game.streams.schemas import Turn
+from shared.app import challenges
 from shared.app.bot_games import BotGames
-from shared.app.games import LoadedGame, load
+from shared.app.loading import LoadedGame, load, load_logged
 from shared.app.waiting import until_due
 from shared.errors import InvalidRequest, UnknownGame
-from shared.model import challenges
 from shared.model.challenges import Challenge
-from shared.ports.archive import EventArchive, load_logged
+from shared.ports.archive import EventArchive
 from shared.store.port import EventStore
 
 

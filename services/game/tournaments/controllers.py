@@ -22,21 +22,26 @@ from services.game.tournaments.schemas import (
     Tournament,
     TournamentPage,
 )
-from shared.app.games import BotTurnDispatcher
-from shared.app.schedules import Scheduler
+from shared.app.registry import registered_bots
+from shared.app.sealing import tables_over
 from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
     ensure_tournament,
     load_tournament,
-    stream_id,
 )
 from shared.model.idempotency import ClientKey, tournament_created
-from shared.model.registry import registered_bots
-from shared.model.tournaments.model import TournamentDefinition, TournamentState, validate
-from shared.model.tournaments.sealing import tables_over, unsealed
+from shared.model.tournaments.model import (
+    TournamentDefinition,
+    TournamentState,
+    stream_id,
+    validate,
+)
+from shared.model.tournaments.sealing import unsealed
 from shared.model.tournaments.standings import standings
 from shared.ports.archive import EventArchive
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentStatus, TournamentViews
 from shared.store.port import ConcurrencyConflict, EventStore
 

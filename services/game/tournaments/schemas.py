@@ -6,8 +6,8 @@ from typing import Annotated
 
 import msgspec
 
-from shared.app.games import game_id_for
-from shared.model.tournaments import seeds
+from shared.app import seeds
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import Standing
 from shared.ports.views.port import TournamentSummary

@@ -14,18 +14,19 @@ from typing import Any, Literal
 
 import msgspec
 
-from shared.app.schedules import InvalidSchedule, Schedule, validate_schedule
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
+from shared.messages.codec import EventCodec
 from shared.messages.common import Clock, Event
 from shared.model.registry import BotKind, RegisteredBot, resolve_bot
 from shared.model.tournaments import formats
 from shared.model.tournaments.formats import PlannedGame, Table
+from shared.model.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
 
 Format = Literal["round_robin", "swiss", "duplicate", "knockout"]
 
 
-class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Entrant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A bot entered in a tournament: a registered bot's name and version, or a built-in
     strategy's name under a version label. Ratings follow `bot@version`.
 
@@ -46,7 +47,7 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return self.name or f"{self.bot}@{self.version}"
 
 
-class TournamentDefinition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What a host asks for: game, ruleset, entrants, table size, format and seed."""
 
     game: str
@@ -148,17 +149,17 @@ def _check_duplicate(definition: TournamentDefinition, bots: Sequence[Registered
             seen.add(key)
 
 
-class TournamentEvent(Event, frozen=True):
+class TournamentEvent(Event, frozen=True, kw_only=True):
     """Base of a tournament stream's events."""
 
 
-class TournamentCreated(TournamentEvent, frozen=True):
+class TournamentCreated(TournamentEvent, frozen=True, kw_only=True):
     """A tournament was defined."""
 
     definition: TournamentDefinition
 
 
-class ScheduledGame(msgspec.Struct, frozen=True):
+class ScheduledGame(msgspec.Struct, frozen=True, kw_only=True):
     """A game of a round: the key its game is created with, its table and its deal seed."""
 
     key: str
@@ -167,7 +168,7 @@ class ScheduledGame(msgspec.Struct, frozen=True):
     deal: str = ""
 
 
-class RoundScheduled(TournamentEvent, frozen=True):
+class RoundScheduled(TournamentEvent, frozen=True, kw_only=True):
     """A round's games were fixed; `byes` sit it out."""
 
     round: int
@@ -175,7 +176,7 @@ class RoundScheduled(TournamentEvent, frozen=True):
     byes: list[int] = []
 
 
-class GameRecorded(TournamentEvent, frozen=True):
+class GameRecorded(TournamentEvent, frozen=True, kw_only=True):
     """A game of the tournament ended: the places of its table's entrants, in seat order."""
 
     round: int
@@ -185,19 +186,19 @@ class GameRecorded(TournamentEvent, frozen=True):
     status: str
 
 
-class RoundCompleted(TournamentEvent, frozen=True):
+class RoundCompleted(TournamentEvent, frozen=True, kw_only=True):
     """Every game of a round has been recorded."""
 
     round: int
 
 
-class TournamentFinished(TournamentEvent, frozen=True):
+class TournamentFinished(TournamentEvent, frozen=True, kw_only=True):
     """The tournament is over; `winner` is the knockout's last entrant (None otherwise)."""
 
     winner: int | None = None
 
 
-class TournamentCancelled(TournamentEvent, frozen=True):
+class TournamentCancelled(TournamentEvent, frozen=True, kw_only=True):
     """A host cancelled the tournament; games already running finish but count for nothing."""
 
     reason: str = ""
@@ -330,11 +331,11 @@ def advance(state: TournamentState, tournament_id: str) -> list[TournamentEvent]
     current = state.rounds[-1].round
     if pending(state) or state.completed == current:
         return []
-    events: list[TournamentEvent] = [RoundCompleted(current)]
+    events: list[TournamentEvent] = [RoundCompleted(round=current)]
     after = evolve(state, events[0])
     finished, winner = _is_over(after)
     if finished:
-        events.append(TournamentFinished(winner))
+        events.append(TournamentFinished(winner=winner))
     else:
         events.append(_schedule(after, tournament_id, current + 1))
     return events
@@ -357,12 +358,14 @@ def _schedule(state: TournamentState, tournament_id: str, round_no: int) -> Roun
     else:
         planned, byes = formats.knockout_round(_alive(state), d.table_size, round_no, d.seed)
     games = [_scheduled(tournament_id, round_no, i, game) for i, game in enumerate(planned)]
-    return RoundScheduled(round_no, games, byes)
+    return RoundScheduled(round=round_no, games=games, byes=byes)
 
 
 def _scheduled(tournament_id: str, round_no: int, index: int, game: PlannedGame) -> ScheduledGame:
     """Returns a planned game with the key its game is created under."""
-    return ScheduledGame(f"{tournament_id}:{round_no}:{index}", game.table, game.seed, game.deal)
+    return ScheduledGame(
+        key=f"{tournament_id}:{round_no}:{index}", table=game.table, seed=game.seed, deal=game.deal
+    )
 
 
 def _points(state: TournamentState) -> dict[int, float]:
@@ -410,3 +413,14 @@ def _is_over(state: TournamentState) -> tuple[bool, int | None]:
         return state.completed >= d.rounds, None
     alive = _alive(state)
     return (len(alive) == 1, alive[0] if len(alive) == 1 else None)
+
+
+KIND = "tournament"
+
+
+CODEC: EventCodec[TournamentEvent] = EventCodec(AnyTournamentEvent)
+
+
+def stream_id(tournament_id: str) -> str:
+    """Returns the id of a tournament's event stream."""
+    return f"tournament:{tournament_id}"

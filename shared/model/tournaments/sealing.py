@@ -5,25 +5,16 @@ label). What one table shows (its log, its seed, even its public plays) tells th
 seats their opponents' cards, so every table of a deal is sealed while any other table of it
 has not ended. Whether a game is sealed follows from the tournament's own stream (its
 schedule and records) and, for a tournament that records no more, the tables' own logs:
-never from anything a client says.
+never from anything a client says. The checks that read the store: `shared.app.sealing`.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
 
-from shared.app.games import game_id_for
-from shared.app.tournaments import CODEC, stream_id
-from shared.errors import UnknownGame
-from shared.messages.common import GameCreated
-from shared.model.tournaments.model import TournamentState, evolve
-from shared.ports.archive import EventArchive, game_log, load_logged
-from shared.store.port import EventStore
+from shared.model.tournaments.model import TournamentState
 
 
 def other_tables(state: TournamentState, key: str) -> list[str]:
@@ -76,76 +67,3 @@ def unsealed(state: TournamentState, is_over: Callable[[str], bool]) -> Tourname
         return state
     records = tuple(record for record in state.records if record.key not in sealed)
     return msgspec.structs.replace(state, records=records)
-
-
-class TournamentStates:
-    """This process's folded tournament states, each extended by the events it has not seen,
-    so that checking a seal costs a read of what the tournament gained since the last one."""
-
-    def __init__(self, size: int = 1024) -> None:
-        self._size = size
-        self._states: OrderedDict[str, tuple[int, TournamentState]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def state(
-        self, store: EventStore, archive: EventArchive, tournament_id: str
-    ) -> TournamentState | None:
-        """Returns the tournament's state as its stream (else the archive's copy) holds it
-        now; None when neither knows it."""
-        stream = stream_id(tournament_id)
-        with self._lock:
-            known = self._states.get(tournament_id)
-        version, state = known if known is not None else (0, None)
-        recorded = (
-            store.read(stream, after=version) if version else game_log(store, archive, stream)
-        )
-        for event in CODEC.decode_all(recorded):
-            state = evolve(state, event)
-        if state is None:
-            return None
-        version = recorded[-1].version if recorded else version
-        with self._lock:
-            self._states[tournament_id] = (version, state)
-            self._states.move_to_end(tournament_id)
-            while len(self._states) > self._size:
-                self._states.popitem(last=False)
-        return state
-
-
-_states: weakref.WeakKeyDictionary[EventStore, TournamentStates] = weakref.WeakKeyDictionary()
-_states_lock = threading.Lock()
-
-
-def states_of(store: EventStore) -> TournamentStates:
-    """Returns this process's tournament states of `store` (one per store object)."""
-    with _states_lock:
-        states = _states.get(store)
-        if states is None:
-            states = _states[store] = TournamentStates()
-        return states
-
-
-def game_sealed(store: EventStore, archive: EventArchive, created: GameCreated) -> bool:
-    """Returns whether the game `created` made is sealed (see `is_sealed`): only a
-    tournament's game can be, and a table of a deal of a tournament that records no more
-    asks the other tables' logs whether they ended."""
-    if not created.tournament:
-        return False
-    state = states_of(store).state(store, archive, created.tournament)
-    if state is None or state.definition.format != "duplicate":
-        return False
-    return is_sealed(state, created.tournament_key, tables_over(store, archive))
-
-
-def tables_over(store: EventStore, archive: EventArchive) -> Callable[[str], bool]:
-    """Returns whether the table scheduled under a key has ended, as its log says (a table
-    never created never runs: ended)."""
-
-    def over(key: str) -> bool:
-        try:
-            table = load_logged(store, archive, game_id_for(key))
-        except UnknownGame:
-            return True
-        return table.spec.is_over(table.state)
-
-    return over

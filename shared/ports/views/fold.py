@@ -24,7 +24,7 @@ from shared.model.tournaments.standings import Rating, update_ratings
 from shared.ports.views.port import LeaderboardEntry, RatingPoint, TournamentSummary
 
 TOURNAMENT_PREFIX = "tournament:"
-"""Tournament streams are `tournament:<id>` (see `shared.app.tournaments.stream_id`)."""
+"""Tournament streams are `tournament:<id>` (see `shared.model.tournaments.model.stream_id`)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from shared.app import tournaments
 from shared.catalog import get_game
 from shared.messages.common import GameCreated, GameFinished, Seat
+from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments import model
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
@@ -31,7 +31,7 @@ from shared.ports.views.port import (
     TournamentSummary,
     TournamentViews,
 )
-from shared.store.port import EventStore, FeedEntry, RecordedEvent
+from shared.store.port import EventStore, FeedEntry
 
 _GAME_TYPES = frozenset({"GameCreated", "GameFinished"})
 """The only events of a game's stream that the views read."""
@@ -112,9 +112,9 @@ class InMemoryTournamentViews(TournamentViews):
     def _fold(self, entry: FeedEntry) -> None:
         """Folds one feed entry into the views."""
         recorded = entry.event
-        if recorded.kind == tournaments.KIND:
+        if recorded.kind == model.KIND:
             tournament_id = tournament_id_of(recorded.game_id)
-            event = tournaments.CODEC.decode(recorded)
+            event = model.CODEC.decode(recorded)
             known = self._tournaments.get(tournament_id)
             if known is None:
                 created = position_key(entry.position)

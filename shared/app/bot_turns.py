@@ -1,0 +1,100 @@
+"""Bot turns: the platform plays every consecutive built-in (or forfeited) seat's move."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shared.app import stalls
+from shared.app.loading import LoadedGame, appendable, load
+from shared.messages.codec import encode_all
+from shared.messages.common import Event
+from shared.messages.envelope import NewEvent
+from shared.model import clocks, idempotency
+from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, StoreError
+
+
+def next_bot_seat(loaded: LoadedGame) -> int | None:
+    """Returns the first seat to move that the platform plays at once, None if none is:
+    a built-in bot's, or a forfeited seat (whose default action it plays)."""
+    for seat in loaded.spec.to_move(loaded.state):
+        if loaded.created.seats[seat].kind == "bot" or seat in loaded.forfeits:
+            return seat
+    return None
+
+
+def platform_due(loaded: LoadedGame) -> bool:
+    """Returns whether the platform has a part in the game's next move: a bot or forfeited
+    seat to play, a webhook to call, or a timed seat's deadline to watch."""
+    if loaded.spec.is_over(loaded.state):
+        return False
+    if next_bot_seat(loaded) is not None:
+        return True
+    seats = loaded.created.seats
+    return bool(clocks.timed_waits(loaded.spec, loaded.state, loaded.clock)) or any(
+        seats[seat].kind == "webhook" for seat in loaded.spec.to_move(loaded.state)
+    )
+
+
+def _bot_moves(
+    loaded: LoadedGame, limit: int
+) -> tuple[list[tuple[int, Sequence[NewEvent], str | None]], int]:
+    """Returns up to `limit` consecutive bot moves from `loaded` as append batches."""
+    spec, state, version = loaded.spec, loaded.state, loaded.version
+    batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
+    while len(batches) < limit:
+        current = LoadedGame(loaded.game_id, spec, loaded.created, state, version, loaded.clock)
+        seat = next_bot_seat(current)
+        if seat is None:
+            break
+        events: list[Event]
+        if seat in loaded.forfeits:
+            events = clocks.forced_move(spec, state, seat, "forfeited")
+        else:
+            bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
+            legal = spec.legal_actions(state, seat)
+            bot_seed = loaded.created.bot_seed or loaded.game_id
+            action = spec.bots[bot_name].choose(
+                spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
+            )
+            events = spec.decide(state, seat, action)
+        events = appendable(loaded, events)
+        batches.append((version, encode_all(events), idempotency.bot_turn(version)))
+        state = spec.fold(events, state)
+        version += len(events)
+    return batches, version
+
+
+def play_bot_turns(
+    store: EventStore,
+    game_id: str,
+    batch: int = 64,
+    max_moves: int = 1_000_000,
+    max_idle: int = stalls.MAX_IDLE_TRIES,
+) -> int:
+    """Plays every consecutive built-in bot move of a game; returns how many it appended.
+
+    Moves are appended `batch` at a time in one round trip, each at its expected version
+    and keyed by it, so a second runner (a retried task) appends nothing twice. After
+    `max_idle` rounds in a row that left the game where it was (nothing appended, nothing
+    moved), it gives up and reports the stall (`shared.app.stalls`): reconciliation plays on.
+    """
+    appended, idle, before = 0, 0, -1
+    while appended < max_moves:
+        loaded = load(store, game_id)
+        idle = idle + 1 if loaded.version == before else 0
+        if idle >= max_idle:
+            stalls.report(stalls.Stall("bot_turns", game_id, loaded.version, idle))
+            return appended
+        before = loaded.version
+        batches, _ = _bot_moves(loaded, min(batch, max_moves - appended))
+        if not batches:
+            return appended
+        results = store.append_batches(game_id, loaded.spec.name, batches)
+        for outcome in results:
+            if isinstance(outcome, ConcurrencyConflict):
+                break
+            if isinstance(outcome, StoreError):
+                raise outcome
+            if isinstance(outcome, AppendResult) and not outcome.replayed:
+                appended += 1
+    return appended

@@ -1,0 +1,302 @@
+"""The bot registry's use cases: registering a bot, rotating and revoking its token, and
+reading the registry's stream (`registry:bots`); the fold and its events are
+`shared.model.registry`.
+
+Every change is appended at the version the registry was read at, so a name and version
+are registered once across every process; `RegistryIndex` keeps one process's fold current.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+from shared.catalog import get_game
+from shared.errors import GameNotFound, InvalidRequest
+from shared.messages.codec import encode, encode_all
+from shared.model.registry import (
+    CODEC,
+    KIND,
+    MAX_URL,
+    NAME,
+    RESERVED_NAMES,
+    STREAM,
+    TOKEN_PREFIX,
+    BotExists,
+    BotRegistered,
+    BotSpec,
+    BotTokenIssued,
+    BotTokenRevoked,
+    Credentials,
+    RegisteredBot,
+    Registration,
+    Registry,
+    RegistryEvent,
+    UnknownBot,
+    WebhookSecretIssued,
+    bot_of,
+    token_digest,
+)
+from shared.ports.webhook_urls import WebhookUrlRefused, check_webhook_url
+from shared.store.port import ConcurrencyConflict, EventStore
+
+
+def _new_token() -> tuple[str, str]:
+    """Returns a new token's id and the token: 64 random bits of id, 256 of secret."""
+    token_id = secrets.token_hex(8)
+    return token_id, f"{TOKEN_PREFIX}{token_id}.{secrets.token_urlsafe(32)}"
+
+
+def read_registry(store: EventStore) -> Registry:
+    """Returns the registry folded from its stream."""
+    registry = Registry()
+    for recorded in store.read(STREAM):
+        registry.apply(CODEC.decode(recorded))
+        registry.version = recorded.version
+    return registry
+
+
+class RegistryIndex:
+    """The registry kept current in this process: each look-up folds in only the new events.
+
+    So a token rotated or revoked through any process stops working at this one's next
+    look-up. Safe to share between threads.
+    """
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._registry = Registry()
+
+    def refresh(self) -> None:
+        """Folds in the events appended since the last look-up (read outside the lock, so
+        that look-ups of several threads do not queue behind one round trip).
+        """
+        with self._lock:
+            after = self._registry.version
+        recorded = self._store.read(STREAM, after=after)
+        with self._lock:
+            for item in recorded:
+                if item.version == self._registry.version + 1:
+                    self._registry.apply(CODEC.decode(item))
+                    self._registry.version = item.version
+
+    def bot_of_token(self, token: str) -> RegisteredBot | None:
+        """Returns the bot whose live token `token` is, None for anything else."""
+        self.refresh()
+        with self._lock:
+            return self._registry.bot_of_token(token)
+
+    def bot(self, name: str, version: str) -> RegisteredBot | None:
+        """Returns the bot registered as `name@version`, None when there is none."""
+        self.refresh()
+        with self._lock:
+            return self._registry.bots.get((name, version))
+
+    def live(self, token_id: str, *, look: bool = True) -> bool:
+        """Returns whether the token with id `token_id` is live (not rotated or revoked),
+        first folding in the registry's new events unless `look` is false."""
+        if look:
+            self.refresh()
+        with self._lock:
+            return token_id in self._registry.tokens
+
+    @property
+    def version(self) -> int:
+        """Returns the version of the registry's stream folded so far (no look-up)."""
+        with self._lock:
+            return self._registry.version
+
+
+def _check_url(url: str, *, allow_private: bool) -> None:
+    """Raises InvalidRequest (field `url`) unless the workers may call `url`: an absolute
+    http(s) URL, and (unless `allow_private`) one of a globally reachable host (see
+    `shared.ports.webhook_urls`)."""
+    if len(url) > MAX_URL:
+        raise InvalidRequest("url", f"a webhook URL has at most {MAX_URL} characters")
+    try:
+        check_webhook_url(url, allow_private=allow_private)
+    except WebhookUrlRefused as refused:
+        raise InvalidRequest("url", str(refused)) from None
+
+
+def _check(spec: BotSpec, *, allow_private_urls: bool) -> None:
+    """Raises InvalidRequest naming the field of `spec` that cannot be registered."""
+    for name, value in (("name", spec.name), ("version", spec.version)):
+        if not NAME.match(value):
+            raise InvalidRequest(
+                name, f"{value!r} is not 1-63 lower-case letters, digits, '_', '.' or '-'"
+            )
+    if spec.name in RESERVED_NAMES:
+        raise InvalidRequest("name", f"{spec.name!r} is reserved")
+    try:
+        game = get_game(spec.game)
+    except GameNotFound:
+        raise InvalidRequest("game", f"unknown game {spec.game!r}") from None
+    if spec.kind == "builtin":
+        if spec.strategy not in game.bots:
+            names = ", ".join(game.bots)
+            raise InvalidRequest(
+                "strategy", f"{game.title} has no strategy {spec.strategy!r}: {names}"
+            )
+    elif spec.strategy:
+        raise InvalidRequest("strategy", f"a {spec.kind} bot plays itself; it has no strategy")
+    elif not game.has_decisions:
+        raise InvalidRequest("game", f"{game.title} has no decisions; only built-in bots play it")
+    if spec.kind == "webhook":
+        _check_url(spec.url, allow_private=allow_private_urls)
+    elif spec.url:
+        raise InvalidRequest("url", f"only a webhook bot has a url, not a {spec.kind} one")
+    if spec.kind != "webhook" and spec.accept_challenges != "host":
+        raise InvalidRequest(
+            "accept_challenges",
+            f"only a webhook bot has accept_challenges: a {spec.kind} bot "
+            + ("answers each challenge itself" if spec.kind == "external" else "accepts all"),
+        )
+    if len(spec.description) > 500:
+        raise InvalidRequest("description", "at most 500 characters")
+
+
+def registered_bots(store: EventStore) -> list[RegisteredBot]:
+    """Returns every registered bot, in registration order."""
+    return list(read_registry(store).bots.values())
+
+
+def find_bot(store: EventStore, name: str, version: str) -> RegisteredBot | None:
+    """Returns the bot registered as `name@version`, None when there is none."""
+    return read_registry(store).bots.get((name, version))
+
+
+def signing_secret(store: EventStore, name: str, version: str) -> str | None:
+    """Returns the signing secret of the webhook bot `name@version`, None if it has none."""
+    return read_registry(store).signing_secrets.get((name, version))
+
+
+def _credentials(bot: RegisteredBot, at: str) -> tuple[list[RegistryEvent], Credentials]:
+    """Returns the events issuing a new token (and a webhook's new secret), and them shown."""
+    token_id, token = _new_token()
+    events: list[RegistryEvent] = [
+        BotTokenIssued(
+            name=bot.name,
+            version=bot.version,
+            token_id=token_id,
+            token_hash=token_digest(token),
+            issued_at=at,
+        )
+    ]
+    secret = ""
+    if bot.kind == "webhook":
+        secret = f"whsec_{secrets.token_urlsafe(32)}"
+        events.append(
+            WebhookSecretIssued(name=bot.name, version=bot.version, secret=secret, issued_at=at)
+        )
+    return events, Credentials(token, secret)
+
+
+def register(
+    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
+) -> Registration:
+    """Registers `spec`; an external or webhook bot gets its credentials, shown only here.
+
+    Registering the same bot again returns it unchanged and without credentials; the same
+    name and version with anything else is refused (BotExists). A webhook URL that is, or
+    resolves to, a loopback or private address is refused unless `allow_private_urls`.
+    """
+    _check(spec, allow_private_urls=allow_private_urls)
+    while True:
+        registry = read_registry(store)
+        known = registry.bots.get((spec.name, spec.version))
+        if known is not None:
+            given = (spec.game, spec.strategy, spec.description, spec.kind, spec.url)
+            held = (known.game, known.strategy, known.description, known.kind, known.url)
+            if (*held, known.accept_challenges) == (*given, spec.accept_challenges):
+                return Registration(known, new=False)
+            raise BotExists(
+                "version", f"{spec.name}@{spec.version} is registered already; use a new version"
+            )
+        event = BotRegistered(
+            name=spec.name,
+            version=spec.version,
+            game=spec.game,
+            strategy=spec.strategy,
+            description=spec.description,
+            registered_at=registered_at,
+            kind=spec.kind,
+            url=spec.url,
+            accept_challenges=spec.accept_challenges,
+        )
+        bot = bot_of(event)
+        events: list[RegistryEvent] = [event]
+        credentials = None
+        if bot.kind != "builtin":
+            issued, credentials = _credentials(bot, registered_at)
+            events += issued
+        try:
+            store.append(STREAM, KIND, registry.version, encode_all(events))
+        except ConcurrencyConflict:
+            continue
+        return Registration(bot, new=True, credentials=credentials)
+
+
+def register_bot(
+    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
+) -> tuple[RegisteredBot, bool]:
+    """Registers `spec`; returns the bot and whether it is new (see `register`, which also
+    returns the credentials of a new external or webhook bot).
+    """
+    registration = register(store, spec, registered_at, allow_private_urls=allow_private_urls)
+    return registration.bot, registration.new
+
+
+def _token_holder(registry: Registry, name: str, version: str) -> RegisteredBot:
+    """Returns the bot `name@version`; raises UnknownBot, or InvalidRequest for a built-in one."""
+    bot = registry.bots.get((name, version))
+    if bot is None:
+        raise UnknownBot(name, version)
+    if bot.kind == "builtin":
+        raise InvalidRequest("kind", f"{bot.key} is a built-in strategy; it has no token")
+    return bot
+
+
+def rotate_token(
+    store: EventStore, name: str, version: str, issued_at: str = ""
+) -> tuple[RegisteredBot, Credentials]:
+    """Issues the bot a new token (and a webhook bot a new signing secret); the old token
+    stops working at once. Returns the bot and the new credentials, shown only here.
+
+    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
+    """
+    while True:
+        registry = read_registry(store)
+        bot = _token_holder(registry, name, version)
+        events: list[RegistryEvent] = []
+        live = registry.active.get((name, version))
+        if live is not None:
+            events.append(
+                BotTokenRevoked(name=name, version=version, token_id=live, revoked_at=issued_at)
+            )
+        issued, credentials = _credentials(bot, issued_at)
+        try:
+            store.append(STREAM, KIND, registry.version, encode_all([*events, *issued]))
+        except ConcurrencyConflict:
+            continue
+        return bot, credentials
+
+
+def revoke_token(store: EventStore, name: str, version: str, revoked_at: str = "") -> bool:
+    """Revokes the bot's token; returns whether it had one. A webhook's secret stays.
+
+    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
+    """
+    while True:
+        registry = read_registry(store)
+        _token_holder(registry, name, version)
+        live = registry.active.get((name, version))
+        if live is None:
+            return False
+        event = BotTokenRevoked(name=name, version=version, token_id=live, revoked_at=revoked_at)
+        try:
+            store.append(STREAM, KIND, registry.version, [encode(event)])
+        except ConcurrencyConflict:
+            continue
+        return True
