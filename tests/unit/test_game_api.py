@@ -663,7 +663,7 @@ class UnavailableStore(InMemoryEventStore):
 
     def append(
         self,
-        game_id: str,
+        stream: str,
         kind: str,
         expected_version: int,
         events: Sequence[NewEvent],
@@ -672,14 +672,14 @@ class UnavailableStore(InMemoryEventStore):
     ) -> AppendResult:
         raise StoreUnavailable("the store is down")
 
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         raise StoreUnavailable("the store is down")
 
 
 class BrokenStore(InMemoryEventStore):
     """An in-memory store whose reads fail with an error nobody expects."""
 
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         raise RuntimeError("secret internals")
 
 
