@@ -8,29 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
 import msgspec
+from typing_extensions import TypeVar
 
 from shared.app.cache import FoldCache, PerStore
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
-from shared.games.base import AnyGame
+from shared.games.base import AnyGame, GameSpec
 from shared.messages.common import Action, Event, GameCreated, GameFinished
 from shared.messages.envelope import RecordedEvent
 from shared.model import clocks, deals
 from shared.ports.archive import EventArchive, decoded_log
 from shared.store.port import EventStore
 
+S = TypeVar("S", default=Any)
+"""A game's state; `LoadedGame` alone is a game not known until run time."""
+
 
 @dataclass(frozen=True)
-class LoadedGame:
+class LoadedGame(Generic[S]):
     """A game folded from its stream: its spec, creation event, state, version and clock."""
 
     game_id: str
-    spec: AnyGame
+    spec: GameSpec[S, Any, Any, Any]
     created: GameCreated
-    state: Any
+    state: S
     version: int
     clock: clocks.ClockState | None = None
     """The game's clock (strikes, forfeits, banks, the current wait); None when untimed."""
