@@ -1,6 +1,7 @@
 """What-if forks: a new game that starts from another game's position after one of its events.
 
-A fork's log is a new `GameCreated` (the original's game and ruleset, the new seats,
+A fork starts between two moves (`shared.model.log_replay.step_ends`). Its log is a new
+`GameCreated` (the original's game and ruleset, the new seats,
 `forked_from` and `fork_version` set) followed by byte-for-byte copies of the original's
 events 2 to N; from there the platform plays it like any new game.
 """
@@ -21,6 +22,7 @@ from shared.messages.common import Clock, Event, GameCreated, Seat
 from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.model import clocks
 from shared.model.idempotency import game_id_for
+from shared.model.log_replay import step_ends
 from shared.store.port import EventStore
 
 
@@ -35,7 +37,9 @@ class ForkOfRunningGame(Exception):
 
 def check_fork_version(original: LoadedGame, events: Sequence[Event], version: int) -> None:
     """Raises InvalidRequest (field `version`) unless the game after its first `version`
-    events (`events`, decoded) has been dealt and is not over."""
+    events (`events`: its whole log, decoded) has been dealt, is not over, and is between two
+    steps of the game (a fork inside a decision's events could wait for nobody, or skip the
+    rest of a move: a player's draw after a play)."""
     spec = original.spec
     if not 2 <= version <= original.version:
         raise InvalidRequest(
@@ -44,6 +48,16 @@ def check_fork_version(original: LoadedGame, events: Sequence[Event], version: i
         )
     if spec.is_over(spec.fold(events[:version])):
         raise InvalidRequest("version", f"the game is over at version {version}: nothing to play")
+    ends = step_ends(events)
+    if version not in ends:
+        before = max((end for end in ends if end < version), default=2)
+        after = min((end for end in ends if end > version), default=None)
+        between = f"{before} or {after}" if after is not None else str(before)
+        raise InvalidRequest(
+            "version",
+            f"version {version} falls inside a move (its events {before + 1} to "
+            f"{after if after is not None else '...'}): a fork starts between moves, at {between}",
+        )
 
 
 def fork_game(
@@ -65,7 +79,7 @@ def fork_game(
     spec = original.spec
     if not spec.is_over(original.state):
         raise ForkOfRunningGame(original.game_id)
-    check_fork_version(original, spec.codec.decode_all(log[:version]), version)
+    check_fork_version(original, spec.codec.decode_all(log), version)
     given = original.created.seats if seats is None else seats
     if len(given) != len(original.created.seats):
         raise InvalidRequest(

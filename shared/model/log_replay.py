@@ -92,7 +92,8 @@ class _Replay:
 
     def copied(self, expected: list[Event]) -> list[Event]:
         """Returns `expected`, the events due from the next one on, cut where a fork's copy
-        of its original ends (a fork may start in the middle of a decision)."""
+        of its original ends (a fork made before forks had to start between moves may start
+        in the middle of a decision)."""
         fork_version = self.created.fork_version
         if isinstance(fork_version, int) and self.at < fork_version < self.at + len(expected):
             return expected[: fork_version - self.at]
@@ -334,6 +335,18 @@ def _run(events: Sequence[Event]) -> tuple[_Replay | None, _Bad | None]:
     except _Bad as bad:
         return replay, bad
     return replay, None
+
+
+def step_ends(events: Sequence[Event]) -> list[int]:
+    """Returns the versions at which a step of a decoded log ends, in order, as far as the log
+    replays: the deal's (2), then each decision's and each of the clock's (a timeout with its
+    default action). A position between two steps is one the rules can reach; one inside a
+    step (a player who played and has not drawn yet) is not."""
+    done, _ = _run(events)
+    if done is None:
+        return []
+    ends = [first - 1 for first, _ in done.turns if first > 2]
+    return sorted({*ends, done.at})
 
 
 def replay(game_id: str, events: Sequence[Event]) -> ReplayReport:

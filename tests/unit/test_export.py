@@ -18,6 +18,7 @@ from shared.app.games import act, create_game
 from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
+from shared.errors import InvalidRequest
 from shared.games.cards import rank_of
 from shared.games.shithead.messages import PlayCards
 from shared.games.shithead.state import zone_of
@@ -398,8 +399,8 @@ def test_every_golden_game_survives_an_import_and_an_export() -> None:
             assert client.get(f"/v1/games/{name}/export").content == text
 
 
-@pytest.mark.parametrize("version", [3, 40, 41, 42])
-def test_a_fork_replays_clean_from_its_copied_events_even_mid_decision(version: int) -> None:
+@pytest.mark.parametrize("version", [3, 41])
+def test_a_fork_replays_clean_from_its_copied_events(version: int) -> None:
     store = InMemoryEventStore()
     seats = [Seat(kind="bot", bot="random")] * 3
     original = create_game(store, "shithead", seats=seats, seed=4).game_id
@@ -412,6 +413,53 @@ def test_a_fork_replays_clean_from_its_copied_events_even_mid_decision(version: 
     assert report.verification is not None
     assert report.verification.status == "no_commitment"
     assert original in report.verification.detail
+
+
+@pytest.mark.parametrize(
+    ("version", "between"),
+    [(40, "39 to 41): a fork starts between moves, at 38 or 41"), (42, "at 41 or 44")],
+)
+def test_a_fork_inside_a_move_is_refused_naming_the_moves_ends(version: int, between: str) -> None:
+    """Seed 4: v39-41 are a play, its draw and the burn; v42-44 a play, its draw, the pass."""
+    store = InMemoryEventStore()
+    seats = [Seat(kind="bot", bot="random")] * 3
+    original = create_game(store, "shithead", seats=seats, seed=4).game_id
+    play_bot_turns(store, original)
+    before = len(store.read_feed(count=100_000))
+
+    with pytest.raises(InvalidRequest) as refused:
+        fork_game(store, load(store, original), store.read(original), version, seed=1)
+
+    assert refused.value.field == "version"
+    assert between in refused.value.message
+    assert len(store.read_feed(count=100_000)) == before
+
+
+@pytest.mark.parametrize(("game", "players"), [("shithead", 2), ("autobus", 3)])
+def test_a_fork_is_accepted_exactly_between_moves_and_every_accepted_fork_ends(
+    game: str, players: int
+) -> None:
+    store = InMemoryEventStore()
+    spec = get_game(game)
+    original = create_game(store, game, seats=[Seat(kind="bot", bot="random")] * players).game_id
+    play_bot_turns(store, original)
+    log, loaded = store.read(original), load(store, original)
+    events = spec.codec.decode_all(log)
+    ends = log_replay.step_ends(events)
+    assert ends[0] == 2
+    assert ends[-1] == len(log)
+
+    for version in range(2, len(log)):
+        if version not in ends:
+            with pytest.raises(InvalidRequest, match="inside a move") as refused:
+                fork_game(store, loaded, log, version, seed=version)
+            assert refused.value.field == "version"
+            continue
+        assert spec.to_move(spec.fold(events[:version]))
+        fork = fork_game(store, loaded, log, version, seed=version).game_id
+        play_bot_turns(store, fork)
+        assert spec.is_over(load(store, fork).state), version
+    assert len(ends) > len(log) // 3  # most events are moves of their own: the test sees forks
 
 
 def test_a_client_playing_another_suit_than_the_listed_play_replays_clean() -> None:

@@ -25,6 +25,7 @@ from shared.catalog import get_game
 from shared.messages.codec import encode, to_json
 from shared.messages.common import ClockEvent, GameCreated, Seat
 from shared.messages.envelope import NewEvent
+from shared.model import log_replay
 from shared.ports.archive import InMemoryEventArchive
 from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.memory import InMemoryEventStore
@@ -202,6 +203,14 @@ def test_a_finished_games_replay_is_public_and_its_events_are_whole(
     assert as_seat["view"] is not None
 
 
+def move_end(store: InMemoryEventStore, game_id: str, at_least: int) -> int:
+    """Returns the first version from `at_least` on at which a move of the game ends: a
+    version a fork may start from (the original's bots are seeded at random)."""
+    log = store.read(game_id)
+    ends = log_replay.step_ends(get_game(log[0].kind).codec.decode_all(log))
+    return min(end for end in ends if end >= at_least)
+
+
 def running_copy(store: InMemoryEventStore, game_id: str, version: int, seats: list[Seat]) -> str:
     """Returns a new game holding the first `version` events of `game_id` with `seats`: a
     game that runs (unless it is over at `version`)."""
@@ -375,8 +384,9 @@ def test_a_fork_starts_from_the_originals_state_at_the_version_and_plays_to_its_
     original = finished_game(client, seed=9)
     game_id = original["game_id"]
     seats = [{"bot": "heuristic"}, {"bot": "random"}]
+    at = move_end(store, game_id, 25)
 
-    forked = client.post(f"/v1/games/{game_id}/fork", params={"version": 25}, json={"seats": seats})
+    forked = client.post(f"/v1/games/{game_id}/fork", params={"version": at}, json={"seats": seats})
 
     assert forked.status_code == 201, forked.text
     fork = forked.json()
@@ -388,29 +398,30 @@ def test_a_fork_starts_from_the_originals_state_at_the_version_and_plays_to_its_
     events = decoded(store, fork["game_id"])
     created = events[0]
     assert isinstance(created, GameCreated)
-    assert (created.forked_from, created.fork_version) == (game_id, 25)
-    assert store.read(fork["game_id"], after=1, limit=24) == [
+    assert (created.forked_from, created.fork_version) == (game_id, at)
+    assert store.read(fork["game_id"], after=1, limit=at - 1) == [
         msgspec.structs.replace(item, game_id=fork["game_id"], recorded_at=copy.recorded_at)
         for item, copy in zip(
-            store.read(game_id, after=1, limit=24),
-            store.read(fork["game_id"], after=1, limit=24),
+            store.read(game_id, after=1, limit=at - 1),
+            store.read(fork["game_id"], after=1, limit=at - 1),
             strict=True,
         )
     ]
-    assert spec.fold(events[:25]) == spec.fold(decoded(store, game_id)[:25])
-    at_fork = replay(client, fork["game_id"], version=25)
-    assert at_fork["state"] == replay(client, game_id, version=25)["state"]
+    assert spec.fold(events[:at]) == spec.fold(decoded(store, game_id)[:at])
+    at_fork = replay(client, fork["game_id"], version=at)
+    assert at_fork["state"] == replay(client, game_id, version=at)["state"]
 
 
 def test_a_fork_keeps_the_original_seats_by_default_and_waits_for_an_external_seat(
     store: InMemoryEventStore, client: Client
 ) -> None:
     game_id = finished_game(client, seed=9)["game_id"]
+    at = move_end(store, game_id, 10)
 
-    same = client.post(f"/v1/games/{game_id}/fork", params={"version": 10})
+    same = client.post(f"/v1/games/{game_id}/fork", params={"version": at})
     external = client.post(
         f"/v1/games/{game_id}/fork",
-        params={"version": 10},
+        params={"version": at},
         json={"seats": [{"kind": "external"}, {"bot": "random"}]},
     )
 
@@ -420,7 +431,7 @@ def test_a_fork_keeps_the_original_seats_by_default_and_waits_for_an_external_se
     waiting = external.json()
     assert (external.status_code, waiting["status"]) == (201, "playing")
     assert waiting["to_move"] == [0]
-    assert waiting["version"] >= 10
+    assert waiting["version"] >= at
 
 
 def test_a_fork_needs_a_finished_game_and_a_version_that_leaves_a_game_to_play(
@@ -432,12 +443,17 @@ def test_a_fork_needs_a_finished_game_and_a_version_that_leaves_a_game_to_play(
     url = f"/v1/games/{game_id}/fork"
     before = len(store.read_feed(count=100_000))
 
-    for version in (0, 1, last, last + 1):
+    started = next(item.version for item in store.read(game_id) if item.type == "PlayStarted")
+    inside = started - 1  # the last seat's PlayerReady: play has not started, nobody moves
+
+    for version in (0, 1, inside, last, last + 1):
         refused = problem(client.post(url, params={"version": version}), 422)
         assert refused["field"] == "version", version
-    too_many = client.post(url, params={"version": 5}, json={"seats": [{}, {}, {}]})
+    assert "inside a move" in problem(client.post(url, params={"version": inside}), 422)["detail"]
+    at = move_end(store, game_id, 5)
+    too_many = client.post(url, params={"version": at}, json={"seats": [{}, {}, {}]})
     assert problem(too_many, 422)["field"] == "seats"
-    unknown_bot = client.post(url, params={"version": 5}, json={"seats": [{"bot": "zz"}, {}]})
+    unknown_bot = client.post(url, params={"version": at}, json={"seats": [{"bot": "zz"}, {}]})
     assert problem(unknown_bot, 422)["field"] == "seats[0].bot"
     assert problem(client.post(url), 400)["field"] == "version"
     running_fork = client.post(f"/v1/games/{running}/fork", params={"version": 5})

@@ -60,7 +60,10 @@ ReplaySeat = Annotated[
 ]
 ForkVersion = Annotated[
     int,
-    QueryParameter(description="Start the fork after this event of the original (2 or later)"),
+    QueryParameter(
+        description="Start the fork after this event of the original (2 or later), one that"
+        " ends a move"
+    ),
 ]
 
 
@@ -229,7 +232,9 @@ class ReplaysController(Controller):
             " `version`: a new GameCreated (the same game and ruleset, the given seats, default"
             " the original's; `forked_from`, `fork_version`) then copies of the original's"
             " events 2 to `version`; the platform plays on from there. `version` must leave a"
-            " game that is dealt and not over (else 422, `field` `version`); a running game"
+            " game that is dealt and not over, between two moves (not after a play and before its"
+            " draw); else 422, `field` `version`, naming the nearest versions that end a move."
+            " A running game"
             " cannot be forked (403, rule `game_running`), nor a table of a duplicate deal that"
             " another table still plays (403, rule `deal_sealed`). The fork's hidden cards are"
             " public in its original's log."
