@@ -66,7 +66,7 @@ from services.cli.dev import Launcher, cardarena, service_ready, stack_environme
 from services.ops.migrate import migrate
 from services.projection.lag import projection_lag
 from shared.sdk.client import SseParser, StreamEvent
-from shared.store.redis_store import RedisEventStore
+from shared.store.redis_store import RedisEventStore, feed_key
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 0.5
@@ -583,9 +583,11 @@ async def run_game(
 class LagSampler:
     """Samples the projection's lag in seconds every 100 ms in a thread while entered."""
 
-    def __init__(self, redis_url: str, namespace: str, group: str, database_url: str) -> None:
+    def __init__(
+        self, redis_url: str, namespace: str, group: str, database_url: str, partitions: int = 16
+    ) -> None:
         self.client = redis.Redis.from_url(redis_url)
-        self.feed = f"{namespace}feed"
+        self.feed = [feed_key(namespace, p) for p in range(partitions)]
         self.group = group
         self.database_url = database_url
         self.samples: list[float] = []

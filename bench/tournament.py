@@ -27,7 +27,7 @@ import redis
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
-from shared.store.redis_store import RedisEventStore
+from shared.store.redis_store import RedisEventStore, feed_key
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,7 +101,7 @@ def distributed(
             if state.status == "finished":
                 break
             time.sleep(0.1)
-        total = client.xlen(f"{namespace}feed")
+        total = sum(client.xlen(feed_key(namespace, p)) for p in range(16))
         while archived(database_url) < total:
             time.sleep(0.1)
         return time.perf_counter() - start, len(state.records)

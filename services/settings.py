@@ -34,6 +34,18 @@ class CommonSettings:
     """CELERY_BROKER_URL: the Celery broker; empty means REDIS_URL."""
     namespace: str = "cardarena:"
     """CARDARENA_NAMESPACE: prefix of every Redis key (streams, feed, idempotency records)."""
+    redis_cluster: bool = False
+    """CARDARENA_REDIS_CLUSTER: REDIS_URL is a node of a Redis Cluster (the event store then
+    uses redis-py's cluster client; the broker must be RabbitMQ or a standalone Redis)."""
+    partitions: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 16
+    """CARDARENA_PARTITIONS: how many partitions the Redis event store's feed has, fixed for
+    the life of a deployment (a store records it; another count is refused at start)."""
+    redis_wait_replicas: Annotated[int, msgspec.Meta(ge=0)] = 0
+    """CARDARENA_REDIS_WAIT_REPLICAS: acknowledge an append only once this many replicas of
+    its primary confirmed it (WAIT); 0: on the primary's word."""
+    redis_wait_timeout_ms: Annotated[int, msgspec.Meta(ge=1)] = 1000
+    """CARDARENA_REDIS_WAIT_TIMEOUT_MS: how long an append waits for those replicas before it
+    answers 503 (a retry with the same Idempotency-Key then tells whether it was written)."""
     queue: str = "cardarena"
     """CARDARENA_QUEUE: the Celery queue of bot turns."""
     webhook_allow_private: bool = False
@@ -142,6 +154,10 @@ _ENV = {
     "database_url": "DATABASE_URL",
     "broker_url": "CELERY_BROKER_URL",
     "namespace": "CARDARENA_NAMESPACE",
+    "redis_cluster": "CARDARENA_REDIS_CLUSTER",
+    "partitions": "CARDARENA_PARTITIONS",
+    "redis_wait_replicas": "CARDARENA_REDIS_WAIT_REPLICAS",
+    "redis_wait_timeout_ms": "CARDARENA_REDIS_WAIT_TIMEOUT_MS",
     "queue": "CARDARENA_QUEUE",
     "projection_group": "CARDARENA_PROJECTION_GROUP",
     "host": "CARDARENA_HOST",

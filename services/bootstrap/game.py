@@ -6,7 +6,7 @@ import functools
 
 import redis
 
-from services.bootstrap.stores import build_outbox, redis_client
+from services.bootstrap.stores import build_outbox, store_client
 from services.game.http.auth import Access
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
@@ -31,7 +31,7 @@ def build_access(settings: GameSettings, store: EventStore) -> Access:
     """
     if settings.store == "memory":
         return Access.embedded(store, settings)
-    client = redis_client(settings)
+    client = store_client(settings)
     return Access(
         admin_key=settings.admin_key,
         registry=RegistryIndex(store),

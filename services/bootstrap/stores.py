@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import redis
+from redis.cluster import RedisCluster
 
 from services.projection.archive import PostgresEventArchive
 from services.projection.views import PostgresTournamentViews
@@ -17,12 +18,31 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_outbox import RedisOutbox
-from shared.store.redis_store import RedisEventStore
+from shared.store.redis_store import Client, RedisEventStore
 
 
 def redis_client(settings: CommonSettings) -> redis.Redis:
-    """Returns a client of the settings' Redis that gives up on a silent server."""
+    """Returns a client of the settings' standalone Redis that gives up on a silent server."""
     return redis.Redis.from_url(settings.redis_url, socket_timeout=10, health_check_interval=30)
+
+
+def store_client(settings: CommonSettings) -> Client:
+    """Returns a client of the event store's Redis: a cluster client when
+    CARDARENA_REDIS_CLUSTER is set, else `redis_client`."""
+    if settings.redis_cluster:
+        return RedisCluster.from_url(settings.redis_url, socket_timeout=10)
+    return redis_client(settings)
+
+
+def redis_store(settings: CommonSettings, client: Client | None = None) -> RedisEventStore:
+    """Returns the settings' Redis event store (through `client`, default `store_client`)."""
+    return RedisEventStore(
+        client if client is not None else store_client(settings),
+        namespace=settings.namespace,
+        partitions=settings.partitions,
+        wait_replicas=settings.redis_wait_replicas,
+        wait_timeout_ms=settings.redis_wait_timeout_ms,
+    )
 
 
 def build_store(settings: CommonSettings) -> EventStore:
@@ -33,8 +53,8 @@ def build_store(settings: CommonSettings) -> EventStore:
         store = InMemoryEventStore()
         secret: DealSecret = ProcessDealSecret()
     else:
-        client = redis_client(settings)
-        store = RedisEventStore(client, namespace=settings.namespace)
+        client = store_client(settings)
+        store = redis_store(settings, client)
         secret = RedisDealSecret(client, settings.namespace)
     deal_secret.attach(
         store, GivenDealSecret(settings.deal_secret) if settings.deal_secret else secret
@@ -47,7 +67,7 @@ def build_outbox(settings: CommonSettings) -> Outbox:
     the event store's Redis, shared by the game service and the workers."""
     if settings.store == "memory":
         return InMemoryOutbox()
-    return RedisOutbox(redis_client(settings), settings.namespace)
+    return RedisOutbox(store_client(settings), settings.namespace)
 
 
 def build_views(settings: CommonSettings, store: EventStore) -> TournamentViews:

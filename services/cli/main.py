@@ -10,9 +10,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from services.cli import beggar, database, dev, game_logs, probe, serve, simulate, tournament
+from services.cli import (
+    beggar,
+    database,
+    dev,
+    game_logs,
+    probe,
+    serve,
+    simulate,
+    store,
+    tournament,
+)
 
-GROUPS = (serve, beggar, simulate, database, dev, tournament, game_logs, probe)
+GROUPS = (serve, beggar, simulate, database, store, dev, tournament, game_logs, probe)
 """The command groups, in the order `cardarena --help` lists their commands."""
 
 

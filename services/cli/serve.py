@@ -99,24 +99,21 @@ def serve_game(settings: GameSettings) -> int:
 def serve_projection(settings: ProjectionSettings) -> int:
     """Runs the projection service on the feed until SIGINT or SIGTERM."""
     # Start-up cost (prometheus_client): see the module docstring.
-    import redis  # noqa: PLC0415
-
     from services.bootstrap.projection import build_retention  # noqa: PLC0415
+    from services.bootstrap.stores import redis_store  # noqa: PLC0415
     from services.ops.metrics import ProjectionMetrics  # noqa: PLC0415
     from services.projection.probes import install  # noqa: PLC0415
     from services.projection.projector import Projector  # noqa: PLC0415
-    from shared.store.redis_store import RedisEventStore, RedisFeedConsumer  # noqa: PLC0415
 
     migrate(settings.database_url)
-    client = redis.Redis.from_url(settings.redis_url)
-    consumer = RedisFeedConsumer(
-        client, settings.projection_group, "projector-1", namespace=settings.namespace
-    )
+    store = redis_store(settings)
+    client = store.client
+    consumer = store.consumer(settings.projection_group, "projector-1")
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     print("cardarena projection service: following the feed", flush=True)
-    retention = build_retention(settings, RedisEventStore(client, settings.namespace))
+    retention = build_retention(settings, store)
     metrics = ProjectionMetrics()
     beat = install(settings, client, metrics)
     linger_s = settings.projection_linger_ms / 1000

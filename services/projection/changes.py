@@ -15,7 +15,7 @@ from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.messages.envelope import RecordedEvent
 from shared.model import challenges, registry
 from shared.model.tournaments import model as tournament_model
-from shared.ports.views.fold import position_key
+from shared.store.port import position_key
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)

@@ -9,16 +9,18 @@ from collections.abc import Callable
 
 import psycopg
 import redis
+from redis.cluster import RedisCluster
 
 from services.ops.health import heartbeat_path, touch
 from services.ops.metrics import ProjectionMetrics, dead_letters_held, projection_lag, serve_metrics
 from services.projection.lag import projection_lag as read_lag
 from services.settings import ProjectionSettings
+from shared.store.redis_store import feed_key
 
 
 def install(
     settings: ProjectionSettings,
-    client: redis.Redis,
+    client: redis.Redis | RedisCluster,
     metrics: ProjectionMetrics,
     name: str = "main",
 ) -> Callable[[], None]:
@@ -28,7 +30,7 @@ def install(
     lag = functools.partial(
         read_lag,
         client,
-        f"{settings.namespace}feed",
+        [feed_key(settings.namespace, p) for p in range(settings.partitions)],
         settings.projection_group,
         settings.database_url,
         name,

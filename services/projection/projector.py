@@ -35,8 +35,8 @@ from services.projection.tournament_folds import (
     update_tournament_views,
 )
 from shared.messages.envelope import RecordedEvent
-from shared.ports.views.fold import position_key, to_datetime
-from shared.store.port import FeedConsumer, FeedEntry, StoreUnavailable
+from shared.ports.views.fold import to_datetime
+from shared.store.port import FeedConsumer, FeedEntry, StoreUnavailable, position_key
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +249,7 @@ class Projector:
             self._connection(), self.name, entries, project_batch
         )
         self.metrics.dead_lettered.inc(projected.dead)
-        self.consumer.ack([entry.position for entry in entries])
+        self.consumer.ack_entries(entries)
         return len(entries), projected.fresh
 
     def _connection(self) -> psycopg.Connection[Any]:

@@ -27,21 +27,23 @@ from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
     RatedGame,
     RatingBook,
-    position_key,
     rated_game,
     summary,
     tournament_id_of,
 )
 from shared.ports.views.port import LeaderboardEntry
-from shared.store.port import FeedEntry
+from shared.store.port import FeedEntry, position_key
 
 Cursor = psycopg.Cursor[Any]
 
 FEED_ORDER = (
     "split_part(feed_position, '-', 1)::bigint,"
-    " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint"
+    " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint,"
+    " game_id, version"
 )
-"""Orders archived events by feed position, numerically (`"ms-seq"`; a bare `"ms"` is seq 0)."""
+"""Orders archived events by feed position, numerically (`"ms-seq"`; a bare `"ms"` is seq 0),
+ties (entries of different partitions) by game and version: the order of
+`shared.store.merged.merge_key`, in which the projection folds them live."""
 
 SELECT_WITH_POSITION = (
     "SELECT game_id, kind, version, type, data, schema, recorded_at, feed_position FROM events"
@@ -197,7 +199,10 @@ def fold_ratings(cur: Cursor, finished: Sequence[Positioned]) -> int:
     """
     if not finished:
         return 0
-    ordered = sorted(finished, key=lambda item: position_key(item.position))
+    ordered = sorted(
+        finished,
+        key=lambda item: (*position_key(item.position), item.event.game_id, item.event.version),
+    )
     cur.execute(_SELECT_SEATS, (sorted({item.event.game_id for item in ordered}),))
     seats = {row[0]: (row[1], _seats(row[2])) for row in cur.fetchall()}
     rated: list[tuple[Positioned, RatedGame]] = []

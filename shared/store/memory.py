@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 import weakref
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shared.messages.envelope import NewEvent, RecordedEvent
+from shared.store.merged import MergedFeedConsumer
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -16,20 +18,29 @@ from shared.store.port import (
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
+    cursor_positions,
+    position_key,
 )
 
 
 class InMemoryEventStore(EventStore):
-    """A thread-safe EventStore held in this process; feed positions are `"<n>-0"`."""
+    """A thread-safe EventStore held in this process, its feed in `partitions` partitions;
+    positions are `"<n>-0"`, n counting every appended event (so they order across
+    partitions exactly as the events were appended)."""
 
-    def __init__(self) -> None:
+    def __init__(self, partitions: int = 1) -> None:
+        if partitions < 1:
+            raise ValueError("a store has at least one partition")
+        self._partitions = partitions
         self._lock = threading.Lock()
         self._appended = threading.Condition(self._lock)
         """Notified after every append, for `wait` and `wait_feed`."""
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._dropped: dict[str, int] = {}
         """The version of each dropped stream when it was dropped (later events follow it)."""
-        self._feed: list[RecordedEvent] = []
+        self._feeds: list[list[tuple[int, RecordedEvent]]] = [[] for _ in range(partitions)]
+        """Each partition's entries: (n, event), n increasing."""
+        self._appended_count = 0
         self._keys: dict[tuple[str, str], tuple[AppendResult, str]] = {}
 
     def append(
@@ -56,6 +67,7 @@ class InMemoryEventStore(EventStore):
             if actual != expected_version:
                 raise ConcurrencyConflict(stream, expected_version, actual)
             now = int(time.time() * 1000)
+            feed = self._feeds[self.partition_of(stream)]
             for offset, event in enumerate(events, start=1):
                 recorded = RecordedEvent(
                     game_id=stream,
@@ -66,7 +78,8 @@ class InMemoryEventStore(EventStore):
                     recorded_at=now,
                 )
                 entries.append(recorded)
-                self._feed.append(recorded)
+                self._appended_count += 1
+                feed.append((self._appended_count, recorded))
             result = AppendResult(expected_version + 1, expected_version + len(events))
             if idempotency_key is not None:
                 self._keys[(stream, idempotency_key)] = (result, fingerprint)
@@ -106,13 +119,39 @@ class InMemoryEventStore(EventStore):
                 self._dropped[stream] = entries[-1].version
             return bool(entries)
 
-    def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
-        start = int(after.split("-", maxsplit=1)[0])
+    @property
+    def partitions(self) -> int:
+        return self._partitions
+
+    def consumer(
+        self,
+        group: str,
+        name: str,
+        claim_idle_ms: int = 30000,
+        partitions: Sequence[int] | None = None,
+    ) -> FeedConsumer:
+        owned = range(self._partitions) if partitions is None else partitions
+        members = [InMemoryFeedConsumer(self, group, name, claim_idle_ms, p) for p in owned]
+        return MergedFeedConsumer(self, members)
+
+    def read_partition(self, partition: int, after: str = "0", count: int = 100) -> list[FeedEntry]:
+        if count <= 0:
+            return []
+        start = position_key(after)[0]
         with self._lock:
-            chunk = self._feed[start : start + count]
-        return [
-            FeedEntry(position=f"{start + i + 1}-0", event=event) for i, event in enumerate(chunk)
-        ]
+            feed = self._feeds[partition]
+            first = bisect.bisect_right(feed, start, key=lambda item: item[0])
+            chunk = feed[first : first + count]
+        return [FeedEntry(f"{n}-0", event, partition) for n, event in chunk]
+
+    def partition_position(self, partition: int) -> str:
+        with self._lock:
+            feed = self._feeds[partition]
+            return f"{feed[-1][0]}-0" if feed else "0"
+
+    def feed_clock(self) -> tuple[int, int]:
+        with self._lock:
+            return self._appended_count + 1, 0
 
     def wait(
         self, stream: str, after: int, timeout_ms: int, limit: int | None = None
@@ -123,15 +162,29 @@ class InMemoryEventStore(EventStore):
             )
         return self.read(stream, after, limit)
 
-    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
-        start = int(after.split("-", maxsplit=1)[0])
+    def wait_partition(
+        self, partition: int, after: str, timeout_ms: int, count: int = 100
+    ) -> list[FeedEntry]:
+        start = position_key(after)[0]
         with self._appended:
-            self._appended.wait_for(lambda: len(self._feed) > start, max(timeout_ms, 0) / 1000)
-        return self.read_feed(after, count)
+            self._appended.wait_for(
+                lambda: bool(self._feeds[partition]) and self._feeds[partition][-1][0] > start,
+                max(timeout_ms, 0) / 1000,
+            )
+        return self.read_partition(partition, after, count)
 
-    def feed_position(self) -> str:
-        with self._lock:
-            return f"{len(self._feed)}-0" if self._feed else "0"
+    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
+        positions = [position_key(p)[0] for p in cursor_positions(after, self._partitions)]
+
+        def arrived() -> bool:
+            return any(
+                feed and feed[-1][0] > start
+                for feed, start in zip(self._feeds, positions, strict=True)
+            )
+
+        with self._appended:
+            self._appended.wait_for(arrived, max(timeout_ms, 0) / 1000)
+        return self.read_feed(after, count)
 
 
 @dataclass
@@ -149,18 +202,19 @@ class _Group:
     """The shared state of a consumer group: how far it has read, and what is pending."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
-    delivered: int = 0
+    delivered: str = "0"
     pending: dict[str, _Delivery] = field(default_factory=dict)
 
 
-_groups: weakref.WeakKeyDictionary[InMemoryEventStore, dict[str, _Group]] = (
+_groups: weakref.WeakKeyDictionary[InMemoryEventStore, dict[tuple[str, int], _Group]] = (
     weakref.WeakKeyDictionary()
 )
 _groups_lock = threading.Lock()
 
 
 class InMemoryFeedConsumer(FeedConsumer):
-    """A member of a consumer group on an InMemoryEventStore's feed; groups are shared per store."""
+    """A member of a consumer group on one partition of an InMemoryEventStore's feed; groups
+    are shared per store and partition."""
 
     _POLL_S = 0.005
 
@@ -170,9 +224,14 @@ class InMemoryFeedConsumer(FeedConsumer):
         group: str,
         consumer: str,
         claim_idle_ms: int = 30000,
+        partition: int = 0,
     ) -> None:
+        if not 0 <= partition < store.partitions:
+            raise ValueError(f"the store has no partition {partition}")
         with _groups_lock:
-            self._group = _groups.setdefault(store, {}).setdefault(group, _Group())
+            groups = _groups.setdefault(store, {})
+            self._group = groups.setdefault((group, partition), _Group())
+        self.partition = partition
         self._store = store
         self._consumer = consumer
         self._claim_idle_s = claim_idle_ms / 1000
@@ -191,8 +250,11 @@ class InMemoryFeedConsumer(FeedConsumer):
                 delivery.consumer, delivery.since = self._consumer, now
             taken = [delivery.entry for delivery in (*mine, *idle)]
             if len(taken) < count:
-                fresh = self._store.read_feed(f"{group.delivered}-0", count - len(taken))
-                group.delivered += len(fresh)
+                fresh = self._store.read_partition(
+                    self.partition, group.delivered, count - len(taken)
+                )
+                if fresh:
+                    group.delivered = fresh[-1].position
                 for entry in fresh:
                     group.pending[entry.position] = _Delivery(entry, self._consumer, now)
                 taken += fresh

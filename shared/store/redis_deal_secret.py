@@ -13,6 +13,7 @@ import secrets
 import threading
 
 import redis
+from redis.cluster import RedisCluster
 
 from shared.ports.deal_secret import DealSecret
 from shared.store.redis_store import reachable
@@ -21,7 +22,7 @@ from shared.store.redis_store import reachable
 class RedisDealSecret(DealSecret):
     """The deployment's secret in Redis, drawn by the first process that asks; cached."""
 
-    def __init__(self, client: redis.Redis, namespace: str = "cardarena:") -> None:
+    def __init__(self, client: redis.Redis | RedisCluster, namespace: str = "cardarena:") -> None:
         self._client = client
         self._key = f"{namespace}deal-secret"
         self._secret: bytes | None = None

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from shared.ports.game_slots import GameSlots
 from shared.ports.ratelimit import RateLimiter
@@ -47,7 +48,11 @@ class RedisRateLimiter(RateLimiter):
     """A fixed-window RateLimiter counting in Redis: INCR, and PEXPIRE on a window's first."""
 
     def __init__(
-        self, client: redis.Redis, limit: int, window_s: int, namespace: str = "cardarena:"
+        self,
+        client: redis.Redis | RedisCluster,
+        limit: int,
+        window_s: int,
+        namespace: str = "cardarena:",
     ) -> None:
         super().__init__(limit, window_s)
         self._namespace = namespace
@@ -65,7 +70,10 @@ class RedisGameSlots(GameSlots):
     """GameSlots in Redis sorted sets; a reservation's expiry uses Redis's clock."""
 
     def __init__(
-        self, client: redis.Redis, namespace: str = "cardarena:", prefix: str = "botgames:"
+        self,
+        client: redis.Redis | RedisCluster,
+        namespace: str = "cardarena:",
+        prefix: str = "botgames:",
     ) -> None:
         self._client = client
         self._namespace = namespace

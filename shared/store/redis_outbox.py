@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import redis
+from redis.cluster import RedisCluster
 
 from shared.ports.outbox import BATCH, Outbox, OutboxEntry, Pending, new_entry
 from shared.store.redis_store import reachable
@@ -28,7 +29,7 @@ return 0
 class RedisOutbox(Outbox):
     """The outbox as a Redis hash under `namespace`, shared by every process of a deployment."""
 
-    def __init__(self, client: redis.Redis, namespace: str = "cardarena:") -> None:
+    def __init__(self, client: redis.Redis | RedisCluster, namespace: str = "cardarena:") -> None:
         self._client = client
         self._key = f"{namespace}outbox"
         self._done = client.register_script(_DONE)

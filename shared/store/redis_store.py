@@ -1,8 +1,13 @@
-"""The Redis Streams event store: one stream per game, one global feed, appends as a Redis function.
+"""The Redis Streams event store: one stream per game, a feed per partition, appends as a
+Redis function; on a standalone Redis or a Redis Cluster.
 
-Keys under the namespace `ns`: `{ns}game:{<game_id>}` (the game's stream, entry ids
-`0-<version>`), `{ns}game:{<game_id>}:version`, `{ns}game:{<game_id>}:idem:<key>` and
-`{ns}feed`. The braces are a Redis Cluster hash tag keeping a game's keys in one slot.
+Keys under the namespace `ns`, for a stream `s` of partition `p` (`port.partition_of`):
+`{ns}{p<p>}:game:<s>` (the stream, entry ids `0-<version>`), `...:game:<s>:version`,
+`...:game:<s>:idem:<key>`, and the partition's feed `{ns}{p<p>}:feed`. The braces are a
+Redis Cluster hash tag: every key of an append is in its partition's slot, so the append
+is one atomic function call on one node. `{ns}layout` records the layout and the partition
+count (`check_layout`); a store written before partitions (`{ns}game:{<s>}`, one
+`{ns}feed`) is moved by `shared.store.redis_migrate`.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from typing import Any, cast
 
 import msgspec
 import redis
+from redis.cluster import RedisCluster
 
 from shared.messages.envelope import SCHEMA_VERSION, NewEvent, RecordedEvent
+from shared.store.merged import MergedFeedConsumer
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -25,6 +32,8 @@ from shared.store.port import (
     IdempotencyKeyReused,
     StoreError,
     StoreUnavailable,
+    cursor_positions,
+    partition_of,
 )
 
 LIBRARY = "cardarena"
@@ -84,19 +93,65 @@ _V, _TYPE, _DATA, _SCHEMA, _KIND, _AT, _GAME = b"v", b"type", b"data", b"s", b"k
 Fields = dict[bytes, bytes]
 
 
+Client = redis.Redis | RedisCluster
+"""A standalone client or a cluster client: the store takes either."""
+
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis.exceptions.ClusterError,  # ClusterDownError, MasterDownError; a MOVED or TRYAGAIN storm
+    redis.exceptions.TryAgainError,
+    redis.exceptions.SlotNotCoveredError,  # the client knows no node for the slot
+    redis.exceptions.ReadOnlyError,  # a write that reached a demoted primary
+)
+"""What a store that cannot be reached (a lost connection, a cluster failing over or
+resharding) raises: the caller may retry the same request later."""
+
+_NO_CLUSTER = "Redis Cluster cannot be connected"
+"""How redis-py's cluster client says that no node answers (a RedisClusterException, which
+also stands for errors that are bugs, such as keys of two slots in one command)."""
+
+
 @contextlib.contextmanager
 def reachable() -> Iterator[None]:
-    """Turns redis connection failures and timeouts into `StoreUnavailable`."""
+    """Turns redis connection failures, timeouts and cluster errors into `StoreUnavailable`."""
     try:
         yield
-    except (redis.ConnectionError, redis.TimeoutError) as error:
+    except _UNAVAILABLE as error:
+        raise StoreUnavailable(f"redis: {error}") from error
+    except redis.exceptions.RedisClusterException as error:
+        if not str(error).startswith(_NO_CLUSTER):
+            raise
         raise StoreUnavailable(f"redis: {error}") from error
 
 
-def _refuse_decoding(client: redis.Redis) -> None:
+def _refuse_decoding(client: Client) -> None:
     """Raises ValueError for a client that decodes replies: payloads are raw bytes."""
-    if client.connection_pool.connection_kwargs.get("decode_responses"):
+    if client.get_encoder().decode_responses:
         raise ValueError("the event store needs a client with decode_responses=False")
+
+
+def partition_tag(namespace: str, partition: int) -> str:
+    """Returns the key prefix of `partition`'s keys: a hash tag of its own."""
+    return f"{namespace}{{p{partition}}}:"
+
+
+def is_cluster(client: Client) -> bool:
+    """Returns whether `client` talks to a Redis Cluster."""
+    return isinstance(client, RedisCluster)
+
+
+def primaries(client: Client) -> list[redis.Redis]:
+    """Returns a client of each primary: the standalone client itself, or every cluster
+    primary's."""
+    if isinstance(client, RedisCluster):
+        return [client.get_redis_connection(node) for node in client.get_primaries()]  # type: ignore[no-untyped-call]
+    return [client]
+
+
+class LayoutMismatch(StoreError):
+    """The Redis holds a store of another layout or partition count: the service must not
+    write to it (see `shared.store.redis_migrate`)."""
 
 
 def _function_missing(error: BaseException) -> bool:
@@ -128,16 +183,70 @@ hand or by a bug): no game has it, so the projection sets the entry aside as a d
 instead of stopping on it."""
 
 
-def _feed_entry(position: bytes, fields: Fields) -> FeedEntry:
-    """Returns the feed entry at `position` holding `fields`; an entry that holds no readable
-    event is returned as one of kind MALFORMED carrying its raw fields."""
+def _feed_entry(position: bytes, fields: Fields, partition: int = 0) -> FeedEntry:
+    """Returns the feed entry at `position` of `partition` holding `fields`; an entry that
+    holds no readable event is returned as one of kind MALFORMED carrying its raw fields."""
     try:
-        return FeedEntry(position.decode(), _recorded(fields[_GAME].decode(), fields))
+        event = _recorded(fields[_GAME].decode(), fields)
+        return FeedEntry(position.decode(), event, partition)
     except (KeyError, ValueError):  # UnicodeDecodeError is a ValueError
-        return _malformed(position.decode(errors="replace"), fields)
+        return _malformed(position.decode(errors="replace"), fields, partition)
 
 
-def _malformed(position: str, fields: Fields) -> FeedEntry:
+def _start(after: str) -> str:
+    """Returns the XRANGE start of the entries after the position `after`."""
+    return "-" if after == "0" else f"({after}"
+
+
+def feed_key(namespace: str, partition: int) -> str:
+    """Returns the key of `partition`'s feed."""
+    return f"{partition_tag(namespace, partition)}feed"
+
+
+def stream_key(namespace: str, partition: int, stream: str) -> str:
+    """Returns the key of `stream` (in `partition`); its version counter and idempotency
+    records are this key with `:version` and `:idem:<key>` after it."""
+    return f"{partition_tag(namespace, partition)}game:{stream}"
+
+
+LAYOUT = "partitioned"
+"""The layout this module writes, recorded with the partition count in `{ns}layout`."""
+
+
+def layout_key(namespace: str) -> str:
+    """Returns the key that records the store's layout: `partitioned <n>`."""
+    return f"{namespace}layout"
+
+
+def legacy_feed_key(namespace: str) -> str:
+    """Returns the one feed of the layout before partitions."""
+    return f"{namespace}feed"
+
+
+def check_layout(client: Client, namespace: str, partitions: int) -> None:
+    """Records this layout and `partitions` in a Redis that holds no store yet; raises
+    LayoutMismatch when it holds another layout, another partition count, or the layout
+    before partitions (a `{ns}feed`: run the migration first)."""
+    key, wanted = layout_key(namespace), f"{LAYOUT} {partitions}".encode()
+    with reachable():
+        if client.set(key, wanted, nx=True):
+            if client.exists(legacy_feed_key(namespace)):
+                client.delete(key)
+                raise LayoutMismatch(
+                    f"the Redis holds a store of the layout before partitions under"
+                    f" {namespace!r}: run `cardarena store migrate` first"
+                )
+            return
+        found = cast("bytes | None", client.get(key))
+    if found != wanted:
+        shown = found.decode(errors="replace") if found else "nothing"
+        raise LayoutMismatch(
+            f"the Redis holds a store of layout {shown!r} under {namespace!r}, this service"
+            f" is set up for {wanted.decode()!r} (CARDARENA_PARTITIONS)"
+        )
+
+
+def _malformed(position: str, fields: Fields, partition: int = 0) -> FeedEntry:
     """Returns the MALFORMED stand-in of the feed entry at `position` holding `fields`: its
     game id as far as it reads (else the position), its raw fields as msgpack."""
     game_id = fields.get(_GAME, b"").decode(errors="replace").replace("\x00", "\ufffd")
@@ -147,7 +256,9 @@ def _malformed(position: str, fields: Fields) -> FeedEntry:
         version = 0
     raw = msgspec.msgpack.encode(fields)
     return FeedEntry(
-        position, RecordedEvent(game_id or f"feed:{position}", MALFORMED, version, "", raw)
+        position,
+        RecordedEvent(game_id or f"feed:{position}", MALFORMED, version, "", raw),
+        partition,
     )
 
 
@@ -155,22 +266,67 @@ class RedisEventStore(EventStore):
     """An EventStore over Redis Streams; every append is one atomic call of a Redis function."""
 
     def __init__(
-        self, client: redis.Redis, namespace: str = "cardarena:", idempotency_ttl_s: int = 86400
+        self,
+        client: Client,
+        namespace: str = "cardarena:",
+        idempotency_ttl_s: int = 86400,
+        partitions: int = 16,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
         _refuse_decoding(client)
+        if partitions < 1:
+            raise ValueError("a store has at least one partition")
         self._client = client
         self._namespace = namespace
         self._ttl = str(idempotency_ttl_s)
-        self._feed = f"{namespace}feed"
+        self._partitions = partitions
+        self._feeds = [feed_key(namespace, p) for p in range(partitions)]
+        self._wait_replicas = wait_replicas
+        self._wait_timeout_ms = wait_timeout_ms
         self._loaded = False
+        self._layout_checked = False
+
+    @property
+    def client(self) -> Client:
+        """Returns the client the store talks through."""
+        return self._client
+
+    @property
+    def namespace(self) -> str:
+        """Returns the prefix of the store's keys."""
+        return self._namespace
+
+    @property
+    def partitions(self) -> int:
+        return self._partitions
+
+    def consumer(
+        self,
+        group: str,
+        name: str,
+        claim_idle_ms: int = 30000,
+        partitions: Sequence[int] | None = None,
+    ) -> FeedConsumer:
+        owned = range(self._partitions) if partitions is None else partitions
+        members = [
+            RedisFeedConsumer(self._client, group, name, self._namespace, claim_idle_ms, p)
+            for p in owned
+        ]
+        return MergedFeedConsumer(self, members)
 
     def _key_of(self, stream: str) -> str:
-        """Returns the Redis key of `stream` (the key layout is unchanged)."""
-        return f"{self._namespace}game:{{{stream}}}"
+        """Returns the Redis key of `stream`, in its partition's slot."""
+        return stream_key(self._namespace, partition_of(stream, self._partitions), stream)
 
     def _load_library(self) -> None:
-        """Loads (or replaces) the Lua library that holds the append function."""
-        self._client.function_load(_LIBRARY_CODE, replace=True)
+        """Loads (or replaces) the Lua library that holds the append function, on every
+        primary; first checks that the Redis holds this store's layout (once)."""
+        if not self._layout_checked:
+            check_layout(self._client, self._namespace, self._partitions)
+            self._layout_checked = True
+        for primary in primaries(self._client):
+            primary.function_load(_LIBRARY_CODE, replace=True)
         self._loaded = True
 
     def _call_args(
@@ -187,7 +343,7 @@ class RedisEventStore(EventStore):
         if not events:
             raise ValueError("an append needs at least one event")
         key = self._key_of(stream)
-        keys = [key, f"{key}:version", self._feed]
+        keys = [key, f"{key}:version", self._feeds[partition_of(stream, self._partitions)]]
         if idempotency_key is not None:
             keys.append(f"{key}:idem:{idempotency_key}")
         args: list[str | bytes | int] = [
@@ -221,6 +377,8 @@ class RedisEventStore(EventStore):
         """Calls the append function, loading the library first or again when Redis lacks it."""
         if not self._loaded:
             self._load_library()
+        if self._wait_replicas:
+            return self._fcall_replicated(call)
         numkeys, args = call
         try:
             reply: list[Any] = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
@@ -230,6 +388,43 @@ class RedisEventStore(EventStore):
             self._load_library()
             reply = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
         return reply
+
+    def _node_of(self, key: str) -> redis.Redis:
+        """Returns a client of the node that holds `key` (the standalone client itself)."""
+        if isinstance(self._client, RedisCluster):
+            node = self._client.get_node_from_key(key)  # type: ignore[no-untyped-call]
+            return self._client.get_redis_connection(node)
+        return self._client
+
+    def _fcall_replicated(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
+        """Calls the append function and then WAIT on the same connection of the key's node;
+        raises StoreUnavailable unless `wait_replicas` replicas confirmed the write (the
+        append may then have happened: a retry with the same idempotency key tells)."""
+        numkeys, args = call
+        node = self._node_of(str(args[0]))
+        pipe = node.pipeline(transaction=False)
+        pipe.fcall(APPEND_FUNCTION, numkeys, *args)
+        pipe.execute_command(  # type: ignore[no-untyped-call]
+            "WAIT", self._wait_replicas, self._wait_timeout_ms
+        )
+        reply, confirmed = pipe.execute(raise_on_error=False)
+        if _function_missing(reply):
+            self._load_library()
+            return self._fcall_replicated(call)
+        if isinstance(reply, redis.ResponseError) and str(reply).startswith(("MOVED", "ASK")):
+            if isinstance(self._client, RedisCluster):
+                self._client.nodes_manager.initialize()
+            raise StoreUnavailable(f"redis: the slot moved: {reply}")
+        if isinstance(reply, Exception):
+            raise reply
+        if isinstance(confirmed, Exception):
+            raise StoreUnavailable(f"redis: WAIT failed: {confirmed}")
+        if reply[0] == _OK and int(confirmed) < self._wait_replicas:
+            raise StoreUnavailable(
+                f"redis: {confirmed} of {self._wait_replicas} replicas confirmed the append"
+                f" within {self._wait_timeout_ms} ms: it is not acknowledged"
+            )
+        return list(reply)
 
     def append(
         self,
@@ -324,13 +519,48 @@ class RedisEventStore(EventStore):
             deleted = self._client.delete(self._key_of(stream))
         return deleted > 0
 
-    def read_feed(self, after: str = "0", count: int = 100) -> list[FeedEntry]:
+    def read_partition(self, partition: int, after: str = "0", count: int = 100) -> list[FeedEntry]:
         if count <= 0:
             return []
-        start = "-" if after == "0" else f"({after}"
         with reachable():
-            entries = self._range(self._feed, start, count)
-        return [_feed_entry(position, fields) for position, fields in entries]
+            entries = self._range(self._feeds[partition], _start(after), count)
+        return [_feed_entry(position, fields, partition) for position, fields in entries]
+
+    def _read_partitions(self, positions: Sequence[str], count: int) -> list[list[FeedEntry]]:
+        """Reads every partition after its position in one pipeline (one per node)."""
+        with reachable():
+            pipe = self._client.pipeline(transaction=False)
+            for feed, position in zip(self._feeds, positions, strict=True):
+                pipe.xrange(feed, _start(position), "+", count)
+            pages: list[list[tuple[bytes, Fields]]] = pipe.execute()
+        return [
+            [_feed_entry(position, fields, partition) for position, fields in page or []]
+            for partition, page in enumerate(pages)
+        ]
+
+    def partition_position(self, partition: int) -> str:
+        with reachable():
+            last = cast(
+                "list[tuple[bytes, Fields]]",
+                self._client.xrevrange(self._feeds[partition], count=1),
+            )
+        return last[0][0].decode() if last else "0"
+
+    def feed_position(self) -> str:
+        with reachable():
+            pipe = self._client.pipeline(transaction=False)
+            for feed in self._feeds:
+                pipe.xrevrange(feed, count=1)
+            lasts: list[list[tuple[bytes, Fields]]] = pipe.execute()
+        positions = [last[0][0].decode() if last else "0" for last in lasts]
+        return ",".join(positions) if any(p != "0" for p in positions) else "0"
+
+    def feed_clock(self) -> tuple[int, int]:
+        """Returns the earliest clock of the primaries: an append's feed id (`*`) is at least
+        its node's clock in ms."""
+        with reachable():
+            times = [node.time() for node in primaries(self._client)]
+        return min(seconds * 1000 + micros // 1000 for seconds, micros in times), 0
 
     def wait(
         self, stream: str, after: int, timeout_ms: int, limit: int | None = None
@@ -345,20 +575,39 @@ class RedisEventStore(EventStore):
             )
         return [_recorded(stream, fields) for _, fields in _group_entries(reply)]
 
-    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
-        """Returns feed entries after `after` as soon as there is one (XREAD BLOCK on the
-        feed); `timeout_ms` must stay below the client's socket timeout."""
+    def wait_partition(
+        self, partition: int, after: str, timeout_ms: int, count: int = 100
+    ) -> list[FeedEntry]:
+        """Returns entries of `partition` after `after` as soon as there is one (XREAD BLOCK
+        on its feed); `timeout_ms` must stay below the client's socket timeout."""
         if timeout_ms <= 0 or count <= 0:
-            return self.read_feed(after, count)
+            return self.read_partition(partition, after, count)
         start = "0-0" if after == "0" else after
         with reachable():
-            reply = self._client.xread({self._feed: start}, count=count, block=timeout_ms)
-        return [_feed_entry(position, fields) for position, fields in _group_entries(reply)]
+            reply = self._client.xread(
+                {self._feeds[partition]: start}, count=count, block=timeout_ms
+            )
+        return [
+            _feed_entry(position, fields, partition) for position, fields in _group_entries(reply)
+        ]
 
-    def feed_position(self) -> str:
+    def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
+        """Returns feed entries after the cursor `after` as soon as there is one: one XREAD
+        BLOCK on every partition's feed on a standalone Redis (a cluster's partitions live
+        in several slots: there it polls); `timeout_ms` must stay below the client's socket
+        timeout."""
+        positions = cursor_positions(after, self._partitions)
+        if timeout_ms <= 0 or count <= 0:
+            return self.read_feed(after, count)
+        if isinstance(self._client, RedisCluster):
+            return super().wait_feed(after, timeout_ms, count)
+        starts: dict[Any, Any] = {
+            feed: "0-0" if position == "0" else position
+            for feed, position in zip(self._feeds, positions, strict=True)
+        }
         with reachable():
-            last = cast("list[tuple[bytes, Fields]]", self._client.xrevrange(self._feed, count=1))
-        return last[0][0].decode() if last else "0"
+            arrived = self._client.xread(starts, count=1, block=timeout_ms)
+        return self.read_feed(after, count) if arrived else []
 
     def _range(self, key: str, start: str, count: int | None) -> list[tuple[bytes, Fields]]:
         """Returns up to `count` entries of the stream `key` from `start` on."""
@@ -379,7 +628,8 @@ def _group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
 
 
 class RedisFeedConsumer(FeedConsumer):
-    """A member of a Redis consumer group on the feed; a new group starts at its beginning.
+    """A member of a Redis consumer group on one partition's feed; a new group starts at its
+    beginning.
 
     A read takes, up to `count`: this member's own pending entries (only on its first read,
     and while a batch it read was not acked: a batch that failed is read again), entries
@@ -390,17 +640,19 @@ class RedisFeedConsumer(FeedConsumer):
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: Client,
         group: str,
         consumer: str,
         namespace: str = "cardarena:",
         claim_idle_ms: int = 30000,
+        partition: int = 0,
     ) -> None:
         _refuse_decoding(client)
         self._client = client
         self._group = group
         self._consumer = consumer
-        self._feed = f"{namespace}feed"
+        self.partition = partition
+        self._feed = feed_key(namespace, partition)
         self._claim_idle_ms = claim_idle_ms
         self._claim_cursor: str | bytes = "0-0"
         self._grouped = False
@@ -481,7 +733,8 @@ class RedisFeedConsumer(FeedConsumer):
             if trimmed:
                 self._client.xack(self._feed, self._group, *trimmed)
                 self._unacked.difference_update(_position(p) for p in trimmed)
-        return [_feed_entry(position, fields) for position, fields in entries if fields]
+        partition = self.partition
+        return [_feed_entry(position, fields, partition) for position, fields in entries if fields]
 
     def ack(self, positions: Sequence[str]) -> None:
         if positions:

@@ -6,88 +6,28 @@ import multiprocessing
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
-from typing import Protocol
 
 import pytest
 import redis
 
 from shared.messages.envelope import SCHEMA_VERSION, NewEvent
-from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
     EventStore,
-    FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
+    own_position,
 )
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
+from tests.contract.conftest import GAME, ConsumerFactory
 
 pytestmark = pytest.mark.contract
 
-GAME = "g-1"
 OTHER_GAME = "g-2"
 KIND = "beggar"
-
-
-class ConsumerFactory(Protocol):
-    """Makes a member `consumer` of the feed consumer group `group`."""
-
-    def __call__(
-        self, group: str, consumer: str, *, claim_idle_ms: int = 30000
-    ) -> FeedConsumer: ...
-
-
-@dataclass(frozen=True)
-class Backend:
-    """An event store and a way to make consumers of its feed."""
-
-    store: EventStore
-    make_consumer: ConsumerFactory
-
-
-def _memory_backend() -> Backend:
-    """Returns a fresh in-memory store and its consumers."""
-    store = InMemoryEventStore()
-
-    def make(group: str, consumer: str, *, claim_idle_ms: int = 30000) -> FeedConsumer:
-        return InMemoryFeedConsumer(store, group, consumer, claim_idle_ms)
-
-    return Backend(store, make)
-
-
-def _redis_backend(client: redis.Redis, namespace: str) -> Backend:
-    """Returns a Redis store and consumers under this test's own namespace."""
-
-    def make(group: str, consumer: str, *, claim_idle_ms: int = 30000) -> FeedConsumer:
-        return RedisFeedConsumer(client, group, consumer, namespace, claim_idle_ms)
-
-    return Backend(RedisEventStore(client, namespace), make)
-
-
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
-def backend(request: pytest.FixtureRequest) -> Backend:
-    """Returns each implementation in turn."""
-    if request.param == "memory":
-        return _memory_backend()
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    namespace: str = request.getfixturevalue("namespace")
-    return _redis_backend(client, namespace)
-
-
-@pytest.fixture
-def store(backend: Backend) -> EventStore:
-    """Returns the store under test."""
-    return backend.store
-
-
-@pytest.fixture
-def make_consumer(backend: Backend) -> ConsumerFactory:
-    """Returns the consumer factory of the store under test."""
-    return backend.make_consumer
 
 
 def event(label: str) -> NewEvent:
@@ -105,14 +45,18 @@ def payloads(store: EventStore, game_id: str = GAME) -> list[str]:
     return [recorded.data.decode() for recorded in store.read(game_id)]
 
 
-def feed_payloads(store: EventStore) -> list[str]:
-    """Returns the payloads of the whole feed, in order."""
-    return [entry.event.data.decode() for entry in store.read_feed(count=10_000)]
+def feed_payloads(store: EventStore, game_id: str = GAME) -> list[str]:
+    """Returns the payloads of `game_id`'s entries in the whole feed, in feed order."""
+    return [
+        entry.event.data.decode()
+        for entry in store.read_feed(count=10_000)
+        if entry.event.game_id == game_id
+    ]
 
 
 def positions(entries: list[FeedEntry]) -> list[str]:
-    """Returns the feed positions of `entries`."""
-    return [entry.position for entry in entries]
+    """Returns the positions of `entries` in their partition."""
+    return [own_position(entry) for entry in entries]
 
 
 def test_appends_get_gapless_versions_from_one(store: EventStore) -> None:
@@ -150,7 +94,8 @@ def test_a_dropped_stream_reads_empty_and_the_feed_and_other_games_keep_their_ev
     assert store.read(GAME) == []
     assert store.wait(GAME, 0, 0) == []
     assert payloads(store, OTHER_GAME) == ["other"]
-    assert feed_payloads(store) == ["a", "b", "other"]
+    assert feed_payloads(store) == ["a", "b"]
+    assert feed_payloads(store, OTHER_GAME) == ["other"]
     assert store.drop(GAME) is False
     assert store.drop("nobody") is False
 
@@ -311,12 +256,14 @@ def test_every_append_reaches_the_feed_in_order_with_game_id_and_kind(
         for e in store.read_feed()
     ]
 
-    assert feed == [
+    assert [item for item in feed if item[0] == GAME] == [
         (GAME, KIND, 1, "a1"),
         (GAME, KIND, 2, "a2"),
-        (OTHER_GAME, "shithead", 1, "b1"),
         (GAME, KIND, 3, "a3"),
     ]
+    assert [item for item in feed if item[0] == OTHER_GAME] == [(OTHER_GAME, "shithead", 1, "b1")]
+    if store.partition_of(GAME) == store.partition_of(OTHER_GAME):
+        assert [item[3] for item in feed] == ["a1", "a2", "b1", "a3"]  # one partition: as appended
 
 
 def test_read_feed_pages_through_every_entry_once(store: EventStore) -> None:
@@ -330,7 +277,9 @@ def test_read_feed_pages_through_every_entry_once(store: EventStore) -> None:
         after = page[-1].position
 
     assert [len(page) for page in pages] == [3, 3, 1]
-    assert [e.event.data.decode() for page in pages for e in page] == list("1234567")
+    taken = [e.event for page in pages for e in page]
+    assert [e.data.decode() for e in taken if e.game_id == GAME] == list("12345")
+    assert [e.data.decode() for e in taken if e.game_id == OTHER_GAME] == list("67")
     assert len({e.position for page in pages for e in page}) == 7
     assert store.read_feed(after) == []
 
@@ -659,7 +608,13 @@ def test_the_ports_polling_waits_serve_a_store_without_its_own(store: EventStore
         read = store.read
         version = store.version
         drop = store.drop
-        read_feed = store.read_feed
+        read_partition = store.read_partition
+        partition_position = store.partition_position
+        feed_clock = store.feed_clock
+
+        @property
+        def partitions(self) -> int:
+            return store.partitions
 
     plain = Plain()
     store.append(GAME, KIND, 0, events("a"))

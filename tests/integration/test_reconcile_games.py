@@ -24,7 +24,8 @@ from shared.app.tournaments import (
 from shared.messages.common import Seat
 from shared.model.tournaments.model import Entrant, TournamentDefinition, pending
 from shared.ports.views.port import TournamentViews
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.port import FeedConsumer
+from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +40,7 @@ TOURNAMENT = TournamentDefinition(
 """One game of two built-in bots."""
 
 
-def project(database_url: str, consumer: RedisFeedConsumer) -> None:
+def project(database_url: str, consumer: FeedConsumer) -> None:
     """Projects every feed entry `consumer` has not read yet into the database."""
     with Projector(database_url, consumer) as projector:
         while projector.run_once(count=100):
@@ -61,7 +62,7 @@ def test_a_standalone_game_whose_bot_turn_was_lost_is_found_in_the_views_and_sen
 ) -> None:
     migrate(database_url)
     store = RedisEventStore(redis_client, namespace)
-    consumer = RedisFeedConsumer(redis_client, "projection", "p1", namespace=namespace)
+    consumer = store.consumer("projection", "p1")
     create_tournament(store, TOURNAMENT, "t")
     state, _ = load_tournament(store, "t")
     in_tournament = start_game(store, "t", state, pending(state)[0])

@@ -9,16 +9,19 @@ from typing import Any, cast
 import pytest
 import redis
 from redis.backoff import NoBackoff
+from redis.crc import key_slot
 from redis.retry import Retry
 
 from shared.messages.envelope import NewEvent
-from shared.store.port import AppendResult, StoreUnavailable
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.port import AppendResult, StoreUnavailable, partition_of
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer, feed_key, stream_key
 
 pytestmark = pytest.mark.integration
 
 GAME = "g-1"
 KIND = "shithead"
+PARTITION = partition_of(GAME, 16)
+"""GAME's partition in a store of the default 16: the consumers here read it."""
 
 
 def event(label: str) -> NewEvent:
@@ -42,15 +45,19 @@ def test_a_game_lives_in_hash_tagged_keys_with_entry_ids_zero_dash_version(
 ) -> None:
     store.append(GAME, KIND, 0, [event("a"), event("b")], idempotency_key="k", fingerprint="f")
 
-    stream = f"{namespace}game:{{{GAME}}}"
+    stream = f"{namespace}{{p{PARTITION}}}:game:{GAME}"
+    assert stream == stream_key(namespace, PARTITION, GAME)
     entries = raw_range(redis_client, stream)
     assert [entry_id for entry_id, _ in entries] == [b"0-1", b"0-2"]
     assert set(entries[0][1]) == {b"v", b"type", b"data", b"s", b"k", b"at"}
     assert redis_client.get(f"{stream}:version") == b"2"
     assert 0 < redis_client.ttl(f"{stream}:idem:k") <= 60
-    (_, feed_fields), *_ = raw_range(redis_client, f"{namespace}feed")
+    (_, feed_fields), *_ = raw_range(redis_client, f"{namespace}{{p{PARTITION}}}:feed")
     assert feed_fields[b"g"] == GAME.encode()
     assert feed_fields[b"k"] == KIND.encode()
+    assert redis_client.get(f"{namespace}layout") == b"partitioned 16"
+    keys = (stream, f"{stream}:version", f"{stream}:idem:k", f"{namespace}{{p{PARTITION}}}:feed")
+    assert len({key_slot(key.encode()) for key in keys}) == 1  # one slot: one node's append
 
 
 def test_the_append_function_is_reloaded_after_a_function_flush(
@@ -71,10 +78,10 @@ def test_the_append_function_is_reloaded_after_a_function_flush(
 def test_a_consumer_recreates_its_group_when_the_feed_was_lost(
     store: RedisEventStore, redis_client: redis.Redis, namespace: str
 ) -> None:
-    consumer = RedisFeedConsumer(redis_client, "projection", "a", namespace)
+    consumer = RedisFeedConsumer(redis_client, "projection", "a", namespace, partition=PARTITION)
     store.append(GAME, KIND, 0, [event("a")])
     consumer.ack([entry.position for entry in consumer.read()])
-    redis_client.delete(f"{namespace}feed")
+    redis_client.delete(feed_key(namespace, PARTITION))
     store.append(GAME, KIND, 1, [event("b")])
 
     assert [entry.event.data for entry in consumer.read()] == [b"b"]
@@ -84,7 +91,7 @@ def test_a_resp3_client_appends_reads_and_consumes(redis_url: str, namespace: st
     client = redis.Redis.from_url(redis_url, protocol=3)
     try:
         store = RedisEventStore(client, namespace)
-        consumer = RedisFeedConsumer(client, "projection", "a", namespace)
+        consumer = RedisFeedConsumer(client, "projection", "a", namespace, partition=PARTITION)
         store.append(GAME, KIND, 0, [event("a"), event("b")])
 
         taken = consumer.read(count=1)
@@ -160,7 +167,7 @@ def test_a_steady_read_is_one_xreadgroup_and_its_ack_one_xack(
 ) -> None:
     client = CountingRedis(redis_url)
     store = RedisEventStore(client, namespace)
-    consumer = RedisFeedConsumer(client, "projection", "a", namespace)
+    consumer = RedisFeedConsumer(client, "projection", "a", namespace, partition=PARTITION)
     store.append(GAME, KIND, 0, [event("a")])
     first = consumer.read()  # the first: own pending, a claim, new entries
     assert {"XREADGROUP", "XAUTOCLAIM"} <= set(client.sent)
@@ -179,7 +186,7 @@ def test_a_steady_read_is_one_xreadgroup_and_its_ack_one_xack(
 def test_a_batch_that_was_not_acked_is_read_again_before_new_entries(
     store: RedisEventStore, redis_client: redis.Redis, namespace: str
 ) -> None:
-    consumer = RedisFeedConsumer(redis_client, "projection", "a", namespace)
+    consumer = RedisFeedConsumer(redis_client, "projection", "a", namespace, partition=PARTITION)
     store.append(GAME, KIND, 0, [event("a"), event("b")])
     failed = consumer.read()  # projecting it fails: no ack
     store.append(GAME, KIND, 2, [event("c")])

@@ -26,7 +26,7 @@ from shared.app.games import create_game
 from shared.app.loading import loaded_from
 from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import Seat
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +48,7 @@ def store(redis_client: redis.Redis, namespace: str) -> RedisEventStore:
 
 def projector(db: str, redis_client: redis.Redis, namespace: str, **kwargs: Any) -> Projector:
     """Returns a projector of this test's feed into `db`."""
-    consumer = RedisFeedConsumer(redis_client, "projection", "p1", namespace)
+    consumer = RedisEventStore(redis_client, namespace).consumer("projection", "p1")
     return Projector(db, consumer, **kwargs)
 
 

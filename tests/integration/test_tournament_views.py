@@ -28,7 +28,7 @@ from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -125,7 +125,7 @@ def test_rebuilding_from_the_archive_gives_the_live_tournaments_standings_and_ra
     store = RedisEventStore(redis_client, namespace)
     play_interleaved(store, {"swiss": SWISS, "robin": ROUND_ROBIN, "beggar": BEGGAR})
     run_in_process(store, SHITHEAD, "shithead")
-    consumer = RedisFeedConsumer(redis_client, "projection", "p1", namespace=namespace)
+    consumer = store.consumer("projection", "p1")
     with Projector(db, consumer) as projector:
         while projector.run_once(count=97):
             pass

@@ -25,7 +25,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from services.projection.projector import rebuild
-from shared.store.redis_store import RedisEventStore
+from shared.store.redis_store import RedisEventStore, feed_key
 from tests.e2e import support
 from tests.e2e.support import free_port
 
@@ -277,7 +277,7 @@ def assert_archive_holds_the_feed_once(
 ) -> int:
     """Asserts that the archive holds every feed event exactly once, with the store's data,
     and that every game's stream in the store has its versions 1..n; returns the events."""
-    feed = cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(f"{namespace}feed"))
+    feed = raw_feed(client, namespace)
     in_feed = Counter((fields[b"g"].decode(), int(fields[b"v"])) for _, fields in feed)
     assert all(n == 1 for n in in_feed.values()), "a version was written twice to the feed"
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -288,9 +288,11 @@ def assert_archive_holds_the_feed_once(
     extra = set(archived) - set(in_feed)
     assert not missing, f"{len(missing)} feed events are missing from the archive"
     assert not extra, f"{len(extra)} archived events are not in the feed"
-    by_position = {position.decode(): fields[b"data"] for position, fields in feed}
-    for _, _, data, position in rows:
-        assert bytes(data) == by_position[str(position)], f"archived data differs at {position}"
+    fed = {(fields[b"g"].decode(), int(fields[b"v"])): (p, fields) for p, fields in feed}
+    for game_id, version, data, position in rows:
+        at, fields = fed[(str(game_id), int(version))]
+        assert bytes(data) == fields[b"data"], f"archived data differs at {position}"
+        assert str(position) == at.decode(), f"{game_id} v{version} archived at another position"
     store = RedisEventStore(client, namespace)
     for game_id in {game for game, _ in in_feed}:
         versions = [event.version for event in store.read(game_id)]
@@ -298,13 +300,38 @@ def assert_archive_holds_the_feed_once(
     return len(rows)
 
 
-def projection_caught_up(client: redis.Redis, namespace: str, group: str) -> bool:
-    """Returns whether the consumer group has delivered and acknowledged the whole feed."""
-    feed = f"{namespace}feed"
-    try:
-        groups = client.xinfo_groups(feed)
-    except redis.ResponseError:
-        return False
+def raw_feed(
+    client: redis.Redis, namespace: str, partitions: int = 16
+) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """Returns every entry of every partition's feed as Redis holds it (by partition)."""
+    feed: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for partition in range(partitions):
+        key = feed_key(namespace, partition)
+        feed += cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(key))
+    return feed
+
+
+def projection_caught_up(
+    client: redis.Redis, namespace: str, group: str, partitions: int = 16
+) -> bool:
+    """Returns whether the consumer group has delivered and acknowledged every partition's
+    feed."""
+    for partition in range(partitions):
+        feed = feed_key(namespace, partition)
+        last = client.xrevrange(feed, count=1)
+        if not last:
+            continue
+        try:
+            groups = client.xinfo_groups(feed)
+        except redis.ResponseError:
+            return False
+        mine = [info for info in groups if info["name"].decode() == group]
+        if not mine:
+            return False
+        delivered = mine[0]["last-delivered-id"]
+        if not (mine[0]["pending"] == 0 and delivered == last[0][0]):
+            return False
+    return True
     last = client.xrevrange(feed, count=1)
     for info in groups:
         if info["name"].decode() == group:

@@ -38,8 +38,8 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.app.runtime import InProcessDispatcher
 from shared.model.idempotency import HOST, client_key, game_id_for
-from shared.ports.views.fold import position_key
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.port import partition_of, position_key
+from shared.store.redis_store import RedisEventStore, feed_key, stream_key
 from tests.reliability.conftest import (
     PrivateRedis,
     TcpProxy,
@@ -145,8 +145,8 @@ def test_with_redis_down_the_game_service_answers_503_and_recovers_by_itself(
         due = _due_move(api, game_id)
         assert due is not None
         _, pending_move = due
-        version = int(probe.get(f"{namespace}game:{{{game_id}}}:version") or 0)
-        feed_length = probe.xlen(f"{namespace}feed")
+        version = int(probe.get(version_key(namespace, game_id)) or 0)
+        feed_length = feed_length_of(probe, namespace)
         keys_before = sorted(probe.scan_iter(match=f"{namespace}*"))
 
         private_redis.kill()
@@ -181,8 +181,8 @@ def test_with_redis_down_the_game_service_answers_503_and_recovers_by_itself(
             "the game service to answer again",
         )
         assert api.get("/ready").status_code == 200
-        assert int(probe.get(f"{namespace}game:{{{game_id}}}:version") or 0) == version
-        assert probe.xlen(f"{namespace}feed") == feed_length
+        assert int(probe.get(version_key(namespace, game_id)) or 0) == version
+        assert feed_length_of(probe, namespace) == feed_length
         assert sorted(probe.scan_iter(match=f"{namespace}*")) == keys_before
 
         moved = api.post(
@@ -328,8 +328,8 @@ def test_with_postgresql_down_moves_go_on_ready_says_so_and_the_projection_catch
         TcpProxy(target_of(database_url)) as proxy,
         _app(redis_url, namespace, through(database_url, proxy)) as api,
     ):
-        consumer = RedisFeedConsumer(
-            redis.Redis.from_url(redis_url), group, "projector-1", namespace
+        consumer = RedisEventStore(redis.Redis.from_url(redis_url), namespace).consumer(
+            group, "projector-1"
         )
         game_ids: set[str] = set()
 
@@ -345,7 +345,7 @@ def test_with_postgresql_down_moves_go_on_ready_says_so_and_the_projection_catch
             assert api.get("/ready").status_code == 200
 
             proxy.pause()
-            feed_before = redis_client.xlen(f"{namespace}feed")
+            feed_before = feed_length_of(redis_client, namespace)
             archived_before = len(_games_view(database_url))
 
             def not_ready() -> str | None:
@@ -360,7 +360,7 @@ def test_with_postgresql_down_moves_go_on_ready_says_so_and_the_projection_catch
             assert external.status_code == 201, external.text
             game_ids.add(external.json()["game_id"])
             moves = [_move(api, external.json()["game_id"]) for _ in range(10)]
-            during = redis_client.xlen(f"{namespace}feed") - feed_before
+            during = feed_length_of(redis_client, namespace) - feed_before
             assert not_ready() is not None
             assert len(_games_view(database_url)) == archived_before, "PostgreSQL was reachable"
             refused = proxy.refused
@@ -399,12 +399,12 @@ def test_entries_a_dead_consumer_held_are_claimed_and_the_views_converge(
     store = RedisEventStore(redis_client, namespace)
     group = "projection"
     game_ids = _beggar_games(store, 20)
-    dead = RedisFeedConsumer(redis_client, group, "consumer-a", namespace)
+    dead = store.consumer(group, "consumer-a")
     held = dead.read(count=200)
     assert len(held) == 200
     # consumer-b reads the newer entries first (consumer-a's are not idle long enough yet),
     # then claims consumer-a's: older than its checkpoint by then.
-    survivor = RedisFeedConsumer(redis_client, group, "consumer-b", namespace, claim_idle_ms=1000)
+    survivor = store.consumer(group, "consumer-b", claim_idle_ms=1000)
     with Projector(database_url, survivor) as projector:
         projector.run_once(count=100)
         overtaken = checkpoint(database_url)
@@ -416,8 +416,8 @@ def test_entries_a_dead_consumer_held_are_claimed_and_the_views_converge(
             return projection_caught_up(redis_client, namespace, group)
 
         wait_for(converged, "consumer-b to claim and project every entry")
-    pending = redis_client.xpending(f"{namespace}feed", group)
-    assert pending["pending"] == 0
+    for partition in range(store.partitions):
+        assert redis_client.xpending(feed_key(namespace, partition), group)["pending"] == 0
     _assert_games_view_is_the_store(database_url, store, set(game_ids))
     events = assert_archive_holds_the_feed_once(database_url, redis_client, namespace)
     games = assert_views_equal_a_rebuild(database_url)
@@ -500,3 +500,13 @@ def test_the_projection_service_killed_repeatedly_under_load_loses_and_repeats_n
     games = assert_views_equal_a_rebuild(database_url)
     print(f"\nprojection killed {kills} times (SIGKILL) under load: {len(game_ids)} games,")
     print(f"  {events} events archived once each, {games} games equal a rebuild")
+
+
+def version_key(namespace: str, stream: str, partitions: int = 16) -> str:
+    """Returns the key of `stream`'s version counter in a store of `partitions`."""
+    return stream_key(namespace, partition_of(stream, partitions), stream) + ":version"
+
+
+def feed_length_of(client: redis.Redis, namespace: str, partitions: int = 16) -> int:
+    """Returns how many entries every partition's feed holds."""
+    return sum(int(client.xlen(feed_key(namespace, p))) for p in range(partitions))

@@ -35,7 +35,9 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.messages.common import Seat
 from shared.messages.envelope import NewEvent
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.merged import MergedFeedConsumer
+from shared.store.port import FeedEntry
+from shared.store.redis_store import RedisEventStore, RedisFeedConsumer, feed_key
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 from tests.reliability.conftest import (
     assert_archive_holds_the_feed_once,
@@ -75,7 +77,9 @@ class Stack:
 
     def feed_length(self) -> int:
         """Returns how many events the feed holds."""
-        return int(self.redis.xlen(f"{self.namespace}feed"))
+        return sum(
+            int(self.redis.xlen(feed_key(self.namespace, p))) for p in range(self.store.partitions)
+        )
 
     def post(self, path: str, body: Any, **headers: str) -> httpx.Response:
         """POSTs `body` (JSON, or raw bytes) as the admin."""
@@ -468,7 +472,7 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
         (faulty,) = beggar_games(stack.store, 1, Seat(name=FAULT), Seat(name="b"))
         # And feed entries that are no event at all: one missing every field but the game's,
         # one whose game id is not UTF-8 (written by hand, or by a bug).
-        feed = f"{stack.namespace}feed"
+        feed = feed_key(stack.namespace, 0)
         bare = f"bare-{uuid.uuid4().hex[:8]}"
         stack.redis.xadd(feed, {b"g": bare.encode()})
         garbled = f"garbled-{uuid.uuid4().hex[:8]}"
@@ -519,16 +523,16 @@ def test_an_unprojectable_event_is_set_aside_and_every_other_game_goes_on(
         assert stack.http.get("/ready").json()["status"] == "degraded"
 
 
-class CrashingOnce(RedisFeedConsumer):
+class CrashingOnce(MergedFeedConsumer):
     """A member that dies once, between the commit of its first batch and its ack."""
 
     crashed = False
 
-    def ack(self, positions: Sequence[str]) -> None:
+    def ack_entries(self, entries: Sequence[FeedEntry]) -> None:
         if not CrashingOnce.crashed:
             CrashingOnce.crashed = True
             raise SimulatedCrashError
-        super().ack(positions)
+        super().ack_entries(entries)
 
 
 class SimulatedCrashError(Exception):
@@ -544,14 +548,18 @@ def test_dead_letters_are_recorded_once_retried_periodically_and_projected_exact
     ordinary = beggar_games(store, 2)
     (faulty,) = beggar_games(store, 1, Seat(name=FAULT), Seat(name="b"))
     ordinary += beggar_games(store, 2)
-    consumer = CrashingOnce(redis_client, "projection", "projector-1", namespace)
+    members = [
+        RedisFeedConsumer(redis_client, "projection", "projector-1", namespace, partition=p)
+        for p in range(store.partitions)
+    ]
+    consumer = CrashingOnce(store, members)
     with Projector(database_url, consumer) as projector, pytest.raises(SimulatedCrashError):
         projector.run_once(count=1000)
     first = dead_letters(database_url)
     assert set(first) == {faulty}
 
     # Redelivered after the crash: nothing is projected or dead-lettered twice.
-    survivor = RedisFeedConsumer(redis_client, "projection", "projector-1", namespace)
+    survivor = store.consumer("projection", "projector-1")
     projector = Projector(database_url, survivor, retry_s=0.2)
     projector.run_once(count=1000)
     assert dead_letters(database_url) == first

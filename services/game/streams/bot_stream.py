@@ -22,7 +22,14 @@ from shared.catalog import get_game
 from shared.messages.common import GameCreated, GameFinished
 from shared.model import challenges
 from shared.model.challenges import Challenge, ChallengeIssued
-from shared.store.port import EventStore, FeedEntry
+from shared.store.port import (
+    EventStore,
+    FeedEntry,
+    cursor_of,
+    cursor_positions,
+    own_position,
+    position_key,
+)
 
 T = TypeVar("T")
 
@@ -101,19 +108,24 @@ class BotStream:
         return self._challenge(challenge, entry.position)
 
     async def _backlog(self, index: BotGames, until: str) -> AsyncIterator[Any]:
-        """Yields the starts and finishes from `resume_from` up to the feed position `until`."""
+        """Yields the starts and finishes from `resume_from` up to the feed cursor `until`
+        (of each partition, the entries up to its position there)."""
         position = self.resume_from or until
+        bound = cursor_positions(until, self.store.partitions)
         while position != until:
             page = await self._call(self.store.read_feed, position, 500)
             if not page:
                 return
+            inside = [
+                clamped(entry, bound)
+                for entry in page
+                if position_key(own_position(entry)) <= position_key(bound[entry.partition])
+            ]
             await self._call(index.refresh)
-            messages, _ = self._news(index, page)
+            messages, _ = self._news(index, inside)
             for message in messages:
                 yield message
             position = page[-1].position
-            if until in (entry.position for entry in page):
-                return
 
     async def events(self) -> AsyncIterator[ServerSentEventMessage]:
         """Yields the missed starts and finishes, the resync, then the bot's news as it comes,
@@ -152,3 +164,15 @@ class BotStream:
         finally:
             self.watch.give(self._hold)
             streams.open -= 1
+
+
+def clamped(entry: FeedEntry, bound: list[str]) -> FeedEntry:
+    """Returns `entry` (of a merged read) with its cursor held at `bound` in every partition
+    it passed: a client resuming from it reads again what lies past `bound` (which the live
+    part of the stream sends), so a backlog's ids leave no gap."""
+    parts = cursor_positions(entry.position, len(bound))
+    held = [
+        part if position_key(part) <= position_key(limit) else limit
+        for part, limit in zip(parts, bound, strict=True)
+    ]
+    return FeedEntry(cursor_of(held), entry.event, entry.partition)

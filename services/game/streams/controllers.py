@@ -42,8 +42,7 @@ from services.game.streams.turns import (
 )
 from shared.app.waiting import wait_ms
 from shared.ports.archive import EventArchive
-from shared.ports.views.fold import position_key
-from shared.store.port import EventStore
+from shared.store.port import EventStore, InvalidCursor, cursor_positions, position_key
 
 T = TypeVar("T")
 
@@ -68,7 +67,7 @@ LastPosition = Annotated[
     HeaderParameter(
         name="Last-Event-ID",
         required=False,
-        pattern=r"^\d{1,20}(-\d{1,20})?$",
+        pattern=r"^\d{1,20}(-\d{1,20})?(,\d{1,20}(-\d{1,20})?){0,1023}$",
         description="Replay the starts and finishes after this feed position (the last `id:`)",
     ),
 ]
@@ -76,13 +75,20 @@ MAX_ID_PART = 2**64 - 1
 """The largest part of a Redis stream id (`ms-seq`, each an unsigned 64-bit integer)."""
 
 
-def check_position(position: str | None) -> None:
-    """Raises a 400 naming `Last-Event-ID` unless `position` is None or a feed position the
-    store can read after (each part at most 2**64 - 1, not both)."""
+def check_position(position: str | None, partitions: int = 1) -> None:
+    """Raises a 400 naming `Last-Event-ID` unless `position` is None or a feed cursor of a
+    store of `partitions` partitions that it can read after (each position's parts at most
+    2**64 - 1, not both)."""
     if position is None:
         return
-    key = position_key(position)
-    if max(key) > MAX_ID_PART or key == (MAX_ID_PART, MAX_ID_PART):
+    try:
+        keys = [position_key(part) for part in cursor_positions(position, partitions)]
+    except InvalidCursor as error:
+        message = f"not a feed cursor of this service: {error}"
+        raise ValidationException(
+            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
+        ) from None
+    if any(max(key) > MAX_ID_PART or key == (MAX_ID_PART, MAX_ID_PART) for key in keys):
         message = "no feed position is there: each part is at most 2**64 - 1"
         raise ValidationException(
             message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
@@ -232,7 +238,7 @@ class BotStreamsController(Controller):
         last_event_id: LastPosition = None,
     ) -> ServerSentEvent:
         """Returns the calling bot's event stream."""
-        check_position(last_event_id)
+        check_position(last_event_id, store.partitions)
         bot, streams = calling_bot(caller), streams_of(request)
         watch = streams.watch(store, access.registry)
         stream = BotStream(streams, store, bot, last_event_id, caller, watch)

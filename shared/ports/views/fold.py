@@ -30,12 +30,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
 
-def position_key(position: str) -> tuple[int, int]:
-    """Returns the numeric order key of a feed position `"ms-seq"` (a bare `"ms"` is `"ms-0"`)."""
-    ms, _, seq = position.partition("-")
-    return int(ms), int(seq or 0)
-
-
 def to_datetime(ms: int) -> datetime:
     """Returns the UTC instant `ms` milliseconds after the epoch, exactly."""
     return _EPOCH + ms * _MS

@@ -17,7 +17,6 @@ from shared.model.tournaments import model
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
     RatingBook,
-    position_key,
     ranked,
     rated_game,
     summary,
@@ -31,7 +30,7 @@ from shared.ports.views.port import (
     TournamentSummary,
     TournamentViews,
 )
-from shared.store.port import EventStore, FeedEntry
+from shared.store.port import EventStore, FeedEntry, own_position, position_key
 
 _GAME_TYPES = frozenset({"GameCreated", "GameFinished"})
 """The only events of a game's stream that the views read."""
@@ -117,7 +116,7 @@ class InMemoryTournamentViews(TournamentViews):
             event = model.CODEC.decode(recorded)
             known = self._tournaments.get(tournament_id)
             if known is None:
-                created = position_key(entry.position)
+                created = position_key(own_position(entry))
                 state = model.evolve(None, event)
                 self._tournaments[tournament_id] = _Tournament(state, created, recorded.recorded_at)
             else:
