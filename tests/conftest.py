@@ -12,12 +12,14 @@ import contextlib
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
 import redis
 from psycopg import sql
+
+from tests.support import redis_cluster as redis_servers
 
 REQUIRE_SERVICES = os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1"
 
@@ -122,3 +124,61 @@ def database_url(admin_database_url: str) -> Iterator[str]:
         admin.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
+
+
+# A Redis Cluster is never taken from the environment: the tests start their own from the
+# installed redis-server (tests/support/redis_cluster.py), on free loopback ports.
+
+
+def _redis_binaries() -> None:
+    """Skips (or fails) a test where redis-server or redis-cli is not installed."""
+    reason = redis_servers.missing_binaries()
+    if reason:
+        _unavailable("A Redis Cluster", reason)
+
+
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[redis_servers.LocalCluster]:
+    """Returns a real Redis Cluster of this module's own: three primaries, no replicas, on free
+    loopback ports; stopped by its pids after the module's last test."""
+    _redis_binaries()
+    with redis_servers.LocalCluster(primaries=3, replicas=0) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def redis_cluster_factory() -> Iterator[Callable[..., redis_servers.LocalCluster]]:
+    """Returns `start(primaries=3, replicas=0, node_timeout_ms=2000)`, which starts a real
+    Redis Cluster of this test's own; every cluster it started is stopped afterwards."""
+    _redis_binaries()
+    started: list[redis_servers.LocalCluster] = []
+
+    def start(
+        primaries: int = 3, replicas: int = 0, node_timeout_ms: int = 2000
+    ) -> redis_servers.LocalCluster:
+        cluster = redis_servers.LocalCluster(primaries, replicas, node_timeout_ms)
+        started.append(cluster)
+        cluster.start()
+        return cluster
+
+    yield start
+    for cluster in started:
+        cluster.stop()
+
+
+@pytest.fixture
+def redis_cluster_with_replicas(
+    redis_cluster_factory: Callable[..., redis_servers.LocalCluster],
+) -> redis_servers.LocalCluster:
+    """Returns a real Redis Cluster of this test's own, three primaries with one replica each,
+    for a test that kills a node; stopped by its pids afterwards."""
+    return redis_cluster_factory(primaries=3, replicas=1)
+
+
+@pytest.fixture
+def redis_server() -> Iterator[redis_servers.RedisServer]:
+    """Returns a started standalone redis-server of this test's own on a free port (not a
+    cluster node); stopped by its pid and its directory removed afterwards."""
+    _redis_binaries()
+    with redis_servers.RedisServer() as server:
+        yield server
