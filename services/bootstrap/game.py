@@ -23,6 +23,7 @@ from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore
 from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
+from shared.store.redis_store import RedisEventStore
 
 
 def build_access(settings: GameSettings, store: EventStore) -> Access:
@@ -76,8 +77,12 @@ def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:
     reported as degraded)."""
     if settings.store == "memory":
         return StoreReadiness(store)
+    store_problems = store.problems if isinstance(store, RedisEventStore) else None
     return StackReadiness(
-        settings.redis_url, settings.database_url, dead_letters=dead_letters_summary
+        settings.redis_url,
+        settings.database_url,
+        dead_letters=dead_letters_summary,
+        store_problems=store_problems,
     )
 
 

@@ -70,15 +70,25 @@ class StackReadiness(Readiness):
         database_url: str | None,
         timeout: float = TIMEOUT_S,
         dead_letters: DeadLetters | None = None,
+        store_problems: Callable[[], list[str]] | None = None,
     ) -> None:
         self.redis_url = redis_url
         self.database_url = database_url
         self.timeout = timeout
         self.dead_letters = dead_letters
+        self.store_problems = store_problems
+        """What the event store itself reports (`RedisEventStore.problems`: every primary
+        with the append function, the partitions' feeds readable); None: a PING of
+        `redis_url`."""
 
     def problems(self) -> list[str]:
+        store_problems = self.store_problems
         checks: dict[str, Callable[[], str | None]] = {
-            "redis": lambda: redis_problem(self.redis_url, self.timeout)
+            "redis": (
+                (lambda: "; ".join(store_problems()) or None)
+                if store_problems is not None
+                else lambda: redis_problem(self.redis_url, self.timeout)
+            )
         }
         if self.database_url is not None:
             url = self.database_url

@@ -172,6 +172,11 @@ def _recorded(stream: str, fields: Fields) -> RecordedEvent:
     )
 
 
+def _text_of(value: object) -> str:
+    """Returns a reply value as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def _position(position: bytes | str) -> str:
     """Returns a feed position as text."""
     return position.decode() if isinstance(position, bytes) else position
@@ -388,6 +393,33 @@ class RedisEventStore(EventStore):
             self._load_library()
             reply = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
         return reply
+
+    def problems(self) -> list[str]:
+        """Returns what keeps the store from taking appends, one phrase each (empty: ready):
+        a cluster that is not `ok`, a primary that does not answer or lacks the append
+        function (loaded there on the way, as an append would), another layout, a
+        partition's feed that cannot be read."""
+        found: list[str] = []
+        try:
+            with reachable():
+                if isinstance(self._client, RedisCluster):
+                    info = self._client.cluster_info()
+                    state = (
+                        _text_of(info.get("cluster_state", "")) if isinstance(info, dict) else ""
+                    )
+                    if state != "ok":
+                        found.append(f"redis: the cluster's state is {state or 'unknown'}")
+                for node in primaries(self._client):
+                    if not node.function_list(library=LIBRARY):
+                        node.function_load(_LIBRARY_CODE, replace=True)
+                check_layout(self._client, self._namespace, self._partitions)
+                self._layout_checked = True
+                self.feed_position()
+        except (StoreUnavailable, LayoutMismatch) as error:
+            found.append(str(error) if str(error).startswith("redis") else f"redis: {error}")
+        except redis.RedisError as error:
+            found.append(f"redis: {error}")
+        return found
 
     def _node_of(self, key: str) -> redis.Redis:
         """Returns a client of the node that holds `key` (the standalone client itself)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -12,6 +14,7 @@ from redis.cluster import RedisCluster
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedConsumer
 from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from tests.support.redis_cluster import LocalCluster
 
 GAME = "g-1"
 """The stream the consumers' tests append to: a consumer reads its partition."""
@@ -61,17 +64,34 @@ def _redis_backend(client: redis.Redis | RedisCluster, namespace: str) -> Backen
         "memory",
         "memory-partitioned",
         pytest.param("redis", marks=pytest.mark.integration),
+        pytest.param("cluster", marks=[pytest.mark.integration, pytest.mark.cluster]),
     ]
 )
-def backend(request: pytest.FixtureRequest) -> Backend:
-    """Returns each implementation in turn (the in-memory one with one and four partitions)."""
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """Returns each implementation in turn: in memory with one and four partitions, Redis,
+    and a Redis Cluster of three primaries (this module's own)."""
     if request.param == "memory":
-        return _memory_backend()
-    if request.param == "memory-partitioned":
-        return _memory_backend(partitions=4)
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    namespace: str = request.getfixturevalue("namespace")
-    return _redis_backend(client, namespace)
+        yield _memory_backend()
+    elif request.param == "memory-partitioned":
+        yield _memory_backend(partitions=4)
+    elif request.param == "redis":
+        client: redis.Redis = request.getfixturevalue("redis_client")
+        namespace: str = request.getfixturevalue("namespace")
+        yield _redis_backend(client, namespace)
+    else:
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        clustered = cluster.client()
+        prefix = f"test:{uuid.uuid4().hex[:12]}:"
+        try:
+            yield _redis_backend(clustered, prefix)
+        finally:
+            for primary in cluster.primaries():
+                node = primary.client()
+                keys = list(node.scan_iter(match=prefix + "*", count=1000))
+                for key in keys:
+                    node.delete(key)
+                node.close()
+            clustered.close()
 
 
 @pytest.fixture
