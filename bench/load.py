@@ -66,7 +66,8 @@ from services.cli.dev import Launcher, cardarena, service_ready, stack_environme
 from services.ops.migrate import migrate
 from services.projection.lag import projection_lag
 from shared.sdk.client import SseParser, StreamEvent
-from shared.store.redis_store import RedisEventStore, feed_key
+from shared.store.redis_common import feed_key
+from shared.store.redis_store import RedisEventStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 0.5

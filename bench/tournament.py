@@ -27,7 +27,8 @@ import redis
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
-from shared.store.redis_store import RedisEventStore, feed_key
+from shared.store.redis_common import feed_key
+from shared.store.redis_store import RedisEventStore
 
 ROOT = Path(__file__).resolve().parents[1]
 

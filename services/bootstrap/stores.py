@@ -16,9 +16,10 @@ from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
+from shared.store.redis_common import Client
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_outbox import RedisOutbox
-from shared.store.redis_store import Client, RedisEventStore
+from shared.store.redis_store import RedisEventStore
 
 
 def redis_client(settings: CommonSettings) -> redis.Redis:

@@ -15,7 +15,7 @@ from services.ops.health import heartbeat_path, touch
 from services.ops.metrics import ProjectionMetrics, dead_letters_held, projection_lag, serve_metrics
 from services.projection.lag import projection_lag as read_lag
 from services.settings import ProjectionSettings
-from shared.store.redis_store import feed_key
+from shared.store.redis_common import feed_key
 
 
 def install(

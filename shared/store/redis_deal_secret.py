@@ -16,7 +16,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from shared.ports.deal_secret import DealSecret
-from shared.store.redis_store import reachable
+from shared.store.redis_common import reachable
 
 
 class RedisDealSecret(DealSecret):

@@ -15,7 +15,7 @@ from redis.cluster import RedisCluster
 
 from shared.ports.game_slots import GameSlots
 from shared.ports.ratelimit import RateLimiter
-from shared.store.redis_store import reachable
+from shared.store.redis_common import reachable
 
 _COUNT = """
 local count = redis.call('INCR', KEYS[1])

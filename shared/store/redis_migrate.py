@@ -23,7 +23,7 @@ from typing import Any, cast
 import redis
 
 from shared.store.port import partition_of, position_key
-from shared.store.redis_store import (
+from shared.store.redis_common import (
     LAYOUT,
     check_layout,
     feed_key,

@@ -14,7 +14,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from shared.ports.outbox import BATCH, Outbox, OutboxEntry, Pending, new_entry
-from shared.store.redis_store import reachable
+from shared.store.redis_common import reachable
 
 _DONE = """
 local value = redis.call('HGET', KEYS[1], ARGV[1])

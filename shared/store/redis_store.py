@@ -1,23 +1,13 @@
 """The Redis Streams event store: one stream per game, a feed per partition, appends as a
-Redis function; on a standalone Redis or a Redis Cluster.
-
-Keys under the namespace `ns`, for a stream `s` of partition `p` (`port.partition_of`):
-`{ns}{p<p>}:game:<s>` (the stream, entry ids `0-<version>`), `...:game:<s>:version`,
-`...:game:<s>:idem:<key>`, and the partition's feed `{ns}{p<p>}:feed`. The braces are a
-Redis Cluster hash tag: every key of an append is in its partition's slot, so the append
-is one atomic function call on one node. `{ns}layout` records the layout and the partition
-count (`check_layout`); a store written before partitions (`{ns}game:{<s>}`, one
-`{ns}feed`) is moved by `shared.store.redis_migrate`.
+Redis function; on a standalone Redis or a Redis Cluster. The key layout, the client types
+and the errors that mean "unavailable" are `shared.store.redis_common`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
-import msgspec
 import redis
 from redis.cluster import RedisCluster
 
@@ -35,6 +25,24 @@ from shared.store.port import (
     cursor_positions,
     partition_of,
 )
+from shared.store.redis_common import (
+    Client,
+    Fields,
+    LayoutMismatch,
+    after_start,
+    check_layout,
+    feed_entry,
+    feed_key,
+    function_missing,
+    group_entries,
+    primaries,
+    reachable,
+    recorded,
+    refuse_decoding,
+    stream_key,
+    text_of,
+)
+from shared.store.redis_consumer import RedisFeedConsumer
 
 LIBRARY = "cardarena"
 APPEND_FUNCTION = "cardarena_append"
@@ -88,184 +96,6 @@ _OK = b"ok"
 _REPLAYED = b"replayed"
 _CONFLICT = b"conflict"
 
-_V, _TYPE, _DATA, _SCHEMA, _KIND, _AT, _GAME = b"v", b"type", b"data", b"s", b"k", b"at", b"g"
-
-Fields = dict[bytes, bytes]
-
-
-Client = redis.Redis | RedisCluster
-"""A standalone client or a cluster client: the store takes either."""
-
-_UNAVAILABLE: tuple[type[BaseException], ...] = (
-    redis.ConnectionError,
-    redis.TimeoutError,
-    redis.exceptions.ClusterError,  # ClusterDownError, MasterDownError; a MOVED or TRYAGAIN storm
-    redis.exceptions.TryAgainError,
-    redis.exceptions.SlotNotCoveredError,  # the client knows no node for the slot
-    redis.exceptions.ReadOnlyError,  # a write that reached a demoted primary
-)
-"""What a store that cannot be reached (a lost connection, a cluster failing over or
-resharding) raises: the caller may retry the same request later."""
-
-_NO_CLUSTER = "Redis Cluster cannot be connected"
-"""How redis-py's cluster client says that no node answers (a RedisClusterException, which
-also stands for errors that are bugs, such as keys of two slots in one command)."""
-
-
-@contextlib.contextmanager
-def reachable() -> Iterator[None]:
-    """Turns redis connection failures, timeouts and cluster errors into `StoreUnavailable`."""
-    try:
-        yield
-    except _UNAVAILABLE as error:
-        raise StoreUnavailable(f"redis: {error}") from error
-    except redis.exceptions.RedisClusterException as error:
-        if not str(error).startswith(_NO_CLUSTER):
-            raise
-        raise StoreUnavailable(f"redis: {error}") from error
-
-
-def _refuse_decoding(client: Client) -> None:
-    """Raises ValueError for a client that decodes replies: payloads are raw bytes."""
-    if client.get_encoder().decode_responses:
-        raise ValueError("the event store needs a client with decode_responses=False")
-
-
-def partition_tag(namespace: str, partition: int) -> str:
-    """Returns the key prefix of `partition`'s keys: a hash tag of its own."""
-    return f"{namespace}{{p{partition}}}:"
-
-
-def is_cluster(client: Client) -> bool:
-    """Returns whether `client` talks to a Redis Cluster."""
-    return isinstance(client, RedisCluster)
-
-
-def primaries(client: Client) -> list[redis.Redis]:
-    """Returns a client of each primary: the standalone client itself, or every cluster
-    primary's."""
-    if isinstance(client, RedisCluster):
-        return [client.get_redis_connection(node) for node in client.get_primaries()]  # type: ignore[no-untyped-call]
-    return [client]
-
-
-class LayoutMismatch(StoreError):
-    """The Redis holds a store of another layout or partition count: the service must not
-    write to it (see `shared.store.redis_migrate`)."""
-
-
-def _function_missing(error: BaseException) -> bool:
-    """Returns whether `error` is Redis saying that the function is not loaded."""
-    return isinstance(error, redis.ResponseError) and "Function not found" in str(error)
-
-
-def _recorded(stream: str, fields: Fields) -> RecordedEvent:
-    """Returns the event stored in the entry `fields` of `stream`."""
-    return RecordedEvent(
-        stream,
-        fields[_KIND].decode(),
-        int(fields[_V]),
-        fields[_TYPE].decode(),
-        fields[_DATA],
-        int(fields[_SCHEMA]),
-        int(fields[_AT]),
-    )
-
-
-def _text_of(value: object) -> str:
-    """Returns a reply value as text."""
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _position(position: bytes | str) -> str:
-    """Returns a feed position as text."""
-    return position.decode() if isinstance(position, bytes) else position
-
-
-MALFORMED = "malformed-feed-entry"
-"""The kind of a feed entry that is no event (a field missing or unreadable, written by
-hand or by a bug): no game has it, so the projection sets the entry aside as a dead letter
-instead of stopping on it."""
-
-
-def _feed_entry(position: bytes, fields: Fields, partition: int = 0) -> FeedEntry:
-    """Returns the feed entry at `position` of `partition` holding `fields`; an entry that
-    holds no readable event is returned as one of kind MALFORMED carrying its raw fields."""
-    try:
-        event = _recorded(fields[_GAME].decode(), fields)
-        return FeedEntry(position.decode(), event, partition)
-    except (KeyError, ValueError):  # UnicodeDecodeError is a ValueError
-        return _malformed(position.decode(errors="replace"), fields, partition)
-
-
-def _start(after: str) -> str:
-    """Returns the XRANGE start of the entries after the position `after`."""
-    return "-" if after == "0" else f"({after}"
-
-
-def feed_key(namespace: str, partition: int) -> str:
-    """Returns the key of `partition`'s feed."""
-    return f"{partition_tag(namespace, partition)}feed"
-
-
-def stream_key(namespace: str, partition: int, stream: str) -> str:
-    """Returns the key of `stream` (in `partition`); its version counter and idempotency
-    records are this key with `:version` and `:idem:<key>` after it."""
-    return f"{partition_tag(namespace, partition)}game:{stream}"
-
-
-LAYOUT = "partitioned"
-"""The layout this module writes, recorded with the partition count in `{ns}layout`."""
-
-
-def layout_key(namespace: str) -> str:
-    """Returns the key that records the store's layout: `partitioned <n>`."""
-    return f"{namespace}layout"
-
-
-def legacy_feed_key(namespace: str) -> str:
-    """Returns the one feed of the layout before partitions."""
-    return f"{namespace}feed"
-
-
-def check_layout(client: Client, namespace: str, partitions: int) -> None:
-    """Records this layout and `partitions` in a Redis that holds no store yet; raises
-    LayoutMismatch when it holds another layout, another partition count, or the layout
-    before partitions (a `{ns}feed`: run the migration first)."""
-    key, wanted = layout_key(namespace), f"{LAYOUT} {partitions}".encode()
-    with reachable():
-        if client.set(key, wanted, nx=True):
-            if client.exists(legacy_feed_key(namespace)):
-                client.delete(key)
-                raise LayoutMismatch(
-                    f"the Redis holds a store of the layout before partitions under"
-                    f" {namespace!r}: run `cardarena store migrate` first"
-                )
-            return
-        found = cast("bytes | None", client.get(key))
-    if found != wanted:
-        shown = found.decode(errors="replace") if found else "nothing"
-        raise LayoutMismatch(
-            f"the Redis holds a store of layout {shown!r} under {namespace!r}, this service"
-            f" is set up for {wanted.decode()!r} (CARDARENA_PARTITIONS)"
-        )
-
-
-def _malformed(position: str, fields: Fields, partition: int = 0) -> FeedEntry:
-    """Returns the MALFORMED stand-in of the feed entry at `position` holding `fields`: its
-    game id as far as it reads (else the position), its raw fields as msgpack."""
-    game_id = fields.get(_GAME, b"").decode(errors="replace").replace("\x00", "\ufffd")
-    try:
-        version = int(fields.get(_V, b"0"))
-    except ValueError:
-        version = 0
-    raw = msgspec.msgpack.encode(fields)
-    return FeedEntry(
-        position,
-        RecordedEvent(game_id or f"feed:{position}", MALFORMED, version, "", raw),
-        partition,
-    )
-
 
 class RedisEventStore(EventStore):
     """An EventStore over Redis Streams; every append is one atomic call of a Redis function."""
@@ -279,7 +109,7 @@ class RedisEventStore(EventStore):
         wait_replicas: int = 0,
         wait_timeout_ms: int = 1000,
     ) -> None:
-        _refuse_decoding(client)
+        refuse_decoding(client)
         if partitions < 1:
             raise ValueError("a store has at least one partition")
         self._client = client
@@ -388,7 +218,7 @@ class RedisEventStore(EventStore):
         try:
             reply: list[Any] = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
         except redis.ResponseError as error:
-            if not _function_missing(error):
+            if not function_missing(error):
                 raise
             self._load_library()
             reply = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
@@ -404,9 +234,7 @@ class RedisEventStore(EventStore):
             with reachable():
                 if isinstance(self._client, RedisCluster):
                     info = self._client.cluster_info()
-                    state = (
-                        _text_of(info.get("cluster_state", "")) if isinstance(info, dict) else ""
-                    )
+                    state = text_of(info.get("cluster_state", "")) if isinstance(info, dict) else ""
                     if state != "ok":
                         found.append(f"redis: the cluster's state is {state or 'unknown'}")
                 for node in primaries(self._client):
@@ -440,7 +268,7 @@ class RedisEventStore(EventStore):
             "WAIT", self._wait_replicas, self._wait_timeout_ms
         )
         reply, confirmed = pipe.execute(raise_on_error=False)
-        if _function_missing(reply):
+        if function_missing(reply):
             self._load_library()
             return self._fcall_replicated(call)
         if isinstance(reply, redis.ResponseError) and str(reply).startswith(("MOVED", "ASK")):
@@ -507,7 +335,7 @@ class RedisEventStore(EventStore):
             if not self._loaded:
                 self._load_library()
             replies = self._pipelined(calls)
-            missing = [i for i, reply in enumerate(replies) if _function_missing(reply)]
+            missing = [i for i, reply in enumerate(replies) if function_missing(reply)]
             if missing:
                 self._load_library()
                 retried = self._pipelined([calls[i] for i in missing])
@@ -538,7 +366,7 @@ class RedisEventStore(EventStore):
             return []
         with reachable():
             entries = self._range(self._key_of(stream), f"0-{after + 1}", limit)
-        return [_recorded(stream, fields) for _, fields in entries]
+        return [recorded(stream, fields) for _, fields in entries]
 
     def version(self, stream: str) -> int:
         with reachable():
@@ -555,18 +383,18 @@ class RedisEventStore(EventStore):
         if count <= 0:
             return []
         with reachable():
-            entries = self._range(self._feeds[partition], _start(after), count)
-        return [_feed_entry(position, fields, partition) for position, fields in entries]
+            entries = self._range(self._feeds[partition], after_start(after), count)
+        return [feed_entry(position, fields, partition) for position, fields in entries]
 
     def _read_partitions(self, positions: Sequence[str], count: int) -> list[list[FeedEntry]]:
         """Reads every partition after its position in one pipeline (one per node)."""
         with reachable():
             pipe = self._client.pipeline(transaction=False)
             for feed, position in zip(self._feeds, positions, strict=True):
-                pipe.xrange(feed, _start(position), "+", count)
+                pipe.xrange(feed, after_start(position), "+", count)
             pages: list[list[tuple[bytes, Fields]]] = pipe.execute()
         return [
-            [_feed_entry(position, fields, partition) for position, fields in page or []]
+            [feed_entry(position, fields, partition) for position, fields in page or []]
             for partition, page in enumerate(pages)
         ]
 
@@ -605,7 +433,7 @@ class RedisEventStore(EventStore):
             reply = self._client.xread(
                 {self._key_of(stream): f"0-{after}"}, count=limit, block=timeout_ms
             )
-        return [_recorded(stream, fields) for _, fields in _group_entries(reply)]
+        return [recorded(stream, fields) for _, fields in group_entries(reply)]
 
     def wait_partition(
         self, partition: int, after: str, timeout_ms: int, count: int = 100
@@ -620,7 +448,7 @@ class RedisEventStore(EventStore):
                 {self._feeds[partition]: start}, count=count, block=timeout_ms
             )
         return [
-            _feed_entry(position, fields, partition) for position, fields in _group_entries(reply)
+            feed_entry(position, fields, partition) for position, fields in group_entries(reply)
         ]
 
     def wait_feed(self, after: str, timeout_ms: int, count: int = 100) -> list[FeedEntry]:
@@ -644,132 +472,3 @@ class RedisEventStore(EventStore):
     def _range(self, key: str, start: str, count: int | None) -> list[tuple[bytes, Fields]]:
         """Returns up to `count` entries of the stream `key` from `start` on."""
         return cast("list[tuple[bytes, Fields]]", self._client.xrange(key, start, "+", count) or [])
-
-
-def _group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
-    """Returns the entries of a one-stream XREADGROUP (or XREAD) reply, in RESP2 or RESP3 shape."""
-    if not reply:
-        return []
-    if isinstance(reply, dict):
-        (entries,) = reply.values()
-        if entries and isinstance(entries[0], list):
-            (entries,) = entries
-    else:
-        ((_, entries),) = reply
-    return list(entries)
-
-
-class RedisFeedConsumer(FeedConsumer):
-    """A member of a Redis consumer group on one partition's feed; a new group starts at its
-    beginning.
-
-    A read takes, up to `count`: this member's own pending entries (only on its first read,
-    and while a batch it read was not acked: a batch that failed is read again), entries
-    other members left idle past `claim_idle_ms` (XAUTOCLAIM, at most every quarter of that,
-    and on every read while a claim fills the batch), then new entries. So a steady read is
-    one XREADGROUP and its ack one XACK.
-    """
-
-    def __init__(
-        self,
-        client: Client,
-        group: str,
-        consumer: str,
-        namespace: str = "cardarena:",
-        claim_idle_ms: int = 30000,
-        partition: int = 0,
-    ) -> None:
-        _refuse_decoding(client)
-        self._client = client
-        self._group = group
-        self._consumer = consumer
-        self.partition = partition
-        self._feed = feed_key(namespace, partition)
-        self._claim_idle_ms = claim_idle_ms
-        self._claim_cursor: str | bytes = "0-0"
-        self._grouped = False
-        self._own_pending = True
-        """Whether this member's own pending entries are to be read (first, or left over)."""
-        self._unacked: set[str] = set()
-        """The positions of the last read that were not acked yet."""
-        self._next_claim = 0.0
-        """When (time.monotonic) the next claim of idle entries is due."""
-
-    def _create_group(self) -> None:
-        """Creates the group at the start of the feed unless it exists."""
-        try:
-            self._client.xgroup_create(self._feed, self._group, id="0", mkstream=True)
-        except redis.ResponseError as error:
-            if not str(error).startswith("BUSYGROUP"):
-                raise
-        self._grouped = True
-        self._claim_cursor = "0-0"
-        self._own_pending = True
-        self._next_claim = 0.0
-
-    def _read_group(
-        self, start: str, count: int, block_ms: int | None
-    ) -> list[tuple[bytes, Fields]]:
-        """Reads up to `count` entries for this member from `start` (`0`: own pending, `>`: new)."""
-        reply = self._client.xreadgroup(
-            self._group, self._consumer, {self._feed: start}, count=count, block=block_ms
-        )
-        return _group_entries(reply)
-
-    def _claim(self, count: int) -> list[tuple[bytes, Fields]]:
-        """Claims up to `count` entries that other members left idle longer than allowed."""
-        reply = self._client.xautoclaim(
-            self._feed,
-            self._group,
-            self._consumer,
-            self._claim_idle_ms,
-            start_id=self._claim_cursor,
-            count=count,
-        )
-        self._claim_cursor = reply[0]
-        entries: list[tuple[bytes, Fields]] = reply[1]
-        return entries
-
-    def _collect(self, count: int, block_ms: int) -> list[tuple[bytes, Fields]]:
-        """Returns own pending entries (when due), then claimed ones (when due), then new
-        ones, up to `count`."""
-        entries: list[tuple[bytes, Fields]] = []
-        if self._own_pending or self._unacked:
-            entries = self._read_group("0", count, None)
-            self._own_pending = len(entries) >= count  # more may be left
-        if len(entries) < count and time.monotonic() >= self._next_claim:
-            seen = {position for position, _ in entries}
-            wanted = count - len(entries)
-            claimed = self._claim(wanted)
-            entries += [entry for entry in claimed if entry[0] not in seen]
-            if len(claimed) < wanted:  # none left to claim now: look again in a while
-                self._next_claim = time.monotonic() + self._claim_idle_ms / 4000
-        if len(entries) < count:
-            block = block_ms if block_ms > 0 and not entries else None
-            entries += self._read_group(">", count - len(entries), block)
-        self._unacked = {_position(position) for position, _ in entries}
-        return entries
-
-    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
-        with reachable():
-            if not self._grouped:
-                self._create_group()
-            try:
-                entries = self._collect(count, block_ms)
-            except redis.ResponseError as error:
-                if not str(error).startswith("NOGROUP"):
-                    raise
-                self._create_group()
-                entries = self._collect(count, block_ms)
-            trimmed = [position for position, fields in entries if not fields]
-            if trimmed:
-                self._client.xack(self._feed, self._group, *trimmed)
-                self._unacked.difference_update(_position(p) for p in trimmed)
-        partition = self.partition
-        return [_feed_entry(position, fields, partition) for position, fields in entries if fields]
-
-    def ack(self, positions: Sequence[str]) -> None:
-        if positions:
-            with reachable():
-                self._client.xack(self._feed, self._group, *positions)
-            self._unacked.difference_update(positions)

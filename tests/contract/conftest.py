@@ -13,7 +13,8 @@ from redis.cluster import RedisCluster
 
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedConsumer
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.redis_consumer import RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster
 
 GAME = "g-1"

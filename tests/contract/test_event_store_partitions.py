@@ -181,7 +181,8 @@ def partition_consumer(backend: Backend, group: str, name: str, partition: int) 
     store = backend.store
     if isinstance(store, InMemoryEventStore):
         return InMemoryFeedConsumer(store, group, name, partition=partition)
-    from shared.store.redis_store import RedisEventStore, RedisFeedConsumer  # noqa: PLC0415
+    from shared.store.redis_consumer import RedisFeedConsumer  # noqa: PLC0415
+    from shared.store.redis_store import RedisEventStore  # noqa: PLC0415
 
     assert isinstance(store, RedisEventStore)
     return RedisFeedConsumer(store.client, group, name, store.namespace, partition=partition)

@@ -35,7 +35,8 @@ from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer
+from shared.store.redis_consumer import RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.contract
 

@@ -14,7 +14,9 @@ from redis.retry import Retry
 
 from shared.messages.envelope import NewEvent
 from shared.store.port import AppendResult, StoreUnavailable, partition_of
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer, feed_key, stream_key
+from shared.store.redis_common import feed_key, stream_key
+from shared.store.redis_consumer import RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 

@@ -16,14 +16,10 @@ from shared.messages.common import Seat
 from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import own_position
+from shared.store.redis_common import LayoutMismatch, feed_key, legacy_feed_key
+from shared.store.redis_consumer import RedisFeedConsumer
 from shared.store.redis_migrate import migrate_log
-from shared.store.redis_store import (
-    LayoutMismatch,
-    RedisEventStore,
-    RedisFeedConsumer,
-    feed_key,
-    legacy_feed_key,
-)
+from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,8 @@ import pytest
 import redis
 
 from shared.messages.envelope import NewEvent
-from shared.store.redis_store import RedisEventStore, layout_key
+from shared.store.redis_common import layout_key
+from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster
 
 pytestmark = pytest.mark.integration

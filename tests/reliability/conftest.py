@@ -25,7 +25,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from services.projection.projector import rebuild
-from shared.store.redis_store import RedisEventStore, feed_key
+from shared.store.redis_common import feed_key
+from shared.store.redis_store import RedisEventStore
 from tests.e2e import support
 from tests.e2e.support import free_port
 

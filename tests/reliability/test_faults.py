@@ -39,7 +39,8 @@ from shared.app.games import create_game
 from shared.app.runtime import InProcessDispatcher
 from shared.model.idempotency import HOST, client_key, game_id_for
 from shared.store.port import partition_of, position_key
-from shared.store.redis_store import RedisEventStore, feed_key, stream_key
+from shared.store.redis_common import feed_key, stream_key
+from shared.store.redis_store import RedisEventStore
 from tests.reliability.conftest import (
     PrivateRedis,
     TcpProxy,

@@ -37,7 +37,9 @@ from shared.messages.common import Seat
 from shared.messages.envelope import NewEvent
 from shared.store.merged import MergedFeedConsumer
 from shared.store.port import FeedEntry
-from shared.store.redis_store import RedisEventStore, RedisFeedConsumer, feed_key
+from shared.store.redis_common import feed_key
+from shared.store.redis_consumer import RedisFeedConsumer
+from shared.store.redis_store import RedisEventStore
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 from tests.reliability.conftest import (
     assert_archive_holds_the_feed_once,
