@@ -102,6 +102,10 @@ class ProjectionSettings(CommonSettings):
     retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 7 * 86_400
     """CARDARENA_RETENTION_SECONDS: how long after its end a game's stream stays in Redis once
     archived (0: forever)."""
+    feed_retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 600
+    """CARDARENA_FEED_RETENTION_SECONDS: how long a feed entry stays in Redis at least; it is
+    trimmed after that once every consumer group passed it (a bot's event stream resumes with
+    Last-Event-ID within this time)."""
     projection_metrics_port: Annotated[int, msgspec.Meta(ge=0, le=65535)] = 9100
     """CARDARENA_PROJECTION_METRICS_PORT: the projection's Prometheus port (0: off)."""
     projection_linger_ms: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 20
@@ -171,6 +175,7 @@ _ENV = {
     "max_open_challenges": "CARDARENA_MAX_OPEN_CHALLENGES",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
+    "feed_retention_seconds": "CARDARENA_FEED_RETENTION_SECONDS",
     "heartbeat_dir": "CARDARENA_HEARTBEAT_DIR",
     "heartbeat_max_age": "CARDARENA_HEARTBEAT_MAX_AGE",
     "projection_metrics_port": "CARDARENA_PROJECTION_METRICS_PORT",

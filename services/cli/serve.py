@@ -104,6 +104,7 @@ def serve_projection(settings: ProjectionSettings) -> int:
     from services.ops.metrics import ProjectionMetrics  # noqa: PLC0415
     from services.projection.probes import install  # noqa: PLC0415
     from services.projection.projector import Projector  # noqa: PLC0415
+    from services.projection.trimming import FeedTrimmer  # noqa: PLC0415
 
     migrate(settings.database_url)
     store = redis_store(settings)
@@ -123,6 +124,7 @@ def serve_projection(settings: ProjectionSettings) -> int:
         retention=retention,
         metrics=metrics,
         retry_s=settings.projection_retry_seconds,
+        trimmer=FeedTrimmer(store, settings.feed_retention_seconds),
     )
     projector.run_forever(stop, beat=beat, linger_s=linger_s)
     return 0

@@ -34,6 +34,7 @@ from services.projection.tournament_folds import (
     rebuild_tournament_views,
     update_tournament_views,
 )
+from services.projection.trimming import FeedTrimmer
 from shared.messages.envelope import RecordedEvent
 from shared.ports.views.fold import to_datetime
 from shared.store.port import FeedConsumer, FeedEntry, StoreUnavailable, position_key
@@ -154,7 +155,8 @@ class Projector:
     """Projects the global feed, read through `consumer`, into the database at `conninfo`.
 
     With a `retention`, `run_forever` also sweeps finished games' streams out of the event
-    store after its batches (at most as often as the retention allows). Dead letters are
+    store after its batches (at most as often as the retention allows), and with a `trimmer`
+    trims the feed of what every consumer group passed. Dead letters are
     counted in `metrics` and retried by `run_forever` at its start and every `retry_s`.
     """
 
@@ -166,11 +168,13 @@ class Projector:
         retention: Retention | None = None,
         metrics: ProjectionMetrics | None = None,
         retry_s: float = 300.0,
+        trimmer: FeedTrimmer | None = None,
     ) -> None:
         self.conninfo = conninfo
         self.consumer = consumer
         self.name = name
         self.retention = retention
+        self.trimmer = trimmer
         self.metrics = metrics if metrics is not None else ProjectionMetrics()
         self.retry_s = retry_s
         self._conn: psycopg.Connection[Any] | None = None
@@ -206,6 +210,8 @@ class Projector:
                     read, _ = self._step(count, block_ms)
                     if self.retention is not None:
                         self.retention.maybe_sweep()
+                    if self.trimmer is not None:
+                        self.trimmer.maybe_trim()
                 except (psycopg.OperationalError, StoreUnavailable) as error:
                     log.warning("projection %s: %s; retrying", self.name, error)
                     read = 0

@@ -41,6 +41,8 @@ class InMemoryEventStore(EventStore):
         self._feeds: list[list[tuple[int, RecordedEvent]]] = [[] for _ in range(partitions)]
         """Each partition's entries: (n, event), n increasing."""
         self._appended_count = 0
+        self._trimmed = ["0"] * partitions
+        """Per partition, the newest position trimmed away."""
         self._keys: dict[tuple[str, str], tuple[AppendResult, str]] = {}
 
     def append(
@@ -147,11 +149,38 @@ class InMemoryEventStore(EventStore):
     def partition_position(self, partition: int) -> str:
         with self._lock:
             feed = self._feeds[partition]
-            return f"{feed[-1][0]}-0" if feed else "0"
+            return f"{feed[-1][0]}-0" if feed else self._trimmed[partition]
 
     def feed_clock(self) -> tuple[int, int]:
         with self._lock:
             return self._appended_count + 1, 0
+
+    def trim_feed(self, older_than_ms: int) -> int:
+        """Positions here count events, not ms: `older_than_ms` bounds the entries' recorded
+        time instead."""
+        removed = 0
+        for partition in range(self._partitions):
+            passed = _passed(self, partition)
+            if passed is None:
+                continue
+            with self._lock:
+                feed = self._feeds[partition]
+                keep = 0
+                while (
+                    keep < len(feed)
+                    and feed[keep][0] <= passed
+                    and feed[keep][1].recorded_at < older_than_ms
+                ):
+                    keep += 1
+                if keep:
+                    self._trimmed[partition] = f"{feed[keep - 1][0]}-0"
+                    del feed[:keep]
+                    removed += keep
+        return removed
+
+    def feed_trimmed(self, partition: int) -> str:
+        with self._lock:
+            return self._trimmed[partition]
 
     def wait(
         self, stream: str, after: int, timeout_ms: int, limit: int | None = None
@@ -273,3 +302,19 @@ class InMemoryFeedConsumer(FeedConsumer):
         with self._group.lock:
             for position in positions:
                 self._group.pending.pop(position, None)
+
+
+def _passed(store: InMemoryEventStore, partition: int) -> int | None:
+    """Returns the newest n of `partition` that every consumer group of it has passed
+    (delivered and acknowledged), None when no group reads it."""
+    with _groups_lock:
+        groups = [g for (_, p), g in _groups.get(store, {}).items() if p == partition]
+    if not groups:
+        return None
+    passed: list[int] = []
+    for group in groups:
+        with group.lock:
+            delivered = position_key(group.delivered)[0]
+            pending = [position_key(p)[0] for p in group.pending]
+        passed.append(min(pending) - 1 if pending else delivered)
+    return min(passed)

@@ -210,6 +210,18 @@ class EventStore(abc.ABC):
     def partition_position(self, partition: int) -> str:
         """Returns the position of partition `partition`'s last entry ("0": empty)."""
 
+    @abc.abstractmethod
+    def trim_feed(self, older_than_ms: int) -> int:
+        """Deletes from every partition's feed the entries that every consumer group of it
+        has passed (delivered and acknowledged) and that were appended before
+        `older_than_ms` (a time in ms since the epoch); returns how many. A partition that no
+        group reads is kept whole. Streams are untouched."""
+
+    @abc.abstractmethod
+    def feed_trimmed(self, partition: int) -> str:
+        """Returns the newest position `trim_feed` deleted from `partition` ("0": none): a
+        cursor at or after it everywhere reads the feed without a gap."""
+
     def wait_partition(
         self, partition: int, after: str, timeout_ms: int, count: int = 100
     ) -> list[FeedEntry]:

@@ -5,7 +5,7 @@ and the errors that mean "unavailable" are `shared.store.redis_common`'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import redis
@@ -22,8 +22,10 @@ from shared.store.port import (
     IdempotencyKeyReused,
     StoreError,
     StoreUnavailable,
+    cursor_of,
     cursor_positions,
     partition_of,
+    position_key,
 )
 from shared.store.redis_common import (
     Client,
@@ -46,6 +48,7 @@ from shared.store.redis_consumer import RedisFeedConsumer
 
 LIBRARY = "cardarena"
 APPEND_FUNCTION = "cardarena_append"
+TRIM_FUNCTION = "cardarena_trim"
 
 _LIBRARY_CODE = """#!lua name=cardarena
 
@@ -90,6 +93,21 @@ local function append(keys, args)
 end
 
 redis.register_function('cardarena_append', append)
+
+-- KEYS: a partition's feed, its trim mark. ARGV: the MINID to trim before.
+-- The mark keeps the newest id trimmed away (trims only move forward: a lower MINID finds
+-- nothing left before it).
+local function trim(keys, args)
+  local last = redis.call('XREVRANGE', keys[1], '(' .. args[1], '-', 'COUNT', 1)
+  if #last == 0 then
+    return 0
+  end
+  local removed = redis.call('XTRIM', keys[1], 'MINID', args[1])
+  redis.call('SET', keys[2], last[1][1])
+  return removed
+end
+
+redis.register_function('cardarena_trim', trim)
 """
 
 _OK = b"ok"
@@ -399,21 +417,75 @@ class RedisEventStore(EventStore):
         ]
 
     def partition_position(self, partition: int) -> str:
-        with reachable():
-            last = cast(
-                "list[tuple[bytes, Fields]]",
-                self._client.xrevrange(self._feeds[partition], count=1),
-            )
-        return last[0][0].decode() if last else "0"
+        return self._positions([partition])[0]
 
     def feed_position(self) -> str:
+        return cursor_of(self._positions(range(self._partitions)))
+
+    def _positions(self, partitions: Iterable[int]) -> list[str]:
+        """Returns the position of each partition's last entry (of its last one trimmed away
+        when none is left; "0": it never had one), in one pipeline."""
+        owned = list(partitions)
         with reachable():
             pipe = self._client.pipeline(transaction=False)
+            for partition in owned:
+                pipe.xrevrange(self._feeds[partition], count=1)
+                pipe.get(f"{self._feeds[partition]}:trimmed")
+            replies: list[Any] = pipe.execute()
+        positions = []
+        for last, mark in zip(replies[::2], replies[1::2], strict=True):
+            positions.append(last[0][0].decode() if last else mark.decode() if mark else "0")
+        return positions
+
+    def trim_feed(self, older_than_ms: int) -> int:
+        """Trims each partition's feed (XTRIM MINID) before the oldest entry a consumer group
+        still holds (its oldest pending one, else the one after its last delivered one), and
+        before `older_than_ms` (an entry's id is its append time in ms)."""
+        removed = 0
+        with reachable():
+            if not self._loaded:
+                self._load_library()
             for feed in self._feeds:
-                pipe.xrevrange(feed, count=1)
-            lasts: list[list[tuple[bytes, Fields]]] = pipe.execute()
-        positions = [last[0][0].decode() if last else "0" for last in lasts]
-        return ",".join(positions) if any(p != "0" for p in positions) else "0"
+                threshold = self._trim_point(feed, (older_than_ms, 0))
+                if threshold is not None:
+                    removed += self._trim(feed, threshold)
+        return removed
+
+    def _trim(self, feed: str, threshold: str) -> int:
+        """Calls the trim function, loading the library again when Redis lacks it (another
+        process of an older release may have replaced it)."""
+        keys = [feed, f"{feed}:trimmed"]
+        try:
+            return int(self._client.fcall(TRIM_FUNCTION, 2, *keys, threshold))
+        except redis.ResponseError as error:
+            if not function_missing(error):
+                raise
+            self._load_library()
+            return int(self._client.fcall(TRIM_FUNCTION, 2, *keys, threshold))
+
+    def _trim_point(self, feed: str, bound: tuple[int, int]) -> str | None:
+        """Returns the MINID before which every group of `feed` has passed (at most `bound`),
+        None when no group reads it."""
+        try:
+            groups: list[dict[str, Any]] = self._client.xinfo_groups(feed)
+        except redis.ResponseError:  # no such stream: nothing to trim
+            return None
+        if not groups:
+            return None
+        point = bound
+        for group in groups:
+            if group.get("pending"):
+                summary: dict[str, Any] = self._client.xpending(feed, text_of(group["name"]))
+                point = min(point, position_key(text_of(summary["min"])))
+            else:
+                ms, seq = position_key(text_of(group["last-delivered-id"]))
+                point = min(point, (ms, seq + 1))
+        return None if point == (0, 0) else f"{point[0]}-{point[1]}"
+
+    def feed_trimmed(self, partition: int) -> str:
+        with reachable():
+            mark = cast("bytes | None", self._client.get(f"{self._feeds[partition]}:trimmed"))
+        return mark.decode() if mark else "0"
 
     def feed_clock(self) -> tuple[int, int]:
         """Returns the earliest clock of the primaries: an append's feed id (`*`) is at least

@@ -611,6 +611,8 @@ def test_the_ports_polling_waits_serve_a_store_without_its_own(store: EventStore
         read_partition = store.read_partition
         partition_position = store.partition_position
         feed_clock = store.feed_clock
+        trim_feed = store.trim_feed
+        feed_trimmed = store.feed_trimmed
 
         @property
         def partitions(self) -> int:

@@ -26,6 +26,9 @@ from tests.contract.test_event_store import KIND, events
 
 pytestmark = pytest.mark.contract
 
+FAR_FUTURE_MS = 2**62
+"""A time after every append: trims all that the groups passed."""
+
 STREAMS = [f"s-{n}" for n in range(40)]
 """Enough streams to reach every partition of a 16-partition store (checked below)."""
 
@@ -186,3 +189,66 @@ def partition_consumer(backend: Backend, group: str, name: str, partition: int) 
 
     assert isinstance(store, RedisEventStore)
     return RedisFeedConsumer(store.client, group, name, store.namespace, partition=partition)
+
+
+def test_the_feed_is_trimmed_only_where_every_group_has_passed(backend: Backend) -> None:
+    store = backend.store
+    append_round(store, STREAMS, "a")
+    assert store.trim_feed(FAR_FUTURE_MS) == 0  # no group reads it yet: kept whole
+    projection = [
+        partition_consumer(backend, "projection", "p", p) for p in range(store.partitions)
+    ]
+    archive = [partition_consumer(backend, "archive", "a", p) for p in range(store.partitions)]
+    projected, archived = MergedFeedConsumer(store, projection), MergedFeedConsumer(store, archive)
+    taken = read_all(projected, ack=False)
+    held = read_all(archived, ack=False)
+    assert len(taken) == len(held) == len(STREAMS)
+    projected.ack_entries(taken[:10])
+    assert store.trim_feed(FAR_FUTURE_MS) == 0  # the archive group holds every entry
+
+    archived.ack_entries(held)
+    removed = store.trim_feed(FAR_FUTURE_MS)
+
+    left = store.read_feed(count=1000)
+    assert removed == 10
+    assert {(e.event.game_id, e.event.version) for e in left} == {
+        (e.event.game_id, e.event.version) for e in taken[10:]
+    }
+    for partition in range(store.partitions):
+        firsts = [own_position(e) for e in left if e.partition == partition]
+        trimmed = store.feed_trimmed(partition)
+        if firsts and trimmed != "0":
+            assert position_key(trimmed) < position_key(firsts[0])
+    assert any(store.feed_trimmed(p) != "0" for p in range(store.partitions))
+
+
+def test_the_feed_keeps_what_is_younger_than_the_retention(backend: Backend) -> None:
+    store = backend.store
+    append_round(store, STREAMS, "a")
+    consumers = [partition_consumer(backend, "g", "c", p) for p in range(store.partitions)]
+    assert len(read_all(MergedFeedConsumer(store, consumers))) == len(STREAMS)
+
+    assert store.trim_feed(0) == 0  # everything was appended after the epoch
+    assert len(store.read_feed(count=1000)) == len(STREAMS)
+    assert all(store.feed_trimmed(p) == "0" for p in range(store.partitions))
+    assert store.trim_feed(FAR_FUTURE_MS) == len(STREAMS)
+    assert store.read_feed(count=1000) == []
+
+
+def read_all(consumer: MergedFeedConsumer, *, ack: bool = True) -> list[FeedEntry]:
+    """Returns every entry `consumer` has (acknowledged unless `ack` is false), reading until
+    the feed clock passed the last one (a bounded wait: a few ms)."""
+    taken: list[FeedEntry] = []
+    seen: set[tuple[str, int]] = set()
+    for _ in range(500):
+        batch = [
+            e for e in consumer.read(count=1000) if (e.event.game_id, e.event.version) not in seen
+        ]
+        taken += batch
+        seen |= {(e.event.game_id, e.event.version) for e in batch}
+        if ack:
+            consumer.ack_entries(batch)
+        if len(taken) >= len(STREAMS):
+            return taken
+        time.sleep(0.002)
+    raise AssertionError(f"only {len(taken)} entries came")

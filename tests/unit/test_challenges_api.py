@@ -276,3 +276,30 @@ def test_concurrent_acceptances_start_the_game_once() -> None:
         assert sorted(final["accepted"]) == ["bob@1", "carol@1"]
         created = [e for e in built.store.read_feed("0", 100_000) if e.event.type == "GameCreated"]
         assert [e.event.game_id for e in created] == [final["game_id"]]
+
+
+def test_a_last_event_id_older_than_the_trimmed_feed_is_gone_and_a_kept_one_resumes(
+    arena: Arena,
+) -> None:
+    issued = arena.issue("alice", "bob")
+    assert issued.status_code == 201, issued.text
+    early = arena.store.read_feed(count=1)[0].position
+    headers = bearer(arena.tokens["bob"])
+    assert arena.client.get("/v1/bots/me/events", headers=headers).status_code == 200
+    projection = arena.store.consumer("projection", "p1")
+    while batch := projection.read(count=1000):
+        projection.ack_entries(batch)
+    assert arena.store.trim_feed(2**62) > 0
+    kept = arena.store.feed_position()
+
+    gone = arena.client.get("/v1/bots/me/events", headers={**headers, "Last-Event-ID": early})
+    resumed = arena.client.get("/v1/bots/me/events", headers={**headers, "Last-Event-ID": kept})
+
+    assert gone.status_code == 410, gone.text
+    assert gone.headers["content-type"].startswith("application/problem+json")
+    body = gone.json()
+    assert (body["rule"], body["field"]) == ("feed_trimmed", "Last-Event-ID")
+    assert resumed.status_code == 200
+    events, _ = parse(resumed.text)
+    challenge_id = issued.json()["challenge_id"]
+    assert [(e.event, e.data["challenge_id"]) for e in events] == [("challenge", challenge_id)]

@@ -242,6 +242,8 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
         " or bot has this id",
         409: "A stale `expected_version` (`current_version`; nothing was written), a"
         " finished tournament or a closed challenge (`challenge_status`)",
+        410: "`Last-Event-ID` is older than what the feed keeps (rule `feed_trimmed`):"
+        " reconnect without it (the stream then starts with the bot's waiting turns)",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key;"
         " a seat (`field`) whose bot is at its cap of running games",
         429: "The bot token made too many requests; retry after `Retry-After` seconds",

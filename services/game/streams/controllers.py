@@ -205,11 +205,34 @@ class GameStreamController(Controller):
             return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
 
 
+class CursorTrimmed(Exception):
+    """A Last-Event-ID older than what the feed keeps: resuming from it would skip events."""
+
+    def __init__(self, partition: int, trimmed: str) -> None:
+        super().__init__(
+            f"the feed no longer holds what follows Last-Event-ID (partition {partition} is"
+            f" trimmed up to {trimmed}): reconnect without Last-Event-ID"
+        )
+
+
+def check_kept(store: EventStore, cursor: str) -> None:
+    """Raises CursorTrimmed when the feed trimmed entries after `cursor` in a partition."""
+    for partition, position in enumerate(cursor_positions(cursor, store.partitions)):
+        trimmed = store.feed_trimmed(partition)
+        if trimmed != "0" and position_key(position) < position_key(trimmed):
+            raise CursorTrimmed(partition, trimmed)
+
+
+def _trimmed(_: Request[Any, Any, Any], error: CursorTrimmed) -> Response[Problem]:
+    return problem(410, "feed-trimmed", str(error), field="Last-Event-ID", rule="feed_trimmed")
+
+
 class BotStreamsController(Controller):
     """The calling bot's events and turns."""
 
     path = "/v1/bots/me"
     tags = ("bots",)
+    exception_handlers = {CursorTrimmed: _trimmed}
 
     @get(
         "/events",
@@ -220,14 +243,15 @@ class BotStreamsController(Controller):
             " `version`, `legal_actions`, `deadline` in a timed game) per game waiting for the"
             " bot; then `game_started` (`game_id`, `game`, `seats`), `your_turn` and"
             " `game_finished` (`game_id`, `seats`, `result`) as they happen, and keep-alive"
-            " comments when quiet. Every `id:` is a position in the global feed;"
-            " `Last-Event-ID` first replays the starts and finishes since that position. A"
+            " comments when quiet. Every `id:` is a cursor over the feed's partitions;"
+            " `Last-Event-ID` first replays the starts and finishes since that cursor (410,"
+            " rule `feed_trimmed`, when the feed no longer keeps them). A"
             " `challenge` (the body of `getChallenge`) comes when one is issued to the bot, and"
             " on connect for each open one waiting for its answer. The stream closes after a"
             " while: reconnect."
         ),
         security=BEARER,
-        responses={**_SSE, **responses(400, 401, 403, 503)},
+        responses={**_SSE, **responses(400, 401, 403, 410, 503)},
     )
     async def events(
         self,
@@ -240,6 +264,8 @@ class BotStreamsController(Controller):
         """Returns the calling bot's event stream."""
         check_position(last_event_id, store.partitions)
         bot, streams = calling_bot(caller), streams_of(request)
+        if last_event_id is not None:
+            await streams.run(check_kept, store, last_event_id)
         watch = streams.watch(store, access.registry)
         stream = BotStream(streams, store, bot, last_event_id, caller, watch)
         return ServerSentEvent(stream.events())
