@@ -102,6 +102,12 @@ class ProjectionSettings(CommonSettings):
     retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 7 * 86_400
     """CARDARENA_RETENTION_SECONDS: how long after its end a game's stream stays in Redis once
     archived (0: forever)."""
+    projectors: Annotated[int, msgspec.Meta(ge=1)] = 1
+    """CARDARENA_PROJECTORS: how many projection services share the feed's partitions (each
+    owns those whose number modulo this is its index)."""
+    projector_index: Annotated[int, msgspec.Meta(ge=-1)] = -1
+    """CARDARENA_PROJECTOR_INDEX: this projection service's index among them (-1: the number
+    at the end of the host name, as a Kubernetes StatefulSet's pod `projection-2` has, else 0)."""
     feed_retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 600
     """CARDARENA_FEED_RETENTION_SECONDS: how long a feed entry stays in Redis at least; it is
     trimmed after that once every consumer group passed it (a bot's event stream resumes with
@@ -175,6 +181,8 @@ _ENV = {
     "max_open_challenges": "CARDARENA_MAX_OPEN_CHALLENGES",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
+    "projectors": "CARDARENA_PROJECTORS",
+    "projector_index": "CARDARENA_PROJECTOR_INDEX",
     "feed_retention_seconds": "CARDARENA_FEED_RETENTION_SECONDS",
     "heartbeat_dir": "CARDARENA_HEARTBEAT_DIR",
     "heartbeat_max_age": "CARDARENA_HEARTBEAT_MAX_AGE",

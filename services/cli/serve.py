@@ -99,7 +99,11 @@ def serve_game(settings: GameSettings) -> int:
 def serve_projection(settings: ProjectionSettings) -> int:
     """Runs the projection service on the feed until SIGINT or SIGTERM."""
     # Start-up cost (prometheus_client): see the module docstring.
-    from services.bootstrap.projection import build_retention  # noqa: PLC0415
+    from services.bootstrap.projection import (  # noqa: PLC0415
+        build_retention,
+        owned_partitions,
+        projector_index,
+    )
     from services.bootstrap.stores import redis_store  # noqa: PLC0415
     from services.ops.metrics import ProjectionMetrics  # noqa: PLC0415
     from services.projection.probes import install  # noqa: PLC0415
@@ -109,11 +113,13 @@ def serve_projection(settings: ProjectionSettings) -> int:
     migrate(settings.database_url)
     store = redis_store(settings)
     client = store.client
-    consumer = store.consumer(settings.projection_group, "projector-1")
+    index = projector_index(settings)
+    owned = owned_partitions(settings, index)
+    consumer = store.consumer(settings.projection_group, f"projector-{index}", partitions=owned)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    print("cardarena projection service: following the feed", flush=True)
+    print(f"cardarena projection service: following the feed (partitions {owned})", flush=True)
     retention = build_retention(settings, store)
     metrics = ProjectionMetrics()
     beat = install(settings, client, metrics)
@@ -125,6 +131,7 @@ def serve_projection(settings: ProjectionSettings) -> int:
         metrics=metrics,
         retry_s=settings.projection_retry_seconds,
         trimmer=FeedTrimmer(store, settings.feed_retention_seconds),
+        partitions=store.partitions,
     )
     projector.run_forever(stop, beat=beat, linger_s=linger_s)
     return 0

@@ -244,3 +244,27 @@ def serve_metrics(port: int, registry: CollectorRegistry, what: str) -> None:
         log.error("metrics of %s: cannot listen on port %s: %s", what, port, error)
         return
     log.info("metrics of %s on port %s", what, port)
+
+
+def projection_partition_lag(lags: Callable[[], list[tuple[int, float]]]) -> Collector:
+    """Returns the collector of the projection's lag per feed partition:
+    `cardarena_projection_partition_lag_events` and `..._seconds`, labelled `partition`,
+    from `lags()` ((events, seconds) of each partition, in order)."""
+
+    def read() -> Iterable[GaugeMetricFamily]:
+        events = GaugeMetricFamily(
+            f"{PREFIX}projection_partition_lag_events",
+            "Entries of a feed partition not yet projected.",
+            labels=["partition"],
+        )
+        seconds = GaugeMetricFamily(
+            f"{PREFIX}projection_partition_lag_seconds",
+            "Age of the oldest unprojected entry of a feed partition (0 when caught up).",
+            labels=["partition"],
+        )
+        for partition, (behind, age) in enumerate(lags()):
+            events.add_metric([str(partition)], behind)
+            seconds.add_metric([str(partition)], age)
+        return [events, seconds]
+
+    return _Gauges(read, "the projection lag per partition")

@@ -12,7 +12,14 @@ import redis
 from redis.cluster import RedisCluster
 
 from services.ops.health import heartbeat_path, touch
-from services.ops.metrics import ProjectionMetrics, dead_letters_held, projection_lag, serve_metrics
+from services.ops.metrics import (
+    ProjectionMetrics,
+    dead_letters_held,
+    projection_lag,
+    projection_partition_lag,
+    serve_metrics,
+)
+from services.projection.lag import partition_lags
 from services.projection.lag import projection_lag as read_lag
 from services.settings import ProjectionSettings
 from shared.store.redis_common import feed_key
@@ -27,15 +34,10 @@ def install(
     """Serves the projection's `metrics`, with its lag and held dead letters, on its port;
     returns the heartbeat to call every loop."""
     registry = metrics.registry
-    lag = functools.partial(
-        read_lag,
-        client,
-        [feed_key(settings.namespace, p) for p in range(settings.partitions)],
-        settings.projection_group,
-        settings.database_url,
-        name,
-    )
-    registry.register(projection_lag(lag))
+    feeds = [feed_key(settings.namespace, p) for p in range(settings.partitions)]
+    args = (client, feeds, settings.projection_group, settings.database_url, name)
+    registry.register(projection_lag(functools.partial(read_lag, *args)))
+    registry.register(projection_partition_lag(functools.partial(partition_lags, *args)))
     registry.register(dead_letters_held(functools.partial(held, settings.database_url)))
     serve_metrics(settings.projection_metrics_port, registry, "the projection")
     return throttled(functools.partial(touch, heartbeat_path(settings.heartbeat_dir, "projection")))

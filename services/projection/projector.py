@@ -26,17 +26,21 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from services.ops.metrics import ProjectionMetrics
-from services.projection import dead_letters
+from services.projection import dead_letters, ratings
 from services.projection.changes import Created, Finished, game_changes, latest
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
 from services.projection.retention import Retention
 from services.projection.tournament_folds import (
+    finished,
     rebuild_tournament_views,
+    refold_tournaments,
     update_tournament_views,
 )
 from services.projection.trimming import FeedTrimmer
 from shared.messages.envelope import RecordedEvent
+from shared.model.tournaments.model import KIND
 from shared.ports.views.fold import to_datetime
+from shared.store.merged import MergedFeedConsumer
 from shared.store.port import FeedConsumer, FeedEntry, StoreUnavailable, position_key
 
 log = logging.getLogger(__name__)
@@ -128,26 +132,33 @@ def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
 
 
 def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
-    """Archives and projects the entries the archive did not hold yet, then moves checkpoint
-    `name` to the newest position projected; returns how many were new.
+    """Archives and projects the entries the archive did not hold yet, then moves each of
+    their partitions' checkpoints of projection `name` to its newest position projected;
+    returns how many were new. (Ratings are the ordered step's: `services.projection.ratings`;
+    a finished game below its checkpoint makes this batch refold them.)
 
     Runs inside the caller's transaction; raises (writing nothing once rolled back) on an
     event that cannot be decoded.
     """
-    row = cur.execute(_READ_CHECKPOINT, (name,)).fetchone()
-    done = row[0] if row else "0-0"
+    partitions = sorted({entry.partition for entry in entries})
+    done = {p: ratings.partition_checkpoint(cur, name, p) for p in partitions}
     fresh = _archive(cur, entries)
     if not fresh:
         return 0
-    if any(position_key(entry.position) <= position_key(done) for entry in fresh):
-        # Entries claimed from a dead consumer came after newer ones (whose games may have
-        # had no row yet, and ratings fold in feed order): refold from the archive instead.
+    if any(position_key(e.position) <= position_key(done[e.partition]) for e in fresh):
+        # Entries claimed from a dead consumer came after newer ones of their partition
+        # (whose games may have had no row yet): refold their games from the archive.
         _refold_games(cur, sorted({entry.event.game_id for entry in fresh}))
-        rebuild_tournament_views(cur.connection)
+        refold_tournaments(cur, sorted({e.event.game_id for e in fresh if e.event.kind == KIND}))
     else:
         update_views(cur, [entry.event for entry in fresh])
         update_tournament_views(cur, fresh)
-    cur.execute(_STORE_CHECKPOINT, (name, latest([done, *(entry.position for entry in fresh)])))
+    late = [position_key(e.position) for e in fresh if finished(e.event)]
+    ratings.refold_if_late(cur, name, late)
+    for partition in partitions:
+        mine = [e.position for e in fresh if e.partition == partition]
+        if mine:
+            ratings.store_checkpoint(cur, name, partition, latest([done[partition], *mine]))
     return len(fresh)
 
 
@@ -169,9 +180,15 @@ class Projector:
         metrics: ProjectionMetrics | None = None,
         retry_s: float = 300.0,
         trimmer: FeedTrimmer | None = None,
+        partitions: int | None = None,
     ) -> None:
         self.conninfo = conninfo
         self.consumer = consumer
+        owned = consumer.partitions if isinstance(consumer, MergedFeedConsumer) else [0]
+        self.owned = owned
+        """The partitions this projector reads."""
+        self.partitions = partitions if partitions is not None else len(owned)
+        """How many partitions the feed has (the ordered step waits for all of them)."""
         self.name = name
         self.retention = retention
         self.trimmer = trimmer
@@ -247,16 +264,30 @@ class Projector:
 
     def _step(self, count: int, block_ms: int) -> tuple[int, int]:
         """Reads, projects and acks one batch (an entry that cannot be projected becomes a
-        dead letter); returns how many entries were read and new."""
+        dead letter), then moves the watermarks and runs the ordered step; returns how many
+        entries were read and new."""
         entries = self.consumer.read(count, block_ms)
-        if not entries:
-            return 0, 0
-        projected = dead_letters.project_guarded(
-            self._connection(), self.name, entries, project_batch
-        )
-        self.metrics.dead_lettered.inc(projected.dead)
-        self.consumer.ack_entries(entries)
-        return len(entries), projected.fresh
+        if entries:
+            projected = dead_letters.project_guarded(
+                self._connection(), self.name, entries, project_batch
+            )
+            self.metrics.dead_lettered.inc(projected.dead)
+            self.consumer.ack_entries(entries)
+        watermark = self._watermark(entries, count)
+        if watermark is not None:
+            ratings.advance_watermarks(self._connection(), self.name, self.owned, watermark)
+            ratings.fold_ordered_ratings(self._connection(), self.name, self.partitions)
+        return len(entries), projected.fresh if entries else 0
+
+    def _watermark(self, entries: Sequence[FeedEntry], count: int) -> tuple[int, int] | None:
+        """Returns the key below which this projector has now projected everything of its
+        partitions: a merged read's clock when it handed out all before it, else (one
+        partition, positions only increasing) just past a read that was not full."""
+        if isinstance(self.consumer, MergedFeedConsumer):
+            return self.consumer.watermark
+        if entries and len(entries) < count:
+            return ratings.after(max((e.position for e in entries), key=position_key))
+        return None
 
     def _connection(self) -> psycopg.Connection[Any]:
         """Returns the open connection, opening a new one when there is none or it broke."""
@@ -265,8 +296,9 @@ class Projector:
         return self._conn
 
 
-def rebuild(conninfo: str, chunk: int = 1000) -> RebuildCounts:
-    """Rebuilds every view (games, tournaments, ratings) from the archive, in one transaction.
+def rebuild(conninfo: str, chunk: int = 1000, name: str = "main") -> RebuildCounts:
+    """Rebuilds every view (games, tournaments, ratings) from the archive, in one transaction;
+    the ratings checkpoint of projection `name` then stands past every game it rated.
 
     The archive is untouched.
     """
@@ -280,4 +312,6 @@ def rebuild(conninfo: str, chunk: int = 1000) -> RebuildCounts:
                 events += len(rows)
         row = conn.execute("SELECT count(*) FROM games").fetchone()
         tournaments, rated = rebuild_tournament_views(conn, chunk)
+        with conn.cursor() as cur:
+            ratings.reset_after_rebuild(cur, name)
     return RebuildCounts(events, row[0] if row else 0, tournaments, rated)

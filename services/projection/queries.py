@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -12,6 +13,7 @@ from psycopg.rows import dict_row
 
 from services.projection.changes import to_ms
 from shared.messages.envelope import RecordedEvent
+from shared.store.port import position_key
 
 Target = str | psycopg.Connection[Any]
 """A conninfo string (a connection is opened and closed per call) or an open connection."""
@@ -72,9 +74,11 @@ def archived_events(target: Target, game_id: str) -> list[RecordedEvent]:
 
 
 def checkpoint(target: Target, name: str = "main") -> str | None:
-    """Returns the feed position projection `name` has committed, None before its first batch."""
+    """Returns the newest feed position projection `name` has committed in any partition
+    (its one checkpoint before partitions), None before its first batch."""
     with connected(target) as conn:
-        row = conn.execute(
-            "SELECT position FROM projection_checkpoints WHERE name = %s", (name,)
-        ).fetchone()
-    return None if row is None else str(row[0])
+        rows = conn.execute(
+            "SELECT position FROM projection_checkpoints WHERE name = %s OR name ~ %s",
+            (name, f"^{re.escape(name)}:p[0-9]+$"),
+        ).fetchall()
+    return max((str(row[0]) for row in rows), key=position_key, default=None)

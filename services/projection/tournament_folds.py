@@ -45,14 +45,29 @@ FEED_ORDER = (
 ties (entries of different partitions) by game and version: the order of
 `shared.store.merged.merge_key`, in which the projection folds them live."""
 
+FEED_ORDER_DESC = ", ".join(
+    f"{part} DESC"
+    for part in (
+        "split_part(feed_position, '-', 1)::bigint",
+        "COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint",
+        "game_id",
+        "version",
+    )
+)
+"""`FEED_ORDER` backwards."""
+
 SELECT_WITH_POSITION = (
     "SELECT game_id, kind, version, type, data, schema, recorded_at, feed_position FROM events"
 )
 """Selects archived events with their feed position; callers add the WHERE and ORDER BY."""
 
-_TRUNCATE = (
-    "TRUNCATE tournaments, tournament_entrants, tournament_games, tournament_standings, ratings,"
-    " rating_history"
+_TRUNCATE = "TRUNCATE tournaments, tournament_entrants, tournament_games, tournament_standings"
+_TRUNCATE_RATINGS = "TRUNCATE ratings, rating_history"
+_FINISHED_BELOW = (
+    SELECT_WITH_POSITION
+    + " WHERE type = 'GameFinished' AND kind <> %s AND (split_part(feed_position, '-', 1)::bigint,"
+    " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint) < (%s, %s) ORDER BY "
+    + FEED_ORDER
 )
 _DELETE_TOURNAMENTS = "DELETE FROM tournaments WHERE tournament_id = ANY(%s)"
 _INSERT_TOURNAMENT = (
@@ -109,13 +124,13 @@ def positioned_from_row(row: ArchivedWithPosition) -> Positioned:
 
 
 def update_tournament_views(cur: Cursor, entries: Sequence[FeedEntry]) -> None:
-    """Folds a batch's tournaments and rated games in; runs after the batch is archived."""
+    """Folds a batch's tournaments in; runs after the batch is archived. (Its rated games are
+    folded by the ordered step, `services.projection.ratings`.)"""
     touched = {e.event.game_id for e in entries if e.event.kind == model.KIND}
     refold_tournaments(cur, sorted(touched))
-    fold_ratings(cur, [Positioned(e.position, e.event) for e in entries if _finished(e.event)])
 
 
-def _finished(recorded: RecordedEvent) -> bool:
+def finished(recorded: RecordedEvent) -> bool:
     """Returns whether `recorded` is a game's GameFinished event."""
     return recorded.kind != model.KIND and recorded.type == "GameFinished"
 
@@ -260,17 +275,24 @@ def rebuild_tournament_views(conn: psycopg.Connection[Any], chunk: int = 1000) -
             (model.KIND,),
         ).fetchall()
     ]
-    folded = rated = 0
+    folded = 0
     with conn.cursor() as target:
         for start in range(0, len(streams), chunk):
             folded += refold_tournaments(target, streams[start : start + chunk])
+    return folded, rebuild_ratings(conn, chunk)
+
+
+def rebuild_ratings(
+    conn: psycopg.Connection[Any], chunk: int = 1000, below: tuple[int, int] | None = None
+) -> int:
+    """Empties and refills the ratings from every archived finished game (`below`: before
+    that position key only), in feed order; returns how many were rated. Runs inside the
+    caller's transaction."""
+    conn.execute(_TRUNCATE_RATINGS)
+    rated = 0
+    bound = (2**63 - 1, 2**63 - 1) if below is None else below
     with conn.cursor(name="rebuild_finished") as source, conn.cursor() as target:
-        source.execute(
-            SELECT_WITH_POSITION
-            + " WHERE type = 'GameFinished' AND kind <> %s ORDER BY "
-            + FEED_ORDER,
-            (model.KIND,),
-        )
+        source.execute(_FINISHED_BELOW, (model.KIND, *bound))
         while rows := source.fetchmany(chunk):
             rated += fold_ratings(target, [positioned_from_row(row) for row in rows])
-    return folded, rated
+    return rated

@@ -29,6 +29,9 @@ class MergedFeedConsumer(FeedConsumer):
         self._consumers = {getattr(c, "partition", 0): c for c in consumers}
         if len(self._consumers) != len(consumers):
             raise ValueError("two consumers of the same partition")
+        self.watermark: tuple[int, int] | None = None
+        """After a read that returned every entry of these partitions before the feed clock
+        it took: that clock (everything below it was handed out); else None."""
 
     @property
     def partitions(self) -> list[int]:
@@ -46,9 +49,13 @@ class MergedFeedConsumer(FeedConsumer):
         """Returns up to `count` entries before the feed clock, in merged order."""
         clock = self._store.feed_clock()
         read: list[FeedEntry] = []
+        whole = True
         for consumer in self._consumers.values():
-            read += consumer.read(count, 0)
+            page = consumer.read(count, 0)
+            whole = whole and len(page) < count
+            read += page
         final = sorted((e for e in read if position_key(e.position) < clock), key=merge_key)
+        self.watermark = clock if whole and len(final) <= count else None
         return final[:count]
 
     def ack(self, positions: Sequence[str]) -> None:
