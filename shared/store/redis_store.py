@@ -45,70 +45,7 @@ from shared.store.redis_common import (
     text_of,
 )
 from shared.store.redis_consumer import RedisFeedConsumer
-
-LIBRARY = "cardarena"
-APPEND_FUNCTION = "cardarena_append"
-TRIM_FUNCTION = "cardarena_trim"
-
-_LIBRARY_CODE = """#!lua name=cardarena
-
--- KEYS: stream, version counter, feed[, idempotency record]
--- ARGV: expected version, game id, kind, schema, fingerprint, ttl, then type/data pairs
-local function append(keys, args)
-  local stream, counter, feed, idem = keys[1], keys[2], keys[3], keys[4]
-  local expected = tonumber(args[1])
-  local game_id, kind, schema, fingerprint = args[2], args[3], args[4], args[5]
-  if idem then
-    local known = redis.call('GET', idem)
-    if known then
-      local first, last, known_fingerprint = string.match(known, '^(%d+) (%d+) (.*)$')
-      if known_fingerprint ~= '' and fingerprint ~= '' and known_fingerprint ~= fingerprint then
-        return {'reused'}
-      end
-      return {'replayed', tonumber(first), tonumber(last)}
-    end
-  end
-  local actual = tonumber(redis.call('GET', counter) or '0')
-  if actual ~= expected then
-    return {'conflict', actual}
-  end
-  local now = redis.call('TIME')
-  local at = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
-  local version = expected
-  for i = 7, #args, 2 do
-    version = version + 1
-    local v = tostring(version)
-    local type, data = args[i], args[i + 1]
-    redis.call('XADD', stream, '0-' .. v,
-      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at)
-    redis.call('XADD', feed, '*',
-      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at, 'g', game_id)
-  end
-  redis.call('SET', counter, tostring(version))
-  if idem then
-    local record = tostring(expected + 1) .. ' ' .. tostring(version) .. ' ' .. fingerprint
-    redis.call('SET', idem, record, 'EX', args[6])
-  end
-  return {'ok', expected + 1, version}
-end
-
-redis.register_function('cardarena_append', append)
-
--- KEYS: a partition's feed, its trim mark. ARGV: the MINID to trim before.
--- The mark keeps the newest id trimmed away (trims only move forward: a lower MINID finds
--- nothing left before it).
-local function trim(keys, args)
-  local last = redis.call('XREVRANGE', keys[1], '(' .. args[1], '-', 'COUNT', 1)
-  if #last == 0 then
-    return 0
-  end
-  local removed = redis.call('XTRIM', keys[1], 'MINID', args[1])
-  redis.call('SET', keys[2], last[1][1])
-  return removed
-end
-
-redis.register_function('cardarena_trim', trim)
-"""
+from shared.store.redis_functions import APPEND_FUNCTION, LIBRARY, LIBRARY_CODE, TRIM_FUNCTION
 
 _OK = b"ok"
 _REPLAYED = b"replayed"
@@ -179,7 +116,7 @@ class RedisEventStore(EventStore):
             check_layout(self._client, self._namespace, self._partitions)
             self._layout_checked = True
         for primary in primaries(self._client):
-            primary.function_load(_LIBRARY_CODE, replace=True)
+            primary.function_load(LIBRARY_CODE, replace=True)
         self._loaded = True
 
     def _call_args(
@@ -257,7 +194,7 @@ class RedisEventStore(EventStore):
                         found.append(f"redis: the cluster's state is {state or 'unknown'}")
                 for node in primaries(self._client):
                     if not node.function_list(library=LIBRARY):
-                        node.function_load(_LIBRARY_CODE, replace=True)
+                        node.function_load(LIBRARY_CODE, replace=True)
                 check_layout(self._client, self._namespace, self._partitions)
                 self._layout_checked = True
                 self.feed_position()
