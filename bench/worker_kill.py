@@ -2,22 +2,26 @@
 
 Two `cardarena serve workers` (prefork, two processes each), beat (the reconciliation) and
 the projection service run against Redis, on a namespace and queue of their own, and a
-temporary PostgreSQL database. A round robin of built-in bots starts on the workers. When
-some but not all of its games are recorded and one worker holds a task, that worker's
-whole process group gets SIGKILL, and the message at the head of the queue is taken away
-as well: what Redis does when it answers the BRPOP of a worker that dies before it records
-the message (kombu's transport takes, then records), a task lost to the broker for good.
+temporary PostgreSQL database; the Celery broker is that Redis or RabbitMQ
+(`CELERY_BROKER_URL=amqp://...`, best on a virtual host of the run's own). A round robin of
+built-in bots starts on the workers. When some but not all of its games are recorded and
+one worker holds a task, that worker's whole process group gets SIGKILL, and the message at
+the head of the queue is taken away as well: what Redis does when it answers the BRPOP of
+a worker that dies before it records the message (kombu's transport takes, then records),
+a task lost to the broker for good. RabbitMQ loses no message so, but the run takes one
+away there too (a get and an ack), so that the reconciliation is tried on both brokers.
 
-The tasks the killed worker held come back through the broker (the surviving worker's
-sweep, after the visibility timeout; the run waits for them even once the tournament has
+The tasks the killed worker held come back through the broker (over Redis, the surviving
+worker's sweep, after the visibility timeout; over RabbitMQ at once, when the killed
+worker's connection closes; the run waits for them even once the tournament has
 finished); the lost one through beat's reconciliation. Then
 every game must finish, each game's stream must hold versions 1..n (no gaps, no repeats;
 the feed each (game, version) once), and the standings must equal those of
 `run_in_process` with the same definition and seed. Prints the figures; exit code 1 if a
 check fails.
 
-    REDIS_URL=... DATABASE_URL=... uv run python -m bench.worker_kill [--entrants 5]
-        [--games-per-table 20] [--visibility 10] [--reconcile 5]
+    REDIS_URL=... DATABASE_URL=... [CELERY_BROKER_URL=amqp://...] uv run python -m
+        bench.worker_kill [--entrants 5] [--games-per-table 20] [--visibility 10] [--reconcile 5]
 """
 
 from __future__ import annotations
@@ -40,11 +44,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO, TypeVar, cast
 
+import kombu
 import redis
 
 from bench.load import temporary_database
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from services.ops.migrate import migrate
+from services.settings import WorkerSettings, load_settings
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
@@ -82,8 +88,10 @@ class Figures:
     games: int = 0
     recorded_at_kill: int = 0
     kill_at_s: float = 0.0
+    broker: str = "redis"
     held: dict[str, str] = field(default_factory=dict)
-    """The tasks the killed worker held at the kill: task id -> game id."""
+    """The tasks the killed worker held at the kill: task id -> game id (over RabbitMQ,
+    which keeps what a worker holds out of sight, the game is not known: empty)."""
     lost: str | None = None
     """The game whose bot-turn message was lost with the killed worker."""
     redelivered_after_s: float | None = None
@@ -129,12 +137,17 @@ def held_tasks(child: Child) -> set[str]:
     return {task_id for task_id, state in task_states(child).items() if state == "received"}
 
 
-def bot_turn(message: dict[str, Any]) -> tuple[str, str] | None:
-    """Returns (task id, game id) of a kombu message holding a bot-turn task, else None."""
-    if message["headers"].get("task") != "cardarena.bot_turns":
+def bot_turn(headers: dict[str, Any], body: bytes) -> tuple[str, str] | None:
+    """Returns (task id, game id) of a Celery message holding a bot-turn task, else None."""
+    if headers.get("task") != "cardarena.bot_turns":
         return None
-    args = json.loads(base64.b64decode(message["body"]))[0]
-    return str(message["headers"]["id"]), str(args[0])
+    args = json.loads(body)[0]
+    return str(headers["id"]), str(args[0])
+
+
+def redis_bot_turn(message: dict[str, Any]) -> tuple[str, str] | None:
+    """Returns (task id, game id) of a kombu Redis message holding a bot-turn task."""
+    return bot_turn(message["headers"], base64.b64decode(message["body"]))
 
 
 def unacked_games(client: redis.Redis, namespace: str) -> dict[str, str]:
@@ -142,7 +155,7 @@ def unacked_games(client: redis.Redis, namespace: str) -> dict[str, str]:
     them in `<namespace>unacked`, see services/workers/celery_app.py)."""
     found = {}
     for raw in cast("dict[bytes, bytes]", client.hgetall(f"{namespace}unacked")).values():
-        task = bot_turn(json.loads(raw)[0])
+        task = redis_bot_turn(json.loads(raw)[0])
         if task is not None:
             found[task[0]] = task[1]
     return found
@@ -154,11 +167,32 @@ def lose_one(client: redis.Redis, queue: str) -> str | None:
     raw = cast("bytes | None", client.rpop(queue))
     if raw is None:
         return None
-    task = bot_turn(json.loads(raw))
+    task = redis_bot_turn(json.loads(raw))
     if task is None:
         client.rpush(queue, raw)
         return None
     return task[1]
+
+
+def lose_one_amqp(url: str, queue: str) -> str | None:
+    """Takes the bot-turn message at the head of the RabbitMQ `queue` away for good (a get,
+    then an ack); returns its game, None if the head holds another task (put back) or none."""
+    with kombu.Connection(url, connect_timeout=5) as connection:
+        message = kombu.Queue(queue, no_declare=True).bind(connection.default_channel).get()
+        if message is None:
+            return None
+        task = bot_turn(message.headers, cast("bytes", message.body))
+        if task is None:
+            message.requeue()
+            return None
+        message.ack()
+        return task[1]
+
+
+def delete_amqp_queue(url: str, queue: str) -> None:
+    """Deletes the run's RabbitMQ queue (named by the run's namespace)."""
+    with kombu.Connection(url, connect_timeout=5) as connection:
+        kombu.Queue(queue, no_declare=True).bind(connection.default_channel).delete()
 
 
 def recorded(store: RedisEventStore) -> TournamentState | None:
@@ -234,21 +268,25 @@ def run(
     kill_fraction: float = 0.25,
 ) -> Figures:
     """Runs `tournament` on two workers, SIGKILLs one mid-way and loses the message it was
-    taking; returns the figures (`check` filled in)."""
-    figures = Figures(settings=settings)
+    taking; returns the figures (`check` filled in). The broker is `settings`'
+    CELERY_BROKER_URL (RabbitMQ or a Redis), else the store's Redis."""
+    env = {"REDIS_URL": redis_url, "CARDARENA_QUEUE": f"{namespace}bots", **settings}
+    broker = load_settings(env, WorkerSettings)
+    figures = Figures(settings=settings, broker="amqp" if broker.broker_is_amqp else "redis")
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, namespace=namespace)
-    queue = f"{namespace}bots"
+    queue = broker.queue
     try:
         with stack(redis_url, database_url, namespace, settings, out) as launcher:
             victim, survivor = launcher.children[-2:]
             for worker in (victim, survivor):
                 until(functools.partial(worker.saw, " ready."), f"{worker.name} to be ready", 120)
-            from services.settings import WorkerSettings, load_settings  # noqa: PLC0415
-            from services.workers.celery_app import create_celery  # noqa: PLC0415 - on demand
+            from services.workers.broker import waiting_tasks  # noqa: PLC0415 - on demand
+            from services.workers.celery_app import create_celery  # noqa: PLC0415
             from services.workers.dispatch import CeleryDispatcher  # noqa: PLC0415
 
-            app = create_celery(load_settings({"REDIS_URL": redis_url}, WorkerSettings))
+            app = create_celery(broker)
+            waiting = waiting_tasks(broker)
             start = time.monotonic()
             CeleryDispatcher(app, queue).start_tournament(tournament, TOURNAMENT)
             state = until(lambda: recorded(store), "tournament to be recorded")
@@ -257,19 +295,27 @@ def run(
             def kill_time() -> bool:
                 done = recorded(store)
                 enough = done is not None and len(done.records) >= figures.games * kill_fraction
-                return enough and bool(held_tasks(victim)) and client.llen(queue) > 0
+                return enough and bool(held_tasks(victim)) and waiting() > 0
 
             until(kill_time, "some but not all games to be recorded, a task held")
             os.killpg(victim.pid, signal.SIGKILL)
             killed = time.monotonic()
-            figures.lost = lose_one(client, queue)
+            amqp = broker.broker_is_amqp
+            if amqp:
+                figures.lost = lose_one_amqp(broker.celery_broker, queue)
+            else:
+                figures.lost = lose_one(client, queue)
             figures.kill_at_s = killed - start
             figures.recorded_at_kill = len((recorded(store) or state).records)
-            unacked = unacked_games(client, namespace)  # the dead worker's stay until restored
+            # Over Redis, the dead worker's tasks stay in the unacked hash until restored.
+            unacked = {} if amqp else unacked_games(client, namespace)
             victim.process.wait()
             if victim.reader is not None:
-                victim.reader.join(timeout=10)
-            figures.held = {t: unacked[t] for t in held_tasks(victim) if t in unacked}
+                victim.reader.join(timeout=10)  # its log whole: a task acked logged its end
+            held = held_tasks(victim)
+            figures.held = (
+                dict.fromkeys(held, "") if amqp else {t: unacked[t] for t in held if t in unacked}
+            )
             lost_version = store.version(figures.lost) if figures.lost else 0
             _follow(figures, store, survivor, killed, lost_version)
         check(figures, store, client, namespace, tournament)
@@ -278,6 +324,8 @@ def run(
         keys += [f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"]
         client.delete(*keys)
         client.close()
+        if broker.broker_is_amqp:
+            delete_amqp_queue(broker.celery_broker, queue)
     return figures
 
 
@@ -318,7 +366,8 @@ def report(figures: Figures, out: TextIO = sys.stdout) -> bool:
     resumed = figures.resumed_after_s
     lines = [
         f"settings: {' '.join(f'{k}={v}' for k, v in figures.settings.items())}",
-        f"games: {figures.games} (autobus round robin, two workers x 2 processes)",
+        f"games: {figures.games} (autobus round robin, two workers x 2 processes;"
+        f" broker: {figures.broker})",
         f"kill: SIGKILL to one worker's process group {figures.kill_at_s:.1f} s after the"
         f" start, {figures.recorded_at_kill}/{figures.games} games recorded; it held"
         f" {len(figures.held)} bot-turn task(s); lost in flight: {1 if figures.lost else 0}",
@@ -353,6 +402,7 @@ def main() -> None:
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     admin = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
     settings = {
+        **({"CELERY_BROKER_URL": url} if (url := os.environ.get("CELERY_BROKER_URL")) else {}),
         "CARDARENA_BROKER_VISIBILITY_TIMEOUT": str(args.visibility),
         "CARDARENA_BROKER_RESTORE_INTERVAL": str(args.restore),
         "CARDARENA_RECONCILE_SECONDS": str(args.reconcile),

@@ -17,6 +17,9 @@ from typing import Annotated, Literal, TypeVar, overload
 
 import msgspec
 
+AMQP_SCHEMES = ("amqp://", "amqps://", "pyamqp://")
+"""The schemes of a CELERY_BROKER_URL that names RabbitMQ; any other is a standalone Redis."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class CommonSettings:
@@ -65,6 +68,11 @@ class CommonSettings:
     def celery_broker(self) -> str:
         """Returns the broker URL Celery uses."""
         return self.broker_url or self.redis_url
+
+    @property
+    def broker_is_amqp(self) -> bool:
+        """Returns whether the Celery broker is RabbitMQ (an AMQP URL), not a Redis."""
+        return self.celery_broker.startswith(AMQP_SCHEMES)
 
 
 @dataclass(frozen=True, kw_only=True)

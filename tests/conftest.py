@@ -182,3 +182,44 @@ def redis_server() -> Iterator[redis_servers.RedisServer]:
     _redis_binaries()
     with redis_servers.RedisServer() as server:
         yield server
+
+
+@pytest.fixture
+def amqp_url() -> Iterator[str]:
+    """Returns the URL of a RabbitMQ virtual host of this test's own, on the server at
+    AMQP_URL (default amqp://guest:guest@127.0.0.1:5672//); deletes it afterwards.
+
+    The virtual host is made with `rabbitmqctl` (on this machine, as the user that may), and
+    the URL's user gets every permission on it: whatever the test's Celery apps declare
+    (queues, exchanges, pidbox and event exchanges) goes with it.
+    """
+    import subprocess  # noqa: PLC0415 - what only the tests that use RabbitMQ need
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    import kombu  # noqa: PLC0415
+
+    server = os.environ.get("AMQP_URL", "amqp://guest:guest@127.0.0.1:5672//")
+    probe = kombu.Connection(server, connect_timeout=2)
+    refused: tuple[type[BaseException], ...] = (OSError, *probe.connection_errors)
+    try:
+        probe.connect()
+    except refused as error:
+        _unavailable("RabbitMQ", f"{server} does not answer ({error}); set AMQP_URL")
+    finally:
+        probe.release()
+    vhost = f"cardarena-test-{uuid.uuid4().hex[:12]}"
+    user = probe.userid or "guest"
+
+    def ctl(*args: str) -> None:
+        subprocess.run(["rabbitmqctl", "-q", *args], check=True, capture_output=True)
+
+    try:
+        ctl("add_vhost", vhost)
+    except (OSError, subprocess.CalledProcessError) as error:
+        _unavailable("rabbitmqctl", f"cannot add a virtual host ({error})")
+    try:
+        ctl("set_permissions", "-p", vhost, user, ".*", ".*", ".*")
+        parts = urlsplit(server)
+        yield f"{parts.scheme}://{parts.netloc}/{vhost}"
+    finally:
+        ctl("delete_vhost", vhost)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 
-import redis
-
 from services.bootstrap.stores import build_outbox, store_client
 from services.game.http.auth import Access
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
@@ -13,6 +11,7 @@ from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tourn
 from services.projection.dead_letters import summary as dead_letters_summary
 from services.settings import CommonSettings, GameSettings, WorkerSettings, as_kind
 from services.workers.beat import RedBeatTournamentScheduler, key_prefix
+from services.workers.broker import waiting_tasks
 from services.workers.celery_app import create_celery
 from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import play_webhook_turn
@@ -88,14 +87,11 @@ def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:
 
 def build_game_metrics(settings: CommonSettings, views: TournamentViews) -> GameMetrics:
     """Returns the game service's metrics, with the running tournaments (from `views`) and,
-    when bot turns go to Celery, the records waiting in the outbox and, over Redis, the
-    depth of its queue (another broker, such as RabbitMQ, has its own)."""
+    when bot turns go to Celery, the records waiting in the outbox and the depth of its
+    queue, read from the broker (Redis or RabbitMQ) at each scrape."""
     metrics = GameMetrics()
     metrics.watch(tournaments_running(lambda: len(views.tournaments("running", limit=1000))))
-    over_redis = settings.celery_broker.startswith(("redis://", "rediss://", "unix://"))
     if settings.dispatch == "celery":
         metrics.watch(outbox_records(build_outbox(settings).size))
-    if settings.dispatch == "celery" and over_redis:
-        client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
-        metrics.watch(queue_depth(client, settings.queue))
+        metrics.watch(queue_depth(settings.queue, waiting_tasks(settings)))
     return metrics

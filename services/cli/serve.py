@@ -10,6 +10,7 @@ imports closes a cycle: the CLI is the top layer, and nothing imports it.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import threading
 
@@ -148,7 +149,13 @@ def serve_beat(settings: BeatSettings, max_interval: int) -> int:
 
 
 def serve_workers(settings: WorkerSettings, concurrency: int) -> int:
-    """Runs a Celery worker on the bot-turn queue."""
+    """Runs a Celery worker on the bot-turn queue, named by its host and process id.
+
+    The name is the worker's own: Celery's default (`celery@<host>`) is the same for every
+    worker of a machine, and over RabbitMQ the second one to start stops at once, refused
+    the exclusive queue of its remote control (`celery@<host>.celery.pidbox`) that the first
+    holds.
+    """
     prepare_metrics_dir()  # before prometheus_client is imported: see the module docstring
     # Start-up cost (Celery), and after prepare_metrics_dir: see the module docstring.
     from services.bootstrap.workers import create_celery_app  # noqa: PLC0415
@@ -156,7 +163,8 @@ def serve_workers(settings: WorkerSettings, concurrency: int) -> int:
 
     app = create_celery_app(settings)
     probes.install(settings)
+    name = f"--hostname=cardarena-{os.getpid()}@%h"
     app.worker_main(
-        ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "-Q", settings.queue]
+        ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "-Q", settings.queue, name]
     )
     return 0

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import redis
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
@@ -145,20 +144,15 @@ class _Gauges(Collector):
         return []
 
 
-def queue_depth(client: redis.Redis, queue: str) -> Collector:
+def queue_depth(queue: str, count: Callable[[], int]) -> Collector:
     """Returns the collector of `cardarena_queue_depth`: tasks waiting on the Celery queue
-    (the LLEN of kombu's Redis list, with its priority lists)."""
+    `queue`, from `count()` (the broker's own count: `services.workers.broker`)."""
 
     def read() -> Iterable[GaugeMetricFamily]:
-        names = [queue, *(f"{queue}\x06\x16{p}" for p in range(1, 10))]
-        with client.pipeline(transaction=False) as pipe:
-            for name in names:
-                pipe.llen(name)
-            depth = sum(int(n) for n in pipe.execute())
         family = GaugeMetricFamily(
             f"{PREFIX}queue_depth", "Tasks waiting on the Celery queue.", labels=["queue"]
         )
-        family.add_metric([queue], depth)
+        family.add_metric([queue], count())
         return [family]
 
     return _Gauges(read, "the queue depth")

@@ -17,6 +17,13 @@ is lost to both: kombu takes it with BRPOP, then records it. Beat's reconciliati
 (`cardarena.reconcile_tournaments`) sends such a game's bot turns again, whether the game
 belongs to a tournament or not.
 
+Redelivery over RabbitMQ (`CELERY_BROKER_URL=amqp://...`) is the broker's own: a task a
+worker holds unacknowledged goes back to the queue the moment that worker's connection
+closes, and nothing is lost between taking and recording. The visibility timeout, the sweep
+and their keys are Redis's alone (`redis_transport_options`); RabbitMQ gets publisher
+confirms and socket timeouts instead (`amqp_transport_options`). Redis Cluster can never be
+the broker: kombu's Redis transport speaks to one node.
+
 Sends fail fast while the broker is unreachable (`PUBLISH_TIMEOUT_S`, one quick retry on a
 fresh connection), and `services.workers.dispatch.broker_reachable` turns their failure into
 `DispatchUnavailable`:
@@ -45,6 +52,30 @@ PUBLISH_RETRY: dict[str, Any] = {
 
 
 def transport_options(settings: WorkerSettings) -> dict[str, Any]:
+    """Returns the transport options of the settings' broker: RabbitMQ's or Redis's."""
+    if settings.broker_is_amqp:
+        return amqp_transport_options()
+    return redis_transport_options(settings)
+
+
+def amqp_transport_options() -> dict[str, Any]:
+    """Returns py-amqp's connection options: publisher confirms, and socket timeouts.
+
+    A publish over AMQP is a write to the socket, which a broker gone without closing the
+    connection (a partition, a failover) never refuses: without a confirm the send returns
+    and the task is lost. With confirms each send waits for the broker's `basic.ack`, and the
+    read timeout bounds that wait, so the send fails instead (and its work waits in the
+    outbox). RabbitMQ itself puts a killed worker's unacknowledged tasks back at once, when
+    its connection closes: nothing here is about redelivery.
+    """
+    return {
+        "confirm_publish": True,
+        "read_timeout": PUBLISH_TIMEOUT_S,
+        "write_timeout": PUBLISH_TIMEOUT_S,
+    }
+
+
+def redis_transport_options(settings: WorkerSettings) -> dict[str, Any]:
     """Returns kombu's Redis transport options: the visibility timeout, a sweep every restore
     interval, and the sweep's keys under the namespace.
 

@@ -13,7 +13,6 @@ import inspect
 import os
 from typing import Any
 
-import redis
 import structlog
 from celery import Task, signals
 from prometheus_client import CollectorRegistry, multiprocess
@@ -23,6 +22,7 @@ from services.ops.logs import ids_of
 from services.ops.metrics import WorkerMetrics, queue_depth, serve_metrics
 from services.ops.multiprocess import multiprocess_mode
 from services.settings import WorkerSettings
+from services.workers.broker import waiting_tasks
 from shared.app import stalls
 
 _beats: list[Heartbeat] = []
@@ -74,8 +74,7 @@ def _serve_metrics(settings: WorkerSettings) -> None:
     registry = CollectorRegistry()
     if multiprocess_mode():
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    client = redis.Redis.from_url(settings.celery_broker, socket_timeout=2)
-    registry.register(queue_depth(client, settings.queue))
+    registry.register(queue_depth(settings.queue, waiting_tasks(settings)))
     serve_metrics(settings.workers_metrics_port, registry, "the workers")
 
 

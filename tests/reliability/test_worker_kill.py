@@ -1,9 +1,10 @@
 """A Celery worker SIGKILLed in the middle of a tournament (the scenario of bench/worker_kill.py,
 smaller): every game finishes with versions 1..n, the standings equal the in-process run's.
 
-The killed worker's held tasks come back through the broker (short visibility timeout and
-restore interval here); the message it was taking, lost to the broker, through beat's
-reconciliation. See docs/reliability.md.
+The killed worker's held tasks come back through the broker (over Redis, after the short
+visibility timeout and restore interval here; over RabbitMQ, at once); the message it was
+taking, lost to the broker, through beat's reconciliation. It runs on both brokers: the
+shared Redis, and RabbitMQ on a virtual host of the test's own. See docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -45,12 +46,21 @@ SETTINGS = {
 # The run's waits fail only on a hang (worker_kill.HANG_SECONDS each); a busy machine may
 # take longer than the suite's 300 s default for the whole test.
 @pytest.mark.timeout(1800)
+@pytest.mark.parametrize("broker", ["redis", "amqp"])
 def test_a_worker_killed_mid_tournament_loses_and_repeats_no_move_and_the_standings_hold(
-    redis_url: str, namespace: str, database_url: str
+    broker: str,
+    request: pytest.FixtureRequest,
+    redis_url: str,
+    namespace: str,
+    database_url: str,
 ) -> None:
+    # amqp: a RabbitMQ virtual host of the test's own (the `amqp_url` fixture)
+    broker_url = request.getfixturevalue("amqp_url") if broker == "amqp" else redis_url
+    settings = {**SETTINGS, "CELERY_BROKER_URL": broker_url}
     tournament = worker_kill.definition(entrants=5, games_per_table=6)
-    figures = worker_kill.run(redis_url, database_url, namespace, tournament, SETTINGS, sys.stdout)
+    figures = worker_kill.run(redis_url, database_url, namespace, tournament, settings, sys.stdout)
     worker_kill.report(figures)
+    assert figures.broker == broker
     assert 0 < figures.recorded_at_kill < figures.games == 60
     assert figures.held, "the killed worker held no task: nothing was redelivered"
     assert figures.redelivered_after_s is not None, "the held tasks did not come back"
