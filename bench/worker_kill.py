@@ -57,6 +57,7 @@ from shared.model.tournaments.model import Entrant, TournamentDefinition, Tourna
 from shared.model.tournaments.standings import standings
 from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
+from shared.store.redis_common import feed_key
 from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
 
@@ -220,7 +221,10 @@ def check(
         versions = [event.version for event in store.read(game_id_for(key))]
         if not versions or versions != list(range(1, len(versions) + 1)):
             figures.gaps_or_repeats.append(key)
-    feed = cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(f"{namespace}feed"))
+    feed: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for partition in range(store.partitions):
+        key = feed_key(namespace, partition)
+        feed += cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(key))
     counts = Counter((fields[b"g"], fields[b"v"]) for _, fields in feed)
     figures.feed_repeats = sum(n - 1 for n in counts.values())
     same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
