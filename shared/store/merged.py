@@ -13,9 +13,13 @@ rebuild from the archive sorts by.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from shared.store.port import EventStore, FeedConsumer, FeedEntry, merge_key, position_key
+
+_HELD_RETRIES = 20
+"""How many times (a ms apart) a read that only held entries back at the clock reads again."""
 
 
 class MergedFeedConsumer(FeedConsumer):
@@ -29,6 +33,8 @@ class MergedFeedConsumer(FeedConsumer):
         self._consumers = {getattr(c, "partition", 0): c for c in consumers}
         if len(self._consumers) != len(consumers):
             raise ValueError("two consumers of the same partition")
+        self._held = False
+        """Whether the last read held entries back at the feed clock."""
         self.watermark: tuple[int, int] | None = None
         """After a read that returned every entry of these partitions before the feed clock
         it took: that clock (everything below it was handed out); else None."""
@@ -40,6 +46,11 @@ class MergedFeedConsumer(FeedConsumer):
 
     def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
         entries = self._read(count)
+        for _ in range(_HELD_RETRIES):  # entries held at the clock are final a ms later
+            if entries or not self._held:
+                break
+            time.sleep(0.001)
+            entries = self._read(count)
         if entries or block_ms <= 0:
             return entries
         self._store.wait_feed(self._store.feed_position(), block_ms, count=1)
@@ -55,6 +66,7 @@ class MergedFeedConsumer(FeedConsumer):
             whole = whole and len(page) < count
             read += page
         final = sorted((e for e in read if position_key(e.position) < clock), key=merge_key)
+        self._held = len(final) < len(read)
         self.watermark = clock if whole and len(final) <= count else None
         return final[:count]
 

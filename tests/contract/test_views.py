@@ -35,7 +35,6 @@ from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
-from shared.store.redis_consumer import RedisFeedConsumer
 from shared.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.contract
@@ -111,7 +110,8 @@ def _memory_backend() -> Backend:
 def _postgres_backend(client: redis.Redis, namespace: str, database_url: str) -> Backend:
     """Returns a Redis store and the PostgreSQL views the real projector keeps from its feed."""
     migrate(database_url)
-    consumer = RedisFeedConsumer(client, "projection", "p1", namespace=namespace)
+    store = RedisEventStore(client, namespace)
+    consumer = store.consumer("projection", "p1")
     views = PostgresTournamentViews(database_url)
 
     def projected() -> TournamentViews:
@@ -120,7 +120,7 @@ def _postgres_backend(client: redis.Redis, namespace: str, database_url: str) ->
                 pass
         return views
 
-    return Backend(RedisEventStore(client, namespace), projected)
+    return Backend(store, projected)
 
 
 @pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
