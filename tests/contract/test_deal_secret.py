@@ -6,22 +6,29 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.store.redis_deal_secret import RedisDealSecret
+from tests.contract.cluster import CLUSTER, cluster_namespace
 
 pytestmark = pytest.mark.contract
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration), CLUSTER])
 def deployment(request: pytest.FixtureRequest) -> tuple[DealSecret, DealSecret]:
     """Returns the secret of one process of a deployment and that of another process of the
-    same deployment (in memory: one process, so the same object; Redis: this test's prefix)."""
+    same deployment (in memory: one process, so the same object; Redis, standalone and the
+    module's Redis Cluster: this test's prefix)."""
     if request.param == "memory":
         secret = ProcessDealSecret()
         return secret, secret
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    namespace: str = request.getfixturevalue("namespace")
+    client: redis.Redis | RedisCluster
+    if request.param == "cluster":
+        client, namespace = cluster_namespace(request)
+    else:
+        client = request.getfixturevalue("redis_client")
+        namespace = request.getfixturevalue("namespace")
     return RedisDealSecret(client, namespace), RedisDealSecret(client, namespace)
 
 

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from shared.app.admission import admit
 from shared.app.bot_turns import play_bot_turns
@@ -15,19 +16,25 @@ from shared.messages.common import Seat
 from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_limits import RedisGameSlots
+from tests.contract.cluster import CLUSTER, cluster_namespace
 
 pytestmark = pytest.mark.contract
 
 BOT = "alice@1"
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration), CLUSTER])
 def slots(request: pytest.FixtureRequest) -> GameSlots:
-    """Returns each implementation in turn, empty (Redis: this test's own key prefix)."""
+    """Returns each implementation in turn, empty (Redis, standalone and
+    the module's Redis Cluster: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryGameSlots()
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    namespace: str = request.getfixturevalue("namespace")
+    client: redis.Redis | RedisCluster
+    if request.param == "cluster":
+        client, namespace = cluster_namespace(request)
+    else:
+        client = request.getfixturevalue("redis_client")
+        namespace = request.getfixturevalue("namespace")
     return RedisGameSlots(client, namespace)
 
 

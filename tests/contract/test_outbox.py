@@ -6,22 +6,29 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from shared.ports.outbox import InMemoryOutbox, Outbox, Pending
 from shared.store.redis_outbox import RedisOutbox
+from tests.contract.cluster import CLUSTER, cluster_namespace
 
 pytestmark = pytest.mark.contract
 
 DEFINITION = {"game": "beggar", "entrants": [{"bot": "turner"}], "seed": "9", "ratio": 0.1}
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration), CLUSTER])
 def outbox(request: pytest.FixtureRequest) -> Outbox:
-    """Returns each implementation in turn, empty (Redis: this test's own key prefix)."""
+    """Returns each implementation in turn, empty (Redis, standalone and
+    the module's Redis Cluster: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryOutbox()
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    namespace: str = request.getfixturevalue("namespace")
+    client: redis.Redis | RedisCluster
+    if request.param == "cluster":
+        client, namespace = cluster_namespace(request)
+    else:
+        client = request.getfixturevalue("redis_client")
+        namespace = request.getfixturevalue("namespace")
     return RedisOutbox(client, namespace)
 
 

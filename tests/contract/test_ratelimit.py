@@ -8,9 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
+from redis.cluster import RedisCluster
 
 from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.redis_limits import RedisRateLimiter
+from tests.contract.cluster import CLUSTER, cluster_namespace
 
 pytestmark = pytest.mark.contract
 
@@ -18,13 +20,18 @@ MakeLimiter = Callable[[int, int], RateLimiter]
 """Makes a limiter of `limit` requests per window of `window_s` seconds."""
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration), CLUSTER])
 def make(request: pytest.FixtureRequest) -> MakeLimiter:
-    """Returns a maker of each implementation in turn (Redis: this test's own key prefix)."""
+    """Returns a maker of each implementation in turn (Redis, standalone and
+    the module's Redis Cluster: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryRateLimiter
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    namespace: str = request.getfixturevalue("namespace")
+    client: redis.Redis | RedisCluster
+    if request.param == "cluster":
+        client, namespace = cluster_namespace(request)
+    else:
+        client = request.getfixturevalue("redis_client")
+        namespace = request.getfixturevalue("namespace")
     return lambda limit, window_s: RedisRateLimiter(client, limit, window_s, namespace)
 
 

@@ -1,0 +1,54 @@
+"""After a failover the event store's appends find the promoted replica by themselves
+(issue 17): with CARDARENA_REDIS_WAIT_REPLICAS an append goes to its slot's node directly
+(the append and WAIT on one connection), so a client whose every call is an append must
+still learn that the slot moved, without a read through the cluster client to teach it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+import pytest
+
+from shared.messages.envelope import NewEvent
+from shared.store.port import StoreUnavailable
+from shared.store.redis_store import RedisEventStore, stream_key
+from tests.support.redis_cluster import HarnessTimeout, LocalCluster, NotYet, wait_until
+
+pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+
+RECOVER_S = 15.0
+"""How long appends may keep failing once the replica serves the slots: far past the
+cluster client's retries and a refresh of its slot map."""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=HarnessTimeout,
+    reason="shared/store/redis_store.py `_fcall_replicated` sends to the node its cached slot"
+    " map names; a refused connection there never refreshes the map (only MOVED does), so"
+    " appends alone go to the dead primary for ever",
+)
+def test_appends_alone_reach_the_promoted_replica_after_a_failover(
+    redis_cluster_factory: Callable[..., LocalCluster],
+) -> None:
+    # Two replicas each, so the promoted replica is replicated and WAIT 1 confirms there.
+    cluster = redis_cluster_factory(primaries=3, replicas=2)
+    namespace = f"routing:{uuid.uuid4().hex[:8]}:"
+    stream = "g-1"
+    with cluster.client() as client:
+        store = RedisEventStore(client, namespace, wait_replicas=1)
+        store.append(stream, "game", 0, [NewEvent("Moved", b"1")], "move-1")
+        victim = cluster.node_for_key(stream_key(namespace, store.partition_of(stream), stream))
+        cluster.kill(victim)
+        cluster.wait_failover(victim)
+
+        def appended() -> bool:
+            try:
+                store.append(stream, "game", 1, [NewEvent("Moved", b"2")], "move-2")
+            except StoreUnavailable as error:
+                raise NotYet(str(error)) from error
+            return True
+
+        wait_until(appended, "an append to reach the promoted replica", RECOVER_S)
+        assert [event.data for event in store.read(stream)] == [b"1", b"2"]
