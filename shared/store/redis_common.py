@@ -13,7 +13,7 @@ count (`check_layout`); a store written before partitions (`{ns}game:{<s>}`, one
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import msgspec
@@ -213,3 +213,50 @@ def group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
     else:
         ((_, entries),) = reply
     return list(entries)
+
+
+def node_of(client: Client, key: str) -> redis.Redis:
+    """Returns a client of the node that holds `key` (a standalone client is itself)."""
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(key)  # type: ignore[no-untyped-call]
+        return client.get_redis_connection(node)
+    return client
+
+
+def refresh_slots(client: Client) -> None:
+    """Asks a cluster for its map of slots again (a failover moved some)."""
+    if isinstance(client, RedisCluster):
+        with contextlib.suppress(redis.RedisError, redis.exceptions.RedisClusterException):
+            client.nodes_manager.initialize()
+
+
+def replicated(
+    client: Client, key: str, command: Callable[[Any], object], replicas: int, timeout_ms: int
+) -> tuple[Any, Any]:
+    """Sends `command` (given a pipeline) and then WAIT for `replicas` on one connection of
+    `key`'s node (WAIT counts the replicas that hold that connection's writes); returns both
+    replies. A node that moved or cannot be reached refreshes the cluster's map of slots (so
+    a retry reaches a promoted replica) and raises StoreUnavailable."""
+    pipe = node_of(client, key).pipeline(transaction=False)
+    command(pipe)
+    pipe.execute_command("WAIT", replicas, timeout_ms)  # type: ignore[no-untyped-call]
+    try:
+        reply, confirmed = pipe.execute(raise_on_error=False)
+    except (redis.ConnectionError, redis.TimeoutError) as error:
+        refresh_slots(client)
+        raise StoreUnavailable(f"redis: the node of {key!r} is unreachable: {error}") from error
+    if isinstance(reply, redis.ResponseError) and str(reply).startswith(("MOVED", "ASK")):
+        refresh_slots(client)
+        raise StoreUnavailable(f"redis: the slot moved: {reply}")
+    return reply, confirmed
+
+
+def confirm(confirmed: object, replicas: int, timeout_ms: int, what: str) -> None:
+    """Raises StoreUnavailable unless WAIT's reply `confirmed` counts `replicas`."""
+    if isinstance(confirmed, Exception):
+        raise StoreUnavailable(f"redis: WAIT failed: {confirmed}")
+    if int(cast("int", confirmed)) < replicas:
+        raise StoreUnavailable(
+            f"redis: {confirmed} of {replicas} replicas confirmed {what} within {timeout_ms} ms:"
+            " it is not acknowledged"
+        )

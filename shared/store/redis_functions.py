@@ -24,6 +24,9 @@ local function append(keys, args)
       if known_fingerprint ~= '' and fingerprint ~= '' and known_fingerprint ~= fingerprint then
         return {'reused'}
       end
+      -- Written again (same value, same expiry), so that a WAIT after a replay confirms
+      -- that replicas hold the first append too (replication keeps the primary's order).
+      redis.call('SET', idem, known, 'KEEPTTL')
       return {'replayed', tonumber(first), tonumber(last)}
     end
   end

@@ -33,6 +33,7 @@ from shared.store.redis_common import (
     LayoutMismatch,
     after_start,
     check_layout,
+    confirm,
     feed_entry,
     feed_key,
     function_missing,
@@ -41,6 +42,7 @@ from shared.store.redis_common import (
     reachable,
     recorded,
     refuse_decoding,
+    replicated,
     stream_key,
     text_of,
 )
@@ -204,41 +206,26 @@ class RedisEventStore(EventStore):
             found.append(f"redis: {error}")
         return found
 
-    def _node_of(self, key: str) -> redis.Redis:
-        """Returns a client of the node that holds `key` (the standalone client itself)."""
-        if isinstance(self._client, RedisCluster):
-            node = self._client.get_node_from_key(key)  # type: ignore[no-untyped-call]
-            return self._client.get_redis_connection(node)
-        return self._client
-
     def _fcall_replicated(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
         """Calls the append function and then WAIT on the same connection of the key's node;
-        raises StoreUnavailable unless `wait_replicas` replicas confirmed the write (the
-        append may then have happened: a retry with the same idempotency key tells)."""
+        raises StoreUnavailable unless `wait_replicas` replicas confirmed the write, a
+        replayed one's too (the append may then have happened: a retry with the same
+        idempotency key tells)."""
         numkeys, args = call
-        node = self._node_of(str(args[0]))
-        pipe = node.pipeline(transaction=False)
-        pipe.fcall(APPEND_FUNCTION, numkeys, *args)
-        pipe.execute_command(  # type: ignore[no-untyped-call]
-            "WAIT", self._wait_replicas, self._wait_timeout_ms
+        reply, confirmed = replicated(
+            self._client,
+            str(args[0]),
+            lambda pipe: pipe.fcall(APPEND_FUNCTION, numkeys, *args),
+            self._wait_replicas,
+            self._wait_timeout_ms,
         )
-        reply, confirmed = pipe.execute(raise_on_error=False)
         if function_missing(reply):
             self._load_library()
             return self._fcall_replicated(call)
-        if isinstance(reply, redis.ResponseError) and str(reply).startswith(("MOVED", "ASK")):
-            if isinstance(self._client, RedisCluster):
-                self._client.nodes_manager.initialize()
-            raise StoreUnavailable(f"redis: the slot moved: {reply}")
         if isinstance(reply, Exception):
             raise reply
-        if isinstance(confirmed, Exception):
-            raise StoreUnavailable(f"redis: WAIT failed: {confirmed}")
-        if reply[0] == _OK and int(confirmed) < self._wait_replicas:
-            raise StoreUnavailable(
-                f"redis: {confirmed} of {self._wait_replicas} replicas confirmed the append"
-                f" within {self._wait_timeout_ms} ms: it is not acknowledged"
-            )
+        if reply[0] in (_OK, _REPLAYED):
+            confirm(confirmed, self._wait_replicas, self._wait_timeout_ms, "the append")
         return list(reply)
 
     def append(
@@ -314,7 +301,23 @@ class RedisEventStore(EventStore):
         first, last, known_fingerprint = known.split(b" ", 2)
         if known_fingerprint and fingerprint and known_fingerprint != fingerprint.encode():
             raise IdempotencyKeyReused(stream, idempotency_key)
+        if self._wait_replicas:
+            self._recall_replicated(key, known)
         return AppendResult(int(first), int(last), replayed=True)
+
+    def _recall_replicated(self, key: str, known: bytes) -> None:
+        """Writes the idempotency record `key` again (the same value and expiry) and WAITs:
+        raises StoreUnavailable unless replicas hold the append it records."""
+        with reachable():
+            _, confirmed = replicated(
+                self._client,
+                key,
+                lambda pipe: pipe.set(key, known, keepttl=True, xx=True),
+                self._wait_replicas,
+                self._wait_timeout_ms,
+            )
+        what = "the append this key recorded"
+        confirm(confirmed, self._wait_replicas, self._wait_timeout_ms, what)
 
     def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
         if limit is not None and limit <= 0:

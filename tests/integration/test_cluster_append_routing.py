@@ -12,8 +12,9 @@ import pytest
 
 from shared.messages.envelope import NewEvent
 from shared.store.port import StoreUnavailable
-from shared.store.redis_store import RedisEventStore, stream_key
-from tests.support.redis_cluster import HarnessTimeout, LocalCluster, NotYet, wait_until
+from shared.store.redis_common import stream_key
+from shared.store.redis_store import RedisEventStore
+from tests.support.redis_cluster import LocalCluster, NotYet, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -22,13 +23,6 @@ RECOVER_S = 15.0
 cluster client's retries and a refresh of its slot map."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=HarnessTimeout,
-    reason="shared/store/redis_store.py `_fcall_replicated` sends to the node its cached slot"
-    " map names; a refused connection there never refreshes the map (only MOVED does), so"
-    " appends alone go to the dead primary for ever",
-)
 def test_appends_alone_reach_the_promoted_replica_after_a_failover(
     redis_cluster_factory: Callable[..., LocalCluster],
 ) -> None:

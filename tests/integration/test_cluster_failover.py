@@ -22,7 +22,8 @@ import pytest
 
 from shared.messages.envelope import NewEvent
 from shared.store.port import AppendResult, StoreUnavailable
-from shared.store.redis_store import RedisEventStore, stream_key
+from shared.store.redis_common import stream_key
+from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster, RedisServer, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
@@ -207,13 +208,6 @@ def test_with_wait_replicas_no_acknowledged_move_is_lost_when_a_primary_fails_ov
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=pytest.fail.Exception,  # DID NOT RAISE StoreUnavailable
-    reason="shared/store/redis_store.py `_fcall_replicated` checks WAIT only for a fresh"
-    " append: a replayed one (the retry of an append WAIT did not confirm) is acknowledged"
-    " whatever WAIT says, and so is `recall` (what shared.app.games.act answers a retry from)",
-)
 def test_the_retry_of_an_append_no_replica_confirmed_is_not_acknowledged_either(
     redis_cluster_with_replicas: LocalCluster,
 ) -> None:

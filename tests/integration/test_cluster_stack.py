@@ -355,12 +355,6 @@ def test_on_a_cluster_down_every_request_that_needs_the_store_is_503_with_retry_
     assert _bounded(lambda: api.get("/health")).status_code == 200
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="services/ops/health.py's /ready PINGs the one node of REDIS_URL, which answers"
-    " while the cluster is down (issue 17: /ready checks what the service needs)",
-)
 def test_on_a_cluster_down_ready_is_503_naming_redis(
     failed_cluster: tuple[LocalCluster, Api, dict[str, Any]],
 ) -> None:
