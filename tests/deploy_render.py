@@ -3,8 +3,9 @@
 It knows the fields k8s/ uses: `resources` (files and directories with a kustomization.yaml,
 recursively), `namespace`, `labels`, `images`, `secretGenerator` (literals, no name hash)
 and `patches` (JSON 6902 operations or strategic-merge patches, inline or by `path`, with
-or without a `target`). Anything else is an error rather than silently ignored, and so is a
-patch whose target matches nothing.
+or without a `target`; a strategic-merge patch of `$patch: delete` removes what it targets).
+Anything else is an error rather than silently ignored (other `$patch` directives too), and
+so is a patch whose target matches nothing.
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ def apply_patch(docs: list[Doc], patch: Doc, directory: Path) -> None:
     selected = [i for i, doc in enumerate(docs) if matches(doc, target)]
     if not selected:
         raise RenderError(f"patch target {target} matches no resource")
+    if isinstance(content, dict) and content.get("$patch") == "delete":
+        docs[:] = [doc for i, doc in enumerate(docs) if i not in selected]
+        return
     for index in selected:
         if isinstance(content, list):
             docs[index] = jsonpatch.JsonPatch(content).apply(docs[index])
@@ -128,6 +132,9 @@ def strategic_merge(base: Any, patch: Any) -> Any:
     """Returns `base` with `patch` merged in: maps recursively, `null` deletes a key, lists of
     named maps (containers, env, ports, volumes) merged by name, other lists replaced."""
     if isinstance(base, dict) and isinstance(patch, dict):
+        directives = [key for key in patch if key.startswith("$")]
+        if directives:
+            raise RenderError(f"unsupported strategic-merge directives {directives}")
         merged = dict(base)
         for key, value in patch.items():
             if value is None:

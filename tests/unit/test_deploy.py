@@ -28,18 +28,21 @@ ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
 OVERLAYS = {path.name: path for path in sorted((K8S / "overlays").iterdir())}
 COMPOSE = ROOT / "docker-compose.yml"
+CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
 KUBERNETES_VERSION = latest_version()
 """The newest Kubernetes version whose schemas kubernetes-validate ships."""
 IMAGES = {
     "development": "cardarena:latest",
     "production": "ghcr.io/cardarena/cardarena:0.1.0",
+    "cluster": "ghcr.io/cardarena/cardarena:0.1.0",
 }
+NAMESPACES = {"development": "cardarena-dev", "production": "cardarena", "cluster": "cardarena"}
 LONG_RUNNING = ("game", "projection", "workers", "beat")
 
 
 def yaml_files() -> list[Path]:
-    """Returns every YAML file of k8s/ and docker-compose.yml."""
-    return [*sorted(K8S.rglob("*.yaml")), *sorted(K8S.rglob("*.yml")), COMPOSE]
+    """Returns every YAML file of k8s/ and the docker compose files."""
+    return [*sorted(K8S.rglob("*.yaml")), *sorted(K8S.rglob("*.yml")), COMPOSE, CLUSTER_COMPOSE]
 
 
 def manifests() -> list[tuple[str, Doc]]:
@@ -114,7 +117,9 @@ def test_every_rendered_document_of_an_overlay_validates(overlay: str) -> None:
 @pytest.mark.parametrize("overlay", sorted(OVERLAYS))
 def test_an_overlay_renders_the_whole_platform_in_its_namespace(overlay: str) -> None:
     docs = rendered(overlay)
-    assert set(of_kind(docs, "Deployment")) == {
+    every = {**of_kind(docs, "Deployment"), **of_kind(docs, "StatefulSet")}
+    workloads = {name: doc for name, doc in every.items() if name.startswith("cardarena-")}
+    assert set(workloads) == {
         "cardarena-game",
         "cardarena-projection",
         "cardarena-workers",
@@ -122,11 +127,10 @@ def test_an_overlay_renders_the_whole_platform_in_its_namespace(overlay: str) ->
     }
     assert set(of_kind(docs, "Job")) == {"cardarena-migrate"}
     assert of_kind(docs, "Deployment")["cardarena-beat"]["spec"]["replicas"] == 1
-    namespace = {"development": "cardarena-dev", "production": "cardarena"}[overlay]
     for doc in docs:
         if doc["kind"] != "Namespace":
-            assert doc["metadata"]["namespace"] == namespace, doc["metadata"]
-    for doc in [*of_kind(docs, "Deployment").values(), *of_kind(docs, "Job").values()]:
+            assert doc["metadata"]["namespace"] == NAMESPACES[overlay], doc["metadata"]
+    for doc in [*workloads.values(), *of_kind(docs, "Job").values()]:
         assert doc["metadata"]["labels"]["app.kubernetes.io/part-of"] == "cardarena"
 
 
