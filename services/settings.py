@@ -49,6 +49,9 @@ class CommonSettings:
     redis_wait_timeout_ms: Annotated[int, msgspec.Meta(ge=1)] = 1000
     """CARDARENA_REDIS_WAIT_TIMEOUT_MS: how long an append waits for those replicas before it
     answers 503 (a retry with the same Idempotency-Key then tells whether it was written)."""
+    schedules_redis_url: str = ""
+    """CARDARENA_SCHEDULES_REDIS_URL: the standalone Redis of beat's schedules (empty: REDIS_URL,
+    or on a Redis Cluster the broker's Redis; required on a cluster with RabbitMQ)."""
     queue: str = "cardarena"
     """CARDARENA_QUEUE: the Celery queue of bot turns."""
     webhook_allow_private: bool = False
@@ -66,8 +69,30 @@ class CommonSettings:
 
     @property
     def celery_broker(self) -> str:
-        """Returns the broker URL Celery uses."""
+        """Returns the broker URL Celery uses; raises ValueError when that would be a Redis
+        Cluster (kombu speaks to one node)."""
+        if self.redis_cluster and not self.broker_url:
+            raise ValueError(
+                "CARDARENA_REDIS_CLUSTER is set: a Redis Cluster cannot be the Celery broker;"
+                " set CELERY_BROKER_URL to RabbitMQ (amqp://) or a standalone Redis"
+            )
         return self.broker_url or self.redis_url
+
+    @property
+    def schedules_redis(self) -> str:
+        """Returns the standalone Redis of beat's schedules (celery-redbeat):
+        CARDARENA_SCHEDULES_REDIS_URL, else REDIS_URL; on a Redis Cluster, else the broker's
+        Redis. Raises ValueError on a cluster with neither."""
+        if self.schedules_redis_url:
+            return self.schedules_redis_url
+        if not self.redis_cluster:
+            return self.redis_url
+        if self.broker_url and not self.broker_url.startswith(AMQP_SCHEMES):
+            return self.broker_url
+        raise ValueError(
+            "CARDARENA_REDIS_CLUSTER is set and the broker is not a Redis: set"
+            " CARDARENA_SCHEDULES_REDIS_URL to a standalone Redis for beat's schedules"
+        )
 
     @property
     def broker_is_amqp(self) -> bool:
@@ -176,6 +201,7 @@ _ENV = {
     "partitions": "CARDARENA_PARTITIONS",
     "redis_wait_replicas": "CARDARENA_REDIS_WAIT_REPLICAS",
     "redis_wait_timeout_ms": "CARDARENA_REDIS_WAIT_TIMEOUT_MS",
+    "schedules_redis_url": "CARDARENA_SCHEDULES_REDIS_URL",
     "queue": "CARDARENA_QUEUE",
     "projection_group": "CARDARENA_PROJECTION_GROUP",
     "host": "CARDARENA_HOST",

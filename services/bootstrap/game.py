@@ -67,7 +67,9 @@ def build_scheduler(settings: CommonSettings, dispatcher: BotTurnDispatcher) -> 
     """Returns where schedules live: in this process, or in Redis for `cardarena serve beat`."""
     if settings.dispatch == "inprocess":
         return InProcessScheduler(dispatcher)
-    return RedBeatTournamentScheduler(settings.redis_url, key_prefix(settings), settings.queue)
+    return RedBeatTournamentScheduler(
+        settings.schedules_redis, key_prefix(settings), settings.queue
+    )
 
 
 def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:

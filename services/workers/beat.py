@@ -322,7 +322,7 @@ def reconcile_schedule(settings: BeatSettings) -> dict[str, Any]:
 def run_beat(app: Celery, settings: BeatSettings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:
     """Runs celery beat with `app` (the workers' configuration) over the schedules of
     `settings` until stopped; one beat fires at a time."""
-    app.conf.update(beat_config(settings.redis_url, key_prefix(settings), max_interval))
+    app.conf.update(beat_config(settings.schedules_redis, key_prefix(settings), max_interval))
     app.conf.beat_schedule = reconcile_schedule(settings)
     app.conf[HEARTBEAT_CONF] = str(heartbeat_path(settings.heartbeat_dir, "beat"))
     app.Beat(max_interval=max_interval, loglevel="INFO").run()

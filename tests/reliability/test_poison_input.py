@@ -317,13 +317,23 @@ def test_a_last_event_id_beyond_64_bits_is_a_400_not_an_aborted_stream(stack: St
     )
     assert registered.status_code == 201, registered.text
     token = {"Authorization": f"Bearer {registered.json()['token']}"}
+
+    def cursor(position: str) -> str:
+        """Returns the cursor holding `position` in every partition of the stack's feed."""
+        return ",".join([position] * stack.store.partitions)
+
     for position in (TOO_BIG, f"1-{TOO_BIG}", f"{2**64 - 1}-{2**64 - 1}"):
         response = stack.http.get(
-            "/v1/bots/me/events", headers={**token, "Last-Event-ID": position}
+            "/v1/bots/me/events", headers={**token, "Last-Event-ID": cursor(position)}
         )
         assert_problem(response, 400, "Last-Event-ID")
+        assert "2**64" in response.json()["detail"]
+    wrong_count = stack.http.get(
+        "/v1/bots/me/events", headers={**token, "Last-Event-ID": f"{2**64 - 1}-0"}
+    )
+    assert_problem(wrong_count, 400, "Last-Event-ID")
     with stack.http.stream(
-        "GET", "/v1/bots/me/events", headers={**token, "Last-Event-ID": f"{2**64 - 1}-0"}
+        "GET", "/v1/bots/me/events", headers={**token, "Last-Event-ID": cursor(f"{2**64 - 1}-0")}
     ) as stream:
         assert stream.status_code == 200
         assert stream.headers["content-type"].startswith("text/event-stream")
