@@ -27,7 +27,14 @@ from psycopg.types.json import Jsonb
 
 from services.ops.metrics import ProjectionMetrics
 from services.projection import dead_letters
-from services.projection.changes import Created, Finished, game_changes, latest
+from services.projection.changes import (
+    ChallengeChange,
+    Created,
+    Finished,
+    challenge_changes,
+    game_changes,
+    latest,
+)
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
 from services.projection.retention import Retention
 from services.projection.tournament_folds import (
@@ -35,6 +42,7 @@ from services.projection.tournament_folds import (
     update_tournament_views,
 )
 from shared.messages.envelope import RecordedEvent
+from shared.model import challenges
 from shared.ports.views.fold import to_datetime
 from shared.store.port import FeedConsumer, FeedEntry, StoreUnavailable, position_key
 
@@ -58,6 +66,12 @@ _CREATE_GAME = (
 )
 _BUMP_VERSION = "UPDATE games SET version = GREATEST(version, %s) WHERE game_id = %s"
 _FINISH_GAME = "UPDATE games SET status = %s, result = %s, finished_at = %s WHERE game_id = %s"
+_CLOSE_CHALLENGE = "DELETE FROM bot_challenges WHERE challenge_id = %s"
+_ANSWER_CHALLENGE = "DELETE FROM bot_challenges WHERE challenge_id = %s AND bot = %s"
+_WAIT_CHALLENGE = (
+    "INSERT INTO bot_challenges (bot, challenge_id, issued_at, expires_at)"
+    " VALUES (%s, %s, %s, %s) ON CONFLICT (bot, challenge_id) DO NOTHING"
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,24 @@ def update_views(cur: Cursor, records: Sequence[RecordedEvent]) -> None:
     cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
     cur.executemany(
         _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
+    )
+    _update_bot_challenges(cur, challenge_changes(records))
+
+
+def _update_bot_challenges(cur: Cursor, changes: Sequence[ChallengeChange]) -> None:
+    """Deletes the rows of the challenges closed and of the bots that answered, then inserts
+    the rows of the bots the challenges issued here wait for (migration 005)."""
+    cur.executemany(_CLOSE_CHALLENGE, [(c.challenge_id,) for c in changes if c.closed])
+    answered = [(c.challenge_id, bot) for c in changes if not c.closed for bot in c.answered]
+    cur.executemany(_ANSWER_CHALLENGE, answered)
+    cur.executemany(
+        _WAIT_CHALLENGE,
+        [
+            (bot, c.challenge_id, to_datetime(c.issued_ms), c.issued.expires_at)
+            for c in changes
+            if c.issued is not None
+            for bot in c.waiting
+        ],
     )
 
 
@@ -118,8 +150,15 @@ def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
 
 
 def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
-    """Rewrites the `games` rows of `game_ids` from their archived events."""
+    """Rewrites the `games` (and `bot_challenges`) rows of `game_ids` from their archived
+    events."""
     cur.execute("DELETE FROM games WHERE game_id = ANY(%s)", (list(game_ids),))
+    challenge_ids = [
+        g.removeprefix(challenges.STREAM_PREFIX)
+        for g in game_ids
+        if g.startswith(challenges.STREAM_PREFIX)
+    ]
+    cur.execute("DELETE FROM bot_challenges WHERE challenge_id = ANY(%s)", (challenge_ids,))
     rows = cur.execute(
         SELECT_ARCHIVED + " WHERE game_id = ANY(%s) ORDER BY game_id, version", (list(game_ids),)
     ).fetchall()
@@ -260,12 +299,13 @@ class Projector:
 
 
 def rebuild(conninfo: str, chunk: int = 1000) -> RebuildCounts:
-    """Rebuilds every view (games, tournaments, ratings) from the archive, in one transaction.
+    """Rebuilds every view (games, bot challenges, tournaments, ratings) from the archive, in
+    one transaction.
 
     The archive is untouched.
     """
     with psycopg.connect(conninfo, autocommit=True) as conn, conn.transaction():
-        conn.execute("TRUNCATE games")
+        conn.execute("TRUNCATE games, bot_challenges")
         events = 0
         with conn.cursor(name="rebuild_archive") as source, conn.cursor() as target:
             source.execute(SELECT_ARCHIVED + " ORDER BY game_id, version")
