@@ -82,14 +82,14 @@ def test_a_bot_stream_resyncs_from_the_views_and_resumes_from_any_id_without_gap
     stack: tuple[TestClient[Litestar], RedisEventStore, Projector, str],
 ) -> None:
     client, store, projector, url = stack
-    tokens = {}
+    tokens: dict[str, str] = {}
     for name in ("alice", "bob"):
-        body = {"name": name, "game": "shithead", "kind": "external"}
-        tokens[name] = client.post("/v1/bots", json=body, headers=ADMIN).json()["token"]
-    games = []
+        bot = {"name": name, "game": "shithead", "kind": "external"}
+        tokens[name] = client.post("/v1/bots", json=bot, headers=ADMIN).json()["token"]
+    games: list[str] = []
     for seats in ([ALICE, BOB], [BOB, ALICE], [ALICE, BOB], [BOB, BOB]):
-        body = {"game": "shithead", "ruleset": RULES, "seats": seats, "seed": 5}
-        created = client.post("/v1/games", json=body, headers=ADMIN)
+        game = {"game": "shithead", "ruleset": RULES, "seats": seats, "seed": 5}
+        created = client.post("/v1/games", json=game, headers=ADMIN)
         assert created.status_code == 201, created.text
         games.append(created.json()["game_id"])
     play_out(store, games[0])
