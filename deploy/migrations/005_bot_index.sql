@@ -9,7 +9,7 @@ CREATE INDEX games_playing_seats ON games USING gin (seats jsonb_path_ops)
 -- The challenges waiting for a bot's answer: a row per bot a ChallengeIssued names pending,
 -- deleted when the bot accepts, or when the challenge is declined, cancelled or started. An
 -- expired challenge (no event says so) keeps its rows; readers skip them by `expires_at`.
--- Challenges issued before this migration appear after a rebuild of the views.
+-- Challenges issued before this migration appear after `cardarena projection rebuild`.
 CREATE TABLE bot_challenges (
     bot          text        NOT NULL,  -- name@version
     challenge_id text        NOT NULL,

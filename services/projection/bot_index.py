@@ -155,6 +155,8 @@ class ProjectedBotIndex(BotIndex):
         self._cursor: str | None = None
         """The feed cursor the tail was read up to (None: not yet read)."""
         self._tail: list[_Noted] = []
+        self._low: Key = (0, 0)
+        """The checkpoint the tail starts at: it holds the news of every entry from there."""
         self._since_checkpoint = 0
         self._seats: OrderedDict[str, BoundSeats] = OrderedDict()
 
@@ -199,6 +201,7 @@ class ProjectedBotIndex(BotIndex):
                 with self._snapshot() as cur:
                     checkpoint = self._checkpoint(cur)
                 self._cursor = cursor_of([before(checkpoint)] * self._store.partitions)
+                self._low = checkpoint
             while page := self._store.read_feed(self._cursor, self._page):
                 for entry in page:
                     self._note(entry)
@@ -221,27 +224,36 @@ class ProjectedBotIndex(BotIndex):
         with self._snapshot() as cur:
             checkpoint = self._checkpoint(cur)
         self._tail = [noted for noted in self._tail if noted.key >= checkpoint]
+        self._low = max(self._low, checkpoint)
         self._since_checkpoint = 0
 
-    def _news_since(self, snapshot: _Snapshot) -> list[News]:
-        """Returns the news not in `snapshot`'s views: its dead letters, then the tail at and
-        after its checkpoint (an entry at the checkpoint itself may be in the views: the news
-        fold idempotently)."""
+    def _read_with_news(self, query: str, params: tuple[Any, ...]) -> tuple[_Snapshot, list[News]]:
+        """Returns `_read`'s snapshot and the news not in its views: its dead letters, then
+        the tail at and after its checkpoint (an entry at the checkpoint itself may be in the
+        views: the news fold idempotently). A tail pruned past the snapshot's checkpoint (by
+        a refresh meanwhile) takes a newer snapshot; a checkpoint that went back (a restored
+        database) resets the index, to start again at the next refresh."""
+        for _ in range(2):
+            snapshot = self._read(query, params)
+            with self._lock:
+                if self._low <= snapshot.checkpoint:
+                    tail = [n.news for n in self._tail if n.key >= snapshot.checkpoint]
+                    return snapshot, [*snapshot.dead, *tail]
         with self._lock:
-            tail = [noted.news for noted in self._tail if noted.key >= snapshot.checkpoint]
-        return [*snapshot.dead, *tail]
+            self._cursor, self._tail, self._low = None, [], (0, 0)
+        raise ViewsUnavailable("the projection's checkpoint went back; the bot index restarts")
 
     def running(self, bot: str) -> list[str]:
         selectors = bot_selectors(bot)
         if not selectors:
             return []
         query = _RUNNING.format(seats=" OR ".join(["seats @> %s::jsonb"] * len(selectors)))
-        snapshot = self._read(query, tuple(selectors))
+        snapshot, since = self._read_with_news(query, tuple(selectors))
         games: dict[str, None] = {}
         for game_id, seats in snapshot.rows:
             if bot in seats_from_json(seats):
                 games[str(game_id)] = None
-        for news in self._news_since(snapshot):
+        for news in since:
             if isinstance(news, Created) and bot in news.seats:
                 games[news.game_id] = None
             elif isinstance(news, Finished):
@@ -249,9 +261,9 @@ class ProjectedBotIndex(BotIndex):
         return list(games)
 
     def challenges_of(self, bot: str, now: datetime) -> list[str]:
-        snapshot = self._read(_CHALLENGES, (bot, now))
+        snapshot, since = self._read_with_news(_CHALLENGES, (bot, now))
         waiting: dict[str, None] = {str(row[0]): None for row in snapshot.rows}
-        for news in self._news_since(snapshot):
+        for news in since:
             match news:
                 case Issued(challenge_id, bots, expires_at):
                     if bot in bots and now < expires_at:
