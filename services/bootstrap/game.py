@@ -1,4 +1,5 @@
-"""Builds the game service's parts: access, bot-turn dispatch, schedules, readiness, metrics."""
+"""Builds the game service's parts: access, bot-turn dispatch, schedules, the bot index,
+readiness, metrics."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from services.bootstrap.stores import build_outbox, store_client
 from services.game.http.auth import Access
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
+from services.projection.bot_index import ProjectedBotIndex
 from services.projection.dead_letters import summary as dead_letters_summary
 from services.settings import CommonSettings, GameSettings, WorkerSettings, as_kind
 from services.workers.beat import RedBeatTournamentScheduler, key_prefix
@@ -17,6 +19,7 @@ from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import play_webhook_turn
 from shared.app.registry import RegistryIndex
 from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
+from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentViews
@@ -70,6 +73,14 @@ def build_scheduler(settings: CommonSettings, dispatcher: BotTurnDispatcher) -> 
     return RedBeatTournamentScheduler(
         settings.schedules_redis, key_prefix(settings), settings.queue
     )
+
+
+def build_bot_index(settings: CommonSettings, store: EventStore) -> BotIndex:
+    """Returns which games and challenges wait for which bot: the twin folding the in-memory
+    store's feed, else the projection's views at its checkpoint and the feed after it."""
+    if settings.store == "memory":
+        return FeedBotIndex(store)
+    return ProjectedBotIndex(store, settings.database_url)
 
 
 def build_readiness(settings: CommonSettings, store: EventStore) -> Readiness:

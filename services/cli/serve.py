@@ -59,6 +59,7 @@ def serve_game(settings: GameSettings) -> int:
 
     from services.bootstrap.game import (  # noqa: PLC0415
         build_access,
+        build_bot_index,
         build_dispatcher,
         build_game_metrics,
         build_readiness,
@@ -86,6 +87,7 @@ def serve_game(settings: GameSettings) -> int:
         readiness=build_readiness(settings, store),
         game_metrics=build_game_metrics(settings, views),
         streams=StreamConfig(spectators=settings.spectator_streams),
+        bot_index=build_bot_index(settings, store),
     )
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "

@@ -33,6 +33,7 @@ from services.ops.metrics import GameMetrics
 from shared.app import stalls
 from shared.app.runtime import InProcessScheduler
 from shared.ports.archive import EventArchive, StoreArchive
+from shared.ports.bot_index import BotIndex
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.scheduler import Scheduler
 from shared.ports.views.memory import InMemoryTournamentViews
@@ -55,6 +56,7 @@ def create_app(
     readiness: Readiness | None = None,
     game_metrics: GameMetrics | None = None,
     streams: StreamConfig | None = None,
+    bot_index: BotIndex | None = None,
     debug: bool = False,
 ) -> Litestar:
     """Returns the game service over `store`, starting bot turns through `dispatcher`.
@@ -68,7 +70,9 @@ def create_app(
     default never drops a stream; the real stack passes the PostgreSQL archive). `/ready`
     asks `readiness`; by default whether `store` answers (the real stack checks Redis and
     PostgreSQL). `/metrics` serves `game_metrics`; by default a fresh registry of its own.
-    Streams and long polls behave as `streams` says; by default as `StreamConfig()`.
+    Streams and long polls behave as `streams` says; by default as `StreamConfig()`. The
+    bots' games and challenges come from `bot_index`; by default the twin folding `store`'s
+    feed (the real stack passes the projection's, `services.projection.bot_index`).
     """
     access = access if access is not None else auth.Access.embedded(store)
     tournament_views = views if views is not None else InMemoryTournamentViews(store)
@@ -145,7 +149,12 @@ def create_app(
         },
         guards=[auth.authenticate],
         before_request=strict.guard,
-        state=State({auth.STATE_KEY: access, STREAMS_KEY: Streams(streams or StreamConfig())}),
+        state=State(
+            {
+                auth.STATE_KEY: access,
+                STREAMS_KEY: Streams(streams or StreamConfig(), bot_index=bot_index),
+            }
+        ),
         exception_handlers={
             **problems.HANDLERS,
             **auth.HANDLERS,

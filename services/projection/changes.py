@@ -1,4 +1,5 @@
-"""Pure helpers of the projection: the latest feed position, and what events change in the views.
+"""Pure helpers of the projection: the latest feed position, and what events change in the views
+(a game's `games` row; a challenge's `bot_challenges` rows, through `shared.ports.bot_index`).
 
 Feed positions order with `shared.ports.views.fold.position_key`.
 """
@@ -6,7 +7,7 @@ Feed positions order with `shared.ports.views.fold.position_key`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
@@ -15,6 +16,7 @@ from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.messages.envelope import RecordedEvent
 from shared.model import challenges, registry
 from shared.model.tournaments import model as tournament_model
+from shared.ports.bot_index import Answered, Closed, Issued, bot_news
 from shared.store.port import position_key
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -85,3 +87,42 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
         change.add(recorded, event)
     return [changes[game_id] for game_id in sorted(changes)]
+
+
+@dataclass
+class ChallengeChange:
+    """The net effect of some of one challenge's events on its `bot_challenges` rows: first
+    delete the rows of the bots that answered (every row, once closed), then insert the rows
+    of the bots it still waits for when it was issued among these events."""
+
+    challenge_id: str
+    issued: Issued | None = None
+    issued_ms: int = 0
+    waiting: list[str] = field(default_factory=list)
+    """The bots it still waits for, of a ChallengeIssued among these events."""
+    answered: list[str] = field(default_factory=list)
+    closed: bool = False
+
+    def add(self, recorded: RecordedEvent) -> None:
+        """Folds one event of this challenge's stream in."""
+        match bot_news(recorded):
+            case Issued() as issued:
+                self.issued, self.issued_ms = issued, recorded.recorded_at
+                self.waiting = list(issued.bots)
+            case Answered(bot=bot):
+                self.answered.append(bot)
+                if bot in self.waiting:
+                    self.waiting.remove(bot)
+            case Closed():
+                self.closed, self.waiting = True, []
+
+
+def challenge_changes(records: Iterable[RecordedEvent]) -> list[ChallengeChange]:
+    """Returns the change `records` make to each challenge's rows, ordered by challenge id."""
+    changes: dict[str, ChallengeChange] = {}
+    for recorded in records:
+        if recorded.kind != challenges.KIND:
+            continue
+        challenge_id = recorded.game_id.removeprefix(challenges.STREAM_PREFIX)
+        changes.setdefault(challenge_id, ChallengeChange(challenge_id)).add(recorded)
+    return [changes[challenge_id] for challenge_id in sorted(changes)]

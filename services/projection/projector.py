@@ -27,7 +27,14 @@ from psycopg.types.json import Jsonb
 
 from services.ops.metrics import ProjectionMetrics
 from services.projection import dead_letters, ratings
-from services.projection.changes import Created, Finished, game_changes, latest
+from services.projection.changes import (
+    ChallengeChange,
+    Created,
+    Finished,
+    challenge_changes,
+    game_changes,
+    latest,
+)
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
 from services.projection.retention import Retention
 from services.projection.tournament_folds import (
@@ -38,6 +45,7 @@ from services.projection.tournament_folds import (
 )
 from services.projection.trimming import FeedTrimmer
 from shared.messages.envelope import RecordedEvent
+from shared.model import challenges
 from shared.model.tournaments.model import KIND
 from shared.ports.views.fold import to_datetime
 from shared.store.merged import MergedFeedConsumer
@@ -63,6 +71,12 @@ _CREATE_GAME = (
 )
 _BUMP_VERSION = "UPDATE games SET version = GREATEST(version, %s) WHERE game_id = %s"
 _FINISH_GAME = "UPDATE games SET status = %s, result = %s, finished_at = %s WHERE game_id = %s"
+_CLOSE_CHALLENGE = "DELETE FROM bot_challenges WHERE challenge_id = %s"
+_ANSWER_CHALLENGE = "DELETE FROM bot_challenges WHERE challenge_id = %s AND bot = %s"
+_WAIT_CHALLENGE = (
+    "INSERT INTO bot_challenges (bot, challenge_id, issued_at, expires_at)"
+    " VALUES (%s, %s, %s, %s) ON CONFLICT (bot, challenge_id) DO NOTHING"
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,24 @@ def update_views(cur: Cursor, records: Sequence[RecordedEvent]) -> None:
     cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
     cur.executemany(
         _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
+    )
+    _update_bot_challenges(cur, challenge_changes(records))
+
+
+def _update_bot_challenges(cur: Cursor, changes: Sequence[ChallengeChange]) -> None:
+    """Deletes the rows of the challenges closed and of the bots that answered, then inserts
+    the rows of the bots the challenges issued here wait for (migration 005)."""
+    cur.executemany(_CLOSE_CHALLENGE, [(c.challenge_id,) for c in changes if c.closed])
+    answered = [(c.challenge_id, bot) for c in changes if not c.closed for bot in c.answered]
+    cur.executemany(_ANSWER_CHALLENGE, answered)
+    cur.executemany(
+        _WAIT_CHALLENGE,
+        [
+            (bot, c.challenge_id, to_datetime(c.issued_ms), c.issued.expires_at)
+            for c in changes
+            if c.issued is not None
+            for bot in c.waiting
+        ],
     )
 
 
@@ -123,8 +155,15 @@ def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
 
 
 def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
-    """Rewrites the `games` rows of `game_ids` from their archived events."""
+    """Rewrites the `games` (and `bot_challenges`) rows of `game_ids` from their archived
+    events."""
     cur.execute("DELETE FROM games WHERE game_id = ANY(%s)", (list(game_ids),))
+    challenge_ids = [
+        g.removeprefix(challenges.STREAM_PREFIX)
+        for g in game_ids
+        if g.startswith(challenges.STREAM_PREFIX)
+    ]
+    cur.execute("DELETE FROM bot_challenges WHERE challenge_id = ANY(%s)", (challenge_ids,))
     rows = cur.execute(
         SELECT_ARCHIVED + " WHERE game_id = ANY(%s) ORDER BY game_id, version", (list(game_ids),)
     ).fetchall()
@@ -297,13 +336,14 @@ class Projector:
 
 
 def rebuild(conninfo: str, chunk: int = 1000, name: str = "main") -> RebuildCounts:
-    """Rebuilds every view (games, tournaments, ratings) from the archive, in one transaction;
-    the ratings checkpoint of projection `name` then stands past every game it rated.
+    """Rebuilds every view (games, bot challenges, tournaments, ratings) from the archive, in
+    one transaction; the ratings checkpoint of projection `name` then stands past every game
+    it rated.
 
     The archive is untouched.
     """
     with psycopg.connect(conninfo, autocommit=True) as conn, conn.transaction():
-        conn.execute("TRUNCATE games")
+        conn.execute("TRUNCATE games, bot_challenges")
         events = 0
         with conn.cursor(name="rebuild_archive") as source, conn.cursor() as target:
             source.execute(SELECT_ARCHIVED + " ORDER BY game_id, version")

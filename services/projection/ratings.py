@@ -131,7 +131,7 @@ def ratings_checkpoint(cur: Cursor, name: str) -> Key:
     return after(legacy) if legacy else (0, 0)
 
 
-def _watermark(cur: Cursor, name: str, partitions: int) -> Key | None:
+def lowest_watermark(cur: Cursor, name: str, partitions: int) -> Key | None:
     """Returns the lowest watermark of the `partitions` partitions, None while one has none
     (legacy: past the one checkpoint, for every partition)."""
     rows = cur.execute(
@@ -157,7 +157,7 @@ def fold_ordered_ratings(conn: psycopg.Connection[Any], name: str, partitions: i
         locked = cur.execute("SELECT pg_try_advisory_xact_lock(%s)", (RATINGS_LOCK,)).fetchone()
         if not locked or not locked[0]:
             return 0
-        below = _watermark(cur, name, partitions)
+        below = lowest_watermark(cur, name, partitions)
         done = ratings_checkpoint(cur, name)
         if below is None or below <= done:
             return 0

@@ -64,9 +64,10 @@ class ClusterStack:
 
 @pytest.fixture
 def cluster_stack(
-    redis_cluster: LocalCluster, amqp_url: str, database_url: str
+    redis_cluster: LocalCluster, amqp_url: str, database_url: str, redis_url: str
 ) -> Iterator[ClusterStack]:
-    """Runs the game service, two projectors and two workers on the cluster over RabbitMQ."""
+    """Runs the game service, two projectors and two workers on the cluster over RabbitMQ
+    (the schedules in the machine's Redis, under the namespace)."""
     namespace = f"e2e:{uuid.uuid4().hex[:8]}:"
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="cardarena-heartbeats-") as heartbeats:
@@ -74,6 +75,7 @@ def cluster_stack(
             **stack_environment(os.environ, redis_cluster.url, database_url, "127.0.0.1", port),
             "CARDARENA_REDIS_CLUSTER": "true",
             "CELERY_BROKER_URL": amqp_url,
+            "CARDARENA_SCHEDULES_REDIS_URL": redis_url,  # beat's: a standalone Redis
             "CARDARENA_NAMESPACE": namespace,
             "CARDARENA_QUEUE": f"{namespace}bots",
             "CARDARENA_HEARTBEAT_DIR": heartbeats,

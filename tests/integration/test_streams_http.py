@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from services.ops.migrate import migrate
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 
 pytestmark = pytest.mark.integration
@@ -24,7 +25,9 @@ ADMIN = {"Authorization": f"Bearer {KEY}"}
 
 @pytest.fixture
 def service(redis_url: str, namespace: str, database_url: str) -> Iterator[str]:
-    """Runs `cardarena serve game` on Redis (bot turns in-process); returns its base URL."""
+    """Runs `cardarena serve game` on Redis (bot turns in-process) over a migrated database
+    (the bots' streams read the projection's views); returns its base URL."""
+    migrate(database_url)
     port = free_port()
     env = {
         **os.environ,

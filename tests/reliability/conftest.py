@@ -232,6 +232,7 @@ def target_of(database_url: str) -> tuple[str, int]:
 
 VIEWS = (
     "games",
+    "bot_challenges",
     "tournaments",
     "tournament_entrants",
     "tournament_games",

@@ -22,8 +22,8 @@ from litestar.connection import ASGIConnection
 from services.game.http.auth import STATE_KEY as AUTH_KEY
 from services.game.http.auth import Access, caller_of
 from services.game.http.credentials import Hold, TokenWatch
-from shared.app.bot_games import BotGames
 from shared.app.registry import RegistryIndex
+from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.store.port import EventStore
 
 STATE_KEY = "streams"
@@ -82,6 +82,9 @@ class Streams:
     are open."""
 
     config: StreamConfig = field(default_factory=StreamConfig)
+    bot_index: BotIndex | None = None
+    """Which games and challenges wait for which bot (None: the twin, `FeedBotIndex`, made
+    over the app's store on first use)."""
     open: int = 0
     """Streams whose generator runs now (a disconnected client's ends within a keep-alive)."""
     spectating: int = 0
@@ -90,7 +93,6 @@ class Streams:
     _spectators: anyio.CapacityLimiter | None = None
     _unbounded: anyio.CapacityLimiter | None = None
     """The threads of `run_reserved` (counted by the places they hold in `_limiter`)."""
-    _index: BotGames | None = None
     _watch: TokenWatch | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -120,12 +122,13 @@ class Streams:
                 self._watch = TokenWatch(store, registry, self.config.keepalive_s)
             return self._watch
 
-    def index(self, store: EventStore) -> BotGames:
-        """Returns the index of the bots' games over `store` (the app's only store)."""
+    def index(self, store: EventStore) -> BotIndex:
+        """Returns the index of the bots' games and challenges: the one given, else the twin
+        over `store` (the app's only store)."""
         with self._lock:
-            if self._index is None:
-                self._index = BotGames(store)
-            return self._index
+            if self.bot_index is None:
+                self.bot_index = FeedBotIndex(store)
+            return self.bot_index
 
     async def run(self, function: Callable[..., T], *args: Any, spectator: bool = False) -> T:
         """Returns `function(*args)` run in a worker thread (with `spectator`, one of the

@@ -1,4 +1,10 @@
-"""One bot's server-sent stream of its games' starts, turns and finishes, and its challenges."""
+"""One bot's server-sent stream of its games' starts, turns and finishes, and its challenges.
+
+The bot's games and challenges come from the app's bot index (`shared.ports.bot_index`): on
+connect its running games and open challenges, then, for each feed entry, whether the entry's
+game seats the bot. A `Last-Event-ID` replays the starts and finishes from the feed between
+that cursor and the feed's end at connect (the feed itself, never a fold of all of it).
+"""
 
 from __future__ import annotations
 
@@ -16,12 +22,12 @@ from services.game.http.waiters import Streams
 from services.game.streams.schemas import GameOver, StartedGame, Turn
 from services.game.streams.sse import keepalive, sse_event
 from services.game.streams.turns import all_waiting, open_challenges, waiting_turns
-from shared.app.bot_games import BotGames
 from shared.app.waiting import wait_ms
 from shared.catalog import get_game
 from shared.messages.common import GameCreated, GameFinished
 from shared.model import challenges
 from shared.model.challenges import Challenge, ChallengeIssued
+from shared.ports.bot_index import BotIndex
 from shared.store.port import (
     EventStore,
     FeedEntry,
@@ -69,9 +75,9 @@ class BotStream:
         self.announced.update((t.game_id, t.seat, t.version) for t in fresh)
         return [sse_event("your_turn", turn, event_id) for turn in fresh]
 
-    def _news(self, index: BotGames, entries: list[FeedEntry]) -> tuple[list[Any], list[str]]:
+    def _news(self, index: BotIndex, entries: list[FeedEntry]) -> tuple[list[Any], list[str]]:
         """Returns the `game_started` / `game_finished` messages in `entries` for this bot,
-        and the ids of its games that they touch."""
+        and the ids of its games that they touch (the index may read: run it in a thread)."""
         messages: list[Any] = []
         touched: list[str] = []
         for entry in entries:
@@ -107,7 +113,7 @@ class BotStream:
         challenge = challenges.fold([issued], recorded.version, datetime.now(UTC))
         return self._challenge(challenge, entry.position)
 
-    async def _backlog(self, index: BotGames, until: str) -> AsyncIterator[Any]:
+    async def _backlog(self, index: BotIndex, until: str) -> AsyncIterator[Any]:
         """Yields the starts and finishes from `resume_from` up to the feed cursor `until`
         (of each partition, the entries up to its position there)."""
         position = self.resume_from or until
@@ -122,7 +128,7 @@ class BotStream:
                 if position_key(own_position(entry)) <= position_key(bound[entry.partition])
             ]
             await self._call(index.refresh)
-            messages, _ = self._news(index, inside)
+            messages, _ = await self._call(self._news, index, inside)
             for message in messages:
                 yield message
             position = page[-1].position
@@ -153,7 +159,7 @@ class BotStream:
                     continue
                 position = entries[-1].position
                 await call(index.refresh)
-                messages, touched = self._news(index, entries)
+                messages, touched = await call(self._news, index, entries)
                 for message in messages:
                     yield message
                 turns = await call(waiting_turns, store, index, self.bot, touched)

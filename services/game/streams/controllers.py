@@ -6,8 +6,9 @@ Every blocking store call (waits included) runs in a worker thread under the str
 capacity limiter (`services.game.http.waiters`), and no single wait outlasts
 `StreamConfig.keepalive_s`: a quiet stream sends a keep-alive comment that often, and notices
 then at the latest that its client has gone. A stream closes after `StreamConfig.lifetime_s`;
-clients reconnect (with `Last-Event-ID`). A bot's games are found with
-`shared.app.bot_games.BotGames`, an index of the global feed kept in this process.
+clients reconnect (with `Last-Event-ID`). A bot's games and challenges are found with the
+app's bot index (`shared.ports.bot_index.BotIndex`: over the Redis store, the projection's
+views at its checkpoint and the feed after it, `services.projection.bot_index`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from services.game.streams.game_stream import GameStream, admit_spectator
 from services.game.streams.schemas import ChallengeList, Turns
 from services.game.streams.turns import (
     all_waiting,
+    bots_games,
     open_challenges,
     opened_sealed,
     seat_turn,
@@ -311,7 +313,7 @@ class BotStreamsController(Controller):
                 position = entries[-1].position
                 await call(index.refresh)
                 touched = list(dict.fromkeys(e.event.game_id for e in entries))
-                mine = [g for g in touched if index.seats_of(bot, g)]
+                mine = await call(bots_games, index, bot, touched)
                 if mine:
                     found = await call(waiting_turns, store, index, bot, mine)
             return Turns(found)

@@ -11,12 +11,12 @@ from services.game.http.schemas import SeatView
 from services.game.http.seals import check_unsealed
 from services.game.streams.schemas import Turn
 from shared.app import challenges
-from shared.app.bot_games import BotGames
 from shared.app.loading import LoadedGame, load, load_logged
 from shared.app.waiting import until_due
 from shared.errors import InvalidRequest, UnknownGame
 from shared.model.challenges import Challenge
 from shared.ports.archive import EventArchive
+from shared.ports.bot_index import BotIndex
 from shared.store.port import EventStore
 
 
@@ -42,7 +42,7 @@ def turns_in(loaded: LoadedGame, bot: str) -> list[Turn]:
     return found
 
 
-def waiting_turns(store: EventStore, index: BotGames, bot: str, game_ids: list[str]) -> list[Turn]:
+def waiting_turns(store: EventStore, index: BotIndex, bot: str, game_ids: list[str]) -> list[Turn]:
     """Returns the turns waiting for `bot` in `game_ids` (each read from the store now)."""
     found: list[Turn] = []
     for game_id in game_ids:
@@ -53,18 +53,24 @@ def waiting_turns(store: EventStore, index: BotGames, bot: str, game_ids: list[s
     return found
 
 
-def all_waiting(store: EventStore, index: BotGames, bot: str) -> list[Turn]:
+def bots_games(index: BotIndex, bot: str, game_ids: list[str]) -> list[str]:
+    """Returns those of `game_ids` that seat `bot` (the index may read the store)."""
+    return [game_id for game_id in game_ids if index.seats_of(bot, game_id)]
+
+
+def all_waiting(store: EventStore, index: BotIndex, bot: str) -> list[Turn]:
     """Refreshes the index; returns the turns waiting for `bot` in all its running games."""
     index.refresh()
     return waiting_turns(store, index, bot, index.running(bot))
 
 
-def open_challenges(store: EventStore, index: BotGames, bot: str) -> list[Challenge]:
-    """Refreshes the index; returns the open challenges waiting for `bot`'s answer."""
+def open_challenges(store: EventStore, index: BotIndex, bot: str) -> list[Challenge]:
+    """Refreshes the index; returns the open challenges waiting for `bot`'s answer (each
+    read from the store now)."""
     index.refresh()
     now = datetime.now(UTC)
     found: list[Challenge] = []
-    for challenge_id in index.challenges_of(bot):
+    for challenge_id in index.challenges_of(bot, now):
         challenge, _ = challenges.read(store, challenge_id, now)
         if challenge.status == "open" and bot in challenge.pending:
             found.append(challenge)
