@@ -171,15 +171,27 @@ class RedisEventStore(EventStore):
             self._load_library()
         if self._wait_replicas:
             return self._fcall_replicated(call)
-        numkeys, args = call
         try:
-            reply: list[Any] = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
+            return self._send(call)
         except redis.ResponseError as error:
             if not function_missing(error):
                 raise
             self._load_library()
-            reply = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
-        return reply
+            return self._send(call)
+
+    def _send(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
+        """Sends one FCALL of the append function; on a cluster to the node of its keys' slot
+        itself (redis-py would first ask a node for the keys of every FCALL: COMMAND GETKEYS,
+        a round trip each), still following MOVED."""
+        numkeys, args = call
+        if isinstance(self._client, RedisCluster):
+            node = self._client.get_node_from_key(str(args[0]))  # type: ignore[no-untyped-call]
+            reply: list[Any] = self._client.execute_command(  # type: ignore[no-untyped-call]
+                "FCALL", APPEND_FUNCTION, numkeys, *args, target_nodes=node
+            )
+            return reply
+        sent: list[Any] = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
+        return sent
 
     def problems(self) -> list[str]:
         """Returns what keeps the store from taking appends, one phrase each (empty: ready):
