@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 import psycopg
 
+from services.projection import ratings
 from services.projection.changes import latest
 from shared.messages.text import printable, unstorable
 from shared.store.port import FeedEntry, StoreUnavailable
@@ -42,11 +43,6 @@ OUTAGES = (psycopg.OperationalError, psycopg.InterfaceError, StoreUnavailable)
 HELD = "held behind an earlier dead letter of its stream"
 """The error recorded for an entry that waits behind its stream's first dead letter."""
 
-_READ_CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s FOR UPDATE"
-_STORE_CHECKPOINT = (
-    "INSERT INTO projection_checkpoints (name, position) VALUES (%s, %s)"
-    " ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()"
-)
 _HELD_STREAMS = (
     "SELECT DISTINCT stream FROM projection_dead_letters WHERE name = %s AND stream = ANY(%s)"
 )
@@ -164,10 +160,24 @@ def _isolating(cur: Cursor, name: str, entries: Sequence[FeedEntry], project: Pr
             )  # fmt: skip
             dead += _park(cur, name, entry, reason)
             held.add(stream)
-    row = cur.execute(_READ_CHECKPOINT, (name,)).fetchone()
-    done = [str(row[0])] if row else []
-    cur.execute(_STORE_CHECKPOINT, (name, latest([*done, *(e.position for e in entries)])))
+    for partition in sorted({entry.partition for entry in entries}):
+        done = ratings.partition_checkpoint(cur, name, partition)
+        mine = [e.position for e in entries if e.partition == partition]
+        ratings.store_checkpoint(cur, name, partition, latest([done, *mine]))
     return Projected(fresh, dead)
+
+
+def letter_key(entry: FeedEntry) -> str:
+    """Returns the `position` column of `entry`'s dead letter: its position in its partition
+    and the partition (`<ms>-<seq>-p<n>`): positions of different partitions may be equal."""
+    return f"{entry.position}-p{entry.partition}"
+
+
+def letter_keys(entries: Sequence[FeedEntry]) -> list[str]:
+    """Returns the `position` columns of `entries`' dead letters, and for partition 0 also the
+    bare position a dead letter recorded before partitions has."""
+    keys = [letter_key(entry) for entry in entries]
+    return keys + [entry.position for entry in entries if entry.partition == 0]
 
 
 def _park(cur: Cursor, name: str, entry: FeedEntry, reason: str) -> int:
@@ -179,7 +189,7 @@ def _park(cur: Cursor, name: str, entry: FeedEntry, reason: str) -> int:
         if archived is not None:
             return 0
     params = (
-        name, entry.position, stream_key(event.game_id), event.version,
+        name, letter_key(entry), stream_key(event.game_id), event.version,
         msgspec.msgpack.encode(entry), reason,
     )  # fmt: skip
     return cur.execute(_PARK, params).rowcount
@@ -215,8 +225,9 @@ def retry(conn: psycopg.Connection[Any], name: str, project: Project) -> Retried
             if is_outage(error) or conn.broken:
                 raise
             with conn.transaction(), conn.cursor() as cur:
-                positions = [item.position for item in items]
-                cur.execute(_FAILED_AGAIN, (positions[0], describe(error), name, positions))
+                positions = letter_keys(items)
+                first = letter_key(items[0])
+                cur.execute(_FAILED_AGAIN, (first, describe(error), name, positions))
     return Retried(recovered, len(entries) - recovered)
 
 
@@ -226,7 +237,7 @@ def _project_again(
     """Projects dead letters `entries` and deletes them, in one transaction; returns how many."""
     with conn.transaction(), conn.cursor() as cur:
         project(cur, name, entries)
-        cur.execute(_DELETE, (name, [entry.position for entry in entries]))
+        cur.execute(_DELETE, (name, letter_keys(entries)))
     return len(entries)
 
 
