@@ -399,7 +399,9 @@ def test_entries_a_dead_consumer_held_are_claimed_and_the_views_converge(
     migrate(database_url)
     store = RedisEventStore(redis_client, namespace)
     group = "projection"
-    game_ids = _beggar_games(store, 20)
+    # Enough games that every partition holds more than the 200 entries that consumer-a takes
+    # of each (a merged read takes up to its count of every partition).
+    game_ids = _beggar_games(store, 80)
     dead = store.consumer(group, "consumer-a")
     held = dead.read(count=200)
     assert len(held) == 200
