@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shared.messages.envelope import NewEvent, RecordedEvent
-from shared.store.merged import MergedFeedConsumer
+from shared.store import merged
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -125,16 +125,12 @@ class InMemoryEventStore(EventStore):
     def partitions(self) -> int:
         return self._partitions
 
-    def consumer(
-        self,
-        group: str,
-        name: str,
-        claim_idle_ms: int = 30000,
-        partitions: Sequence[int] | None = None,
+    consumer = merged.consumer
+
+    def partition_consumer(
+        self, group: str, name: str, partition: int, claim_idle_ms: int = 30000
     ) -> FeedConsumer:
-        owned = range(self._partitions) if partitions is None else partitions
-        members = [InMemoryFeedConsumer(self, group, name, claim_idle_ms, p) for p in owned]
-        return MergedFeedConsumer(self, members)
+        return InMemoryFeedConsumer(self, group, name, claim_idle_ms, partition)
 
     def read_partition(self, partition: int, after: str = "0", count: int = 100) -> list[FeedEntry]:
         if count <= 0:

@@ -84,3 +84,18 @@ class MergedFeedConsumer(FeedConsumer):
             by_partition.setdefault(entry.partition, []).append(entry.position)
         for partition, positions in by_partition.items():
             self._consumers[partition].ack(positions)
+
+
+def consumer(
+    store: EventStore,
+    group: str,
+    name: str,
+    claim_idle_ms: int = 30000,
+    partitions: Sequence[int] | None = None,
+) -> MergedFeedConsumer:
+    """Returns member `name` of consumer group `group` on `partitions` (default: every one)
+    of `store`'s feed, one `partition_consumer` each, read as one (an adapter's
+    `EventStore.consumer`)."""
+    owned = range(store.partitions) if partitions is None else partitions
+    members = [store.partition_consumer(group, name, p, claim_idle_ms) for p in owned]
+    return MergedFeedConsumer(store, members)

@@ -180,7 +180,14 @@ class EventStore(abc.ABC):
         partitions: Sequence[int] | None = None,
     ) -> FeedConsumer:
         """Returns member `name` of consumer group `group` on `partitions` (default: every
-        one) of the feed, read as one in merged order (`shared.store.merged`)."""
+        one) of the feed, read as one in merged order: `shared.store.merged.consumer`, over
+        `partition_consumer`."""
+        raise NotImplementedError(f"{type(self).__name__} has no consumer groups")
+
+    def partition_consumer(
+        self, group: str, name: str, partition: int, claim_idle_ms: int = 30000
+    ) -> FeedConsumer:
+        """Returns member `name` of consumer group `group` on one partition of the feed."""
         raise NotImplementedError(f"{type(self).__name__} has no consumer groups")
 
     def wait(

@@ -12,7 +12,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from shared.messages.envelope import SCHEMA_VERSION, NewEvent, RecordedEvent
-from shared.store.merged import MergedFeedConsumer
+from shared.store import merged
 from shared.store.port import (
     AppendResult,
     ConcurrencyConflict,
@@ -93,19 +93,14 @@ class RedisEventStore(EventStore):
     def partitions(self) -> int:
         return self._partitions
 
-    def consumer(
-        self,
-        group: str,
-        name: str,
-        claim_idle_ms: int = 30000,
-        partitions: Sequence[int] | None = None,
+    consumer = merged.consumer
+
+    def partition_consumer(
+        self, group: str, name: str, partition: int, claim_idle_ms: int = 30000
     ) -> FeedConsumer:
-        owned = range(self._partitions) if partitions is None else partitions
-        members = [
-            RedisFeedConsumer(self._client, group, name, self._namespace, claim_idle_ms, p)
-            for p in owned
-        ]
-        return MergedFeedConsumer(self, members)
+        return RedisFeedConsumer(
+            self._client, group, name, self._namespace, claim_idle_ms, partition
+        )
 
     def _key_of(self, stream: str) -> str:
         """Returns the Redis key of `stream`, in its partition's slot."""

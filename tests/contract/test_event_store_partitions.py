@@ -181,14 +181,7 @@ def test_the_merged_consumer_holds_what_is_not_final_and_redelivers_what_is_unac
 
 def partition_consumer(backend: Backend, group: str, name: str, partition: int) -> FeedConsumer:
     """Returns a consumer of `partition` of the backend's store (memory or Redis)."""
-    store = backend.store
-    if isinstance(store, InMemoryEventStore):
-        return InMemoryFeedConsumer(store, group, name, partition=partition)
-    from shared.store.redis_consumer import RedisFeedConsumer  # noqa: PLC0415
-    from shared.store.redis_store import RedisEventStore  # noqa: PLC0415
-
-    assert isinstance(store, RedisEventStore)
-    return RedisFeedConsumer(store.client, group, name, store.namespace, partition=partition)
+    return backend.store.partition_consumer(group, name, partition)
 
 
 def test_the_feed_is_trimmed_only_where_every_group_has_passed(backend: Backend) -> None:
