@@ -175,19 +175,32 @@ def lose_one(client: redis.Redis, queue: str) -> str | None:
     return task[1]
 
 
-def lose_one_amqp(url: str, queue: str) -> str | None:
-    """Takes the bot-turn message at the head of the RabbitMQ `queue` away for good (a get,
-    then an ack); returns its game, None if the head holds another task (put back) or none."""
+def lose_one_amqp(url: str, queue: str, held: set[str], looked_at: int = 20) -> str | None:
+    """Takes the first bot-turn message of the RabbitMQ `queue` that is not one of the
+    killed worker's `held` tasks away for good (a get, then an ack); returns its game, None
+    if none of the first `looked_at` messages is one. The others go back (requeued).
+
+    RabbitMQ requeues a dead consumer's unacknowledged messages as soon as it sees the
+    connection close, often before this runs: taking one of those would lose a held task
+    and wait forever for its redelivery."""
     with kombu.Connection(url, connect_timeout=5) as connection:
-        message = kombu.Queue(queue, no_declare=True).bind(connection.default_channel).get()
-        if message is None:
+        bound = kombu.Queue(queue, no_declare=True).bind(connection.default_channel)
+        passed = []
+        try:
+            for _ in range(looked_at):
+                message = bound.get()
+                if message is None:
+                    return None
+                task = bot_turn(message.headers, cast("bytes", message.body))
+                if task is None or task[0] in held:
+                    passed.append(message)
+                    continue
+                message.ack()
+                return task[1]
             return None
-        task = bot_turn(message.headers, cast("bytes", message.body))
-        if task is None:
-            message.requeue()
-            return None
-        message.ack()
-        return task[1]
+        finally:
+            for message in passed:
+                message.requeue()
 
 
 def delete_amqp_queue(url: str, queue: str) -> None:
@@ -305,9 +318,7 @@ def run(
             os.killpg(victim.pid, signal.SIGKILL)
             killed = time.monotonic()
             amqp = broker.broker_is_amqp
-            if amqp:
-                figures.lost = lose_one_amqp(broker.celery_broker, queue)
-            else:
+            if not amqp:
                 figures.lost = lose_one(client, queue)
             figures.kill_at_s = killed - start
             figures.recorded_at_kill = len((recorded(store) or state).records)
@@ -317,6 +328,8 @@ def run(
             if victim.reader is not None:
                 victim.reader.join(timeout=10)  # its log whole: a task acked logged its end
             held = held_tasks(victim)
+            if amqp:  # its held tasks may be back in the queue already: lose another
+                figures.lost = lose_one_amqp(broker.celery_broker, queue, held)
             figures.held = (
                 dict.fromkeys(held, "") if amqp else {t: unacked[t] for t in held if t in unacked}
             )
