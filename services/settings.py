@@ -124,6 +124,10 @@ class GameSettings(CommonSettings):
     window (more: 429; 0: unlimited)."""
     max_open_challenges: Annotated[int, msgspec.Meta(ge=0)] = 20
     """CARDARENA_MAX_OPEN_CHALLENGES: open challenges a bot may have issued at once (0: no cap)."""
+    registry_lease_seconds: Annotated[float, msgspec.Meta(ge=0)] = 5.0
+    """CARDARENA_REGISTRY_LEASE_SECONDS: how long a game service process answers token checks
+    from its own fold of the bot registry after its last read (0: it reads the registry at
+    every check); a change to the registry waits for every live lease, at most twice this."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -213,6 +217,7 @@ _ENV = {
     "spectator_streams": "CARDARENA_SPECTATOR_STREAMS",
     "spectator_rate_limit": "CARDARENA_SPECTATOR_RATE_LIMIT",
     "max_open_challenges": "CARDARENA_MAX_OPEN_CHALLENGES",
+    "registry_lease_seconds": "CARDARENA_REGISTRY_LEASE_SECONDS",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
     "projectors": "CARDARENA_PROJECTORS",

@@ -7,6 +7,7 @@ import functools
 
 from services.bootstrap.stores import build_outbox, store_client
 from services.game.http.auth import Access
+from services.game.http.follower import RegistryFollower
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from services.projection.bot_index import ProjectedBotIndex
@@ -17,27 +18,38 @@ from services.workers.broker import waiting_tasks
 from services.workers.celery_app import create_celery
 from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import play_webhook_turn
-from shared.app.registry import RegistryIndex
+from shared.app.registry import LEASES, RegistryIndex
 from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
 from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore
+from shared.store.redis_leases import RedisReadLeases
 from shared.store.redis_limits import RedisGameSlots, RedisRateLimiter
 from shared.store.redis_store import RedisEventStore
 
 
 def build_access(settings: GameSettings, store: EventStore) -> Access:
     """Returns the game service's access: the admin key, and rate limits and game slots in
-    this process (memory store) or in Redis, shared by every server process.
+    this process (memory store) or in Redis, shared by every server process; on Redis, the
+    registry followed under a read lease (its thread started), so that token checks read
+    nothing.
     """
     if settings.store == "memory":
         return Access.embedded(store, settings)
     client = store_client(settings)
+    registry = RegistryIndex(store)
+    follower = None
+    if settings.registry_lease_seconds > 0:
+        leases = RedisReadLeases(client, LEASES, settings.namespace)
+        lease_ms = max(1, round(settings.registry_lease_seconds * 1000))
+        follower = RegistryFollower(store, registry, leases, lease_ms)
+        follower.start()
     return Access(
         admin_key=settings.admin_key,
-        registry=RegistryIndex(store),
+        registry=registry,
+        follower=follower,
         limiter=RedisRateLimiter(
             client, settings.rate_limit, settings.rate_window, settings.namespace
         ),

@@ -165,7 +165,11 @@ def create_app(
         middleware=[ObserveMiddleware(observed)],
         plugins=[problems.ProblemDocumentation(), openapi.AcceptedValues()],
         on_startup=[count_stalls],
-        on_shutdown=[stop_counting_stalls, *([] if scheduler is not None else [schedules.close])],
+        on_shutdown=[
+            stop_counting_stalls,
+            access.close,
+            *([] if scheduler is not None else [schedules.close]),
+        ],
         openapi_config=OpenAPIConfig(
             title="cardarena game service",
             version="1.0.0",

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
+from collections.abc import Callable, Sequence
 
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest
 from shared.messages.codec import encode, encode_all
+from shared.messages.envelope import RecordedEvent
 from shared.model.registry import (
     CODEC,
     KIND,
@@ -37,6 +40,7 @@ from shared.model.registry import (
     bot_of,
     token_digest,
 )
+from shared.ports.leases import ReadLeases
 from shared.ports.webhook_urls import WebhookUrlRefused, check_webhook_url
 from shared.store.port import ConcurrencyConflict, EventStore
 
@@ -60,26 +64,48 @@ class RegistryIndex:
     """The registry kept current in this process: each look-up folds in only the new events.
 
     So a token rotated or revoked through any process stops working at this one's next
-    look-up. Safe to share between threads.
+    look-up. While a follower keeps the fold current and holds a read lease for it (`trust`,
+    `services.game.http.credentials.RegistryFollower`), look-ups read nothing: a change
+    waits for every lease before it answers (`settle`). Safe to share between threads.
     """
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, clock: Callable[[], float] = time.monotonic) -> None:
         self._store = store
+        self._clock = clock
         self._lock = threading.Lock()
         self._registry = Registry()
+        self._trusted_until = 0.0
 
-    def refresh(self) -> None:
+    def refresh(self, *, force: bool = False) -> None:
         """Folds in the events appended since the last look-up (read outside the lock, so
-        that look-ups of several threads do not queue behind one round trip).
+        that look-ups of several threads do not queue behind one round trip); nothing to read
+        while the fold is trusted, unless `force`.
         """
         with self._lock:
+            if not force and self._clock() < self._trusted_until:
+                return
             after = self._registry.version
-        recorded = self._store.read(STREAM, after=after)
+        self.fold(self._store.read(STREAM, after=after))
+
+    def fold(self, recorded: Sequence[RecordedEvent]) -> None:
+        """Folds in those of `recorded` (the registry's events, in order) that come next."""
         with self._lock:
             for item in recorded:
                 if item.version == self._registry.version + 1:
                     self._registry.apply(CODEC.decode(item))
                     self._registry.version = item.version
+
+    def trust(self, until: float) -> None:
+        """Lets look-ups answer from the fold without reading until `until` (this index's
+        clock, `time.monotonic` by default): the follower's lease lasts at least that long."""
+        with self._lock:
+            self._trusted_until = until
+
+    @property
+    def trusted(self) -> bool:
+        """Returns whether look-ups answer from the fold without reading."""
+        with self._lock:
+            return self._clock() < self._trusted_until
 
     def bot_of_token(self, token: str) -> RegisteredBot | None:
         """Returns the bot whose live token `token` is, None for anything else."""
@@ -106,6 +132,32 @@ class RegistryIndex:
         """Returns the version of the registry's stream folded so far (no look-up)."""
         with self._lock:
             return self._registry.version
+
+
+LEASES = "registry"
+"""The name of the registry's read leases (`shared.ports.leases`)."""
+
+
+def settle(
+    store: EventStore, leases: ReadLeases | None, wait_ms: int, poll_s: float = 0.005
+) -> list[str]:
+    """Waits until every process answering from its own fold of the registry has folded it
+    up to its version now, or stopped trusting its fold (no live lease behind it), for at
+    most `wait_ms`; returns the holders still behind (empty: settled; none without leases).
+
+    A change to the registry calls it before it answers, so that a token rotated or revoked
+    no longer works on any process once the change is acknowledged. A lease outlives a
+    process that stops by its time to live at most, which bounds the wait.
+    """
+    if leases is None:
+        return []
+    version = store.version(STREAM)
+    deadline = time.monotonic() + wait_ms / 1000
+    while True:
+        behind = leases.behind(version)
+        if not behind or time.monotonic() >= deadline:
+            return behind
+        time.sleep(poll_s)
 
 
 def _check_url(url: str, *, allow_private: bool) -> None:

@@ -88,6 +88,7 @@ class BotsController(Controller):
         registration = register(
             store, data, registered_at=_now(), allow_private_urls=access.webhook_allow_private
         )
+        access.settle_registry()
         bot = Bot.of(registration.bot, host=True, credentials=registration.credentials)
         headers = {"Location": f"/v1/bots/{bot.name}/{bot.version}"}
         return Response(bot, status_code=201 if registration.new else 200, headers=headers)
@@ -162,8 +163,15 @@ class BotsController(Controller):
         security=BEARER,
         responses=responses(400, 401, 403, 404, 422, 503),
     )
-    def rotate(self, store: NamedDependency[EventStore], name: BotName, version: BotVersion) -> Bot:
+    def rotate(
+        self,
+        store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
+        name: BotName,
+        version: BotVersion,
+    ) -> Bot:
         bot, credentials = rotate_token(store, name, version, issued_at=_now())
+        access.settle_registry()
         return Bot.of(bot, host=True, credentials=credentials)
 
     @delete(
@@ -181,7 +189,12 @@ class BotsController(Controller):
         responses=responses(400, 401, 403, 404, 422, 503),
     )
     def revoke(
-        self, store: NamedDependency[EventStore], name: BotName, version: BotVersion
+        self,
+        store: NamedDependency[EventStore],
+        access: NamedDependency[Access],
+        name: BotName,
+        version: BotVersion,
     ) -> None:
         """Revokes the bot's token; 204."""
         revoke_token(store, name, version, revoked_at=_now())
+        access.settle_registry()

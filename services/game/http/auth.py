@@ -26,6 +26,7 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.spec import Reference, SecurityRequirement, SecurityScheme
 from litestar.types import ExceptionHandlersMap
 
+from services.game.http.follower import RegistryFollower
 from services.game.http.problems import Problem, problem
 from services.settings import GameSettings, Settings
 from shared.app.registry import RegistryIndex
@@ -102,8 +103,8 @@ class RateLimited(Exception):
 class Access:
     """The admin key, the registry to check bot tokens in, the rate limiter, the game cap,
     whether webhook URLs may reach loopback and private addresses, the rate limit of
-    anonymous streams (per client address), and the cap on a bot's open challenges (the
-    slots of `challenges`, 0: none)."""
+    anonymous streams (per client address), the cap on a bot's open challenges (the
+    slots of `challenges`, 0: none), and what keeps the registry current (`follower`)."""
 
     admin_key: str
     registry: RegistryIndex
@@ -114,6 +115,8 @@ class Access:
     spectator_limiter: RateLimiter = field(default_factory=lambda: InMemoryRateLimiter(0, 60))
     challenges: GameSlots = field(default_factory=InMemoryGameSlots)
     max_open_challenges: int = 0
+    follower: RegistryFollower | None = None
+    """Keeps `registry` current without a read per token check (None: each reads)."""
 
     @classmethod
     def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
@@ -131,6 +134,19 @@ class Access:
             ),
             max_open_challenges=settings.max_open_challenges,
         )
+
+    def settle_registry(self) -> None:
+        """Returns once every process holding a read lease of the registry has folded the
+        change just made to it, or stopped trusting its fold (see `RegistryFollower`)."""
+        if self.follower is not None:
+            behind = self.follower.settle()
+            if behind:
+                _log.warning("the registry's leases of %s did not settle", ", ".join(behind))
+
+    def close(self) -> None:
+        """Stops following the registry (the app's shutdown)."""
+        if self.follower is not None:
+            self.follower.stop()
 
     @property
     def game_cap(self) -> GameCap:

@@ -162,7 +162,7 @@ class TokenWatch:
 
     def _end_dead(self) -> None:
         """Ends every hold whose token the registry no longer holds live."""
-        self._registry.refresh()
+        self._registry.refresh(force=True)
         with self._lock:
             holds = [hold for hold in self._holds if not hold.ended]
         for hold in holds:
