@@ -154,15 +154,15 @@ class TokenWatch:
                     self._thread = None
                     return
             try:
-                self._store.wait(STREAM, self._registry.version, self._poll_ms)
+                self._registry.fold(self._store.wait(STREAM, self._registry.version, self._poll_ms))
                 self._end_dead()
             except Exception:  # a store outage must not end the watch: look again later
                 _log.exception("the token watch could not read the registry")
                 time.sleep(self._poll_ms / 1000)
 
     def _end_dead(self) -> None:
-        """Ends every hold whose token the registry no longer holds live."""
-        self._registry.refresh(force=True)
+        """Ends every hold whose token the registry no longer holds live (the registry's
+        events just waited for folded in)."""
         with self._lock:
             holds = [hold for hold in self._holds if not hold.ended]
         for hold in holds:
