@@ -1,12 +1,12 @@
 """Read leases: which processes have folded a stream up to which version, and for how long.
 
 A process that answers from its own fold of a stream (the game service's bot registry,
-`shared.app.registry.RegistryFollower`) holds a lease naming the version it has folded; it
-renews the lease after every successful read, and trusts its fold only while the lease
-lasts. A writer that must take effect everywhere at once (a token rotated or revoked) waits,
-after its append, until no live lease shows an older version: by then every process either
-has folded the change or no longer trusts its fold. A process that stops (or loses the
-store) stops renewing, and its lease runs out after its time to live.
+`services.game.http.follower.RegistryFollower`) holds a lease naming the version it has
+folded; it renews the lease after every successful read, and trusts its fold only while
+the lease lasts. A writer that must take effect everywhere at once (a token rotated or
+revoked) waits, after its append, until no live lease shows an older version: by then
+every process either has folded the change or no longer trusts its fold. A process that
+stops (or loses the store) stops renewing, and its lease runs out after its time to live.
 
 The Redis adapter (`shared.store.redis_leases.RedisReadLeases`) keeps the leases of every
 process and times them by Redis's clock; the twin keeps them in this process.

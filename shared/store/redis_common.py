@@ -42,6 +42,12 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 """What a store that cannot be reached (a lost connection, a cluster failing over or
 resharding) raises: the caller may retry the same request later."""
 
+LUA_NOW_MS = """
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+"""
+"""The start of a Lua script that needs Redis's clock: `ms`, its time in milliseconds."""
+
 _NO_CLUSTER = "Redis Cluster cannot be connected"
 """How redis-py's cluster client says that no node answers (a RedisClusterException, which
 also stands for errors that are bugs, such as keys of two slots in one command)."""

@@ -14,15 +14,10 @@ import redis
 from redis.cluster import RedisCluster
 
 from shared.ports.leases import ReadLeases
-from shared.store.redis_common import reachable
-
-_NOW = """
-local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-"""
+from shared.store.redis_common import LUA_NOW_MS, reachable, text_of
 
 _RENEW = (
-    _NOW
+    LUA_NOW_MS
     + """
 local version = tonumber(ARGV[2])
 local held = redis.call('HGET', KEYS[1], ARGV[1])
@@ -39,7 +34,7 @@ return version
 """KEYS: the leases. ARGV: holder, version, ttl in ms. Returns the version held."""
 
 _BEHIND = (
-    _NOW
+    LUA_NOW_MS
     + """
 local version = tonumber(ARGV[1])
 local behind = {}
@@ -77,7 +72,7 @@ class RedisReadLeases(ReadLeases):
     def behind(self, version: int) -> list[str]:
         with reachable():
             reply: Any = self._behind(keys=[self._key], args=[version])
-        return sorted(h.decode() if isinstance(h, bytes) else str(h) for h in reply)
+        return sorted(text_of(holder) for holder in reply)
 
     def release(self, holder: str) -> None:
         with reachable():

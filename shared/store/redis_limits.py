@@ -15,7 +15,7 @@ from redis.cluster import RedisCluster
 
 from shared.ports.game_slots import GameSlots
 from shared.ports.ratelimit import RateLimiter
-from shared.store.redis_common import reachable
+from shared.store.redis_common import LUA_NOW_MS, reachable
 
 _COUNT = """
 local count = redis.call('INCR', KEYS[1])
@@ -31,9 +31,9 @@ return {count, left}
 """
 """KEYS: the counter. ARGV: the window in ms. Returns the count and the ms left of the window."""
 
-_RESERVE = """
-local now = redis.call('TIME')
-local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+_RESERVE = (
+    LUA_NOW_MS
+    + """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   return 0
@@ -41,6 +41,7 @@ end
 redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[3]), ARGV[2])
 return 1
 """
+)
 """KEYS: the bot's slots. ARGV: cap, reservation, ttl in ms. Returns 1 if it reserved."""
 
 

@@ -33,3 +33,12 @@ def cluster_namespace(request: pytest.FixtureRequest) -> tuple[Any, str]:
 
     request.addfinalizer(clean)
     return client, namespace
+
+
+def redis_backend(request: pytest.FixtureRequest) -> tuple[Any, str]:
+    """Returns the client and a key prefix of this test's own for a backend fixture's Redis
+    parameter: the module's Redis Cluster for `cluster` (`cluster_namespace`), else the
+    standalone Redis (`redis_client`, `namespace`)."""
+    if request.param == "cluster":
+        return cluster_namespace(request)
+    return request.getfixturevalue("redis_client"), request.getfixturevalue("namespace")

@@ -6,11 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
-from redis.cluster import RedisCluster
 
 from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.store.redis_deal_secret import RedisDealSecret
-from tests.contract.cluster import CLUSTER, cluster_namespace
+from tests.contract.cluster import CLUSTER, redis_backend
 
 pytestmark = pytest.mark.contract
 
@@ -23,12 +22,7 @@ def deployment(request: pytest.FixtureRequest) -> tuple[DealSecret, DealSecret]:
     if request.param == "memory":
         secret = ProcessDealSecret()
         return secret, secret
-    client: redis.Redis | RedisCluster
-    if request.param == "cluster":
-        client, namespace = cluster_namespace(request)
-    else:
-        client = request.getfixturevalue("redis_client")
-        namespace = request.getfixturevalue("namespace")
+    client, namespace = redis_backend(request)
     return RedisDealSecret(client, namespace), RedisDealSecret(client, namespace)
 
 

@@ -6,8 +6,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import redis
-from redis.cluster import RedisCluster
 
 from shared.app.admission import admit
 from shared.app.bot_turns import play_bot_turns
@@ -16,7 +14,7 @@ from shared.messages.common import Seat
 from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_limits import RedisGameSlots
-from tests.contract.cluster import CLUSTER, cluster_namespace
+from tests.contract.cluster import CLUSTER, redis_backend
 
 pytestmark = pytest.mark.contract
 
@@ -29,12 +27,7 @@ def slots(request: pytest.FixtureRequest) -> GameSlots:
     the module's Redis Cluster: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryGameSlots()
-    client: redis.Redis | RedisCluster
-    if request.param == "cluster":
-        client, namespace = cluster_namespace(request)
-    else:
-        client = request.getfixturevalue("redis_client")
-        namespace = request.getfixturevalue("namespace")
+    client, namespace = redis_backend(request)
     return RedisGameSlots(client, namespace)
 
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import redis
-from redis.cluster import RedisCluster
 
 from shared.ports.outbox import InMemoryOutbox, Outbox, Pending
 from shared.store.redis_outbox import RedisOutbox
-from tests.contract.cluster import CLUSTER, cluster_namespace
+from tests.contract.cluster import CLUSTER, redis_backend
 
 pytestmark = pytest.mark.contract
 
@@ -23,12 +21,7 @@ def outbox(request: pytest.FixtureRequest) -> Outbox:
     the module's Redis Cluster: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryOutbox()
-    client: redis.Redis | RedisCluster
-    if request.param == "cluster":
-        client, namespace = cluster_namespace(request)
-    else:
-        client = request.getfixturevalue("redis_client")
-        namespace = request.getfixturevalue("namespace")
+    client, namespace = redis_backend(request)
     return RedisOutbox(client, namespace)
 
 

@@ -8,11 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
-from redis.cluster import RedisCluster
 
 from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.redis_limits import RedisRateLimiter
-from tests.contract.cluster import CLUSTER, cluster_namespace
+from tests.contract.cluster import CLUSTER, redis_backend
 
 pytestmark = pytest.mark.contract
 
@@ -26,12 +25,7 @@ def make(request: pytest.FixtureRequest) -> MakeLimiter:
     the module's Redis Cluster: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryRateLimiter
-    client: redis.Redis | RedisCluster
-    if request.param == "cluster":
-        client, namespace = cluster_namespace(request)
-    else:
-        client = request.getfixturevalue("redis_client")
-        namespace = request.getfixturevalue("namespace")
+    client, namespace = redis_backend(request)
     return lambda limit, window_s: RedisRateLimiter(client, limit, window_s, namespace)
 
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 import time
 
 import pytest
-import redis
-from redis.cluster import RedisCluster
 
 from shared.ports.leases import InMemoryReadLeases, ReadLeases
 from shared.store.redis_leases import RedisReadLeases
-from tests.contract.cluster import CLUSTER, cluster_namespace
+from tests.contract.cluster import CLUSTER, redis_backend
 
 pytestmark = pytest.mark.contract
 
@@ -23,12 +21,7 @@ def leases(request: pytest.FixtureRequest) -> ReadLeases:
     """Returns each implementation in turn, empty (Redis: this test's own key prefix)."""
     if request.param == "memory":
         return InMemoryReadLeases()
-    client: redis.Redis | RedisCluster
-    if request.param == "cluster":
-        client, namespace = cluster_namespace(request)
-    else:
-        client = request.getfixturevalue("redis_client")
-        namespace = request.getfixturevalue("namespace")
+    client, namespace = redis_backend(request)
     return RedisReadLeases(client, "registry", namespace)
 
 
