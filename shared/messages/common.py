@@ -25,6 +25,16 @@ class Action(
     """Base of every command a seat can take; the tag is the class name (`"PlayCards"`)."""
 
 
+class Resign(Action, frozen=True, kw_only=True):
+    """The seat gives the game up: from then on the platform plays its default actions and it
+    places last, rated like any loss. Every game with decisions accepts it from a seat of a
+    running game, on its turn or not; it is not among a seat's listed legal actions."""
+
+
+PLATFORM_ACTIONS = (Resign,)
+"""The actions every game with decisions accepts beside its own; the platform decides them."""
+
+
 class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Who plays a seat: a built-in bot strategy run by the platform, or an external client.
 
