@@ -45,7 +45,7 @@ class RegisteredBot(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):
-    """A game waiting for one of the bot's seats."""
+    """A game waiting for one of the bot's seats, with the seat's view at `version`."""
 
     game_id: str
     game: str
@@ -53,6 +53,9 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     legal_actions: list[dict[str, Any]]
     deadline: int | None = None
+    view: dict[str, Any] | None = None
+    status: str | None = None
+    to_move: list[int] | None = None
 
 
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):

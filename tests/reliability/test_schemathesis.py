@@ -84,6 +84,7 @@ BOT_OPERATIONS = frozenset(
     {
         "getCallingBot",
         "listBotChallenges",
+        "listBotGames",
         "waitBotTurns",
         "acceptChallenge",
         "declineChallenge",

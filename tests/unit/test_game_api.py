@@ -744,6 +744,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "waitBotTurns",
         "waitSeatTurn",
         "listBotChallenges",
+        "listBotGames",
         "issueChallenge",
         "getChallenge",
         "acceptChallenge",

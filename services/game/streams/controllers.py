@@ -22,7 +22,7 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter
+from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent
 
 from services.game.http.auth import BEARER, Access, Caller, calling_bot
@@ -33,16 +33,18 @@ from services.game.http.schemas import SeatView
 from services.game.http.waiters import StreamsBusy, streams_of
 from services.game.streams.bot_stream import BotStream
 from services.game.streams.game_stream import GameStream, admit_spectator
-from services.game.streams.schemas import ChallengeList, Turns
+from services.game.streams.schemas import BotGames, ChallengeList, Turns
 from services.game.streams.turns import (
     all_waiting,
     bots_games,
     open_challenges,
     opened_sealed,
+    running_games,
     seat_turn,
     waiting_turns,
 )
 from shared.app.waiting import wait_ms
+from shared.errors import InvalidRequest
 from shared.ports.archive import EventArchive
 from shared.store.port import EventStore, InvalidCursor, cursor_positions, position_key
 
@@ -71,6 +73,16 @@ LastPosition = Annotated[
         required=False,
         pattern=r"^\d{1,20}(-\d{1,20})?(,\d{1,20}(-\d{1,20})?){0,1023}$",
         description="Replay the starts and finishes after this feed position (the last `id:`)",
+    ),
+]
+GAME_STATUSES = ("playing",)
+"""The statuses `listBotGames` lists games in (the finished ones are in the leaderboards,
+the tournaments' standings and the replays)."""
+GameStatus = Annotated[
+    str,
+    QueryParameter(
+        description="Only the games in this status: `playing` (the running games)",
+        schema_extra={"enum": list(GAME_STATUSES)},
     ),
 ]
 MAX_ID_PART = 2**64 - 1
@@ -317,6 +329,36 @@ class BotStreamsController(Controller):
                 if mine:
                     found = await call(waiting_turns, store, index, bot, mine)
             return Turns(found)
+
+    @get(
+        "/games",
+        operation_id="listBotGames",
+        summary="The calling bot's running games, with its seats in each",
+        description=(
+            "Needs a bot token (401 without one or with a bad one; 403 with the admin key: a"
+            " bot's games are read with its own token). Every game the bot is seated in that"
+            " is still running, oldest first, with its seats, version and the seats it waits"
+            " for: what a bot that restarts needs to pick its games up again (then"
+            " `waitBotTurns` or `getSeatView` for each seat). `status` is `playing`, the"
+            " default; any other value is 422 naming `status`."
+        ),
+        security=BEARER,
+        responses=responses(400, 401, 403, 422, 503),
+    )
+    async def games(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        caller: NamedDependency[Caller],
+        status: GameStatus = "playing",
+    ) -> BotGames:
+        """Returns the calling bot's games in `status`."""
+        bot, streams = calling_bot(caller), streams_of(request)
+        if status not in GAME_STATUSES:
+            valid = ", ".join(GAME_STATUSES)
+            raise InvalidRequest("status", f"unknown status {status[:40]!r}; valid: {valid}")
+        found = await streams.run(running_games, store, streams.index(store), bot)
+        return BotGames(found)
 
     @get(
         "/challenges",

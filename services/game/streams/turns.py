@@ -9,7 +9,7 @@ from services.game.http.auth import Caller, check_seat
 from services.game.http.credentials import Hold
 from services.game.http.schemas import SeatView
 from services.game.http.seals import check_unsealed
-from services.game.streams.schemas import Turn
+from services.game.streams.schemas import BotGame, Turn
 from shared.app import challenges
 from shared.app.loading import LoadedGame, load, load_logged
 from shared.app.waiting import until_due
@@ -34,12 +34,23 @@ def turns_in(loaded: LoadedGame, bot: str) -> list[Turn]:
             continue
         view = SeatView.of(loaded, seat)
         if view.legal_actions:
-            found.append(
-                Turn(
-                    loaded.game_id, spec.name, seat, view.version, view.legal_actions, view.deadline
-                )
-            )
+            found.append(turn_of(spec.name, view))
     return found
+
+
+def turn_of(game: str, view: SeatView) -> Turn:
+    """Returns the turn of the seat whose view (with its legal actions) is `view`."""
+    return Turn(
+        game_id=view.game_id,
+        game=game,
+        seat=view.seat,
+        version=view.version,
+        legal_actions=view.legal_actions,
+        deadline=view.deadline,
+        view=view.view,
+        status=view.status,
+        to_move=view.to_move,
+    )
 
 
 def waiting_turns(store: EventStore, index: BotIndex, bot: str, game_ids: list[str]) -> list[Turn]:
@@ -51,6 +62,28 @@ def waiting_turns(store: EventStore, index: BotIndex, bot: str, game_ids: list[s
         except UnknownGame:
             continue
     return found
+
+
+def running_games(store: EventStore, index: BotIndex, bot: str) -> list[BotGame]:
+    """Refreshes the index; returns the running games seating `bot` with its seats there,
+    oldest first (each read through this process's game cache)."""
+    index.refresh()
+    found: list[tuple[str, BotGame]] = []
+    for game_id in index.running(bot):
+        seats = index.seats_of(bot, game_id)
+        try:
+            loaded = load(store, game_id)
+        except UnknownGame:
+            continue
+        spec, state = loaded.spec, loaded.state
+        if spec.is_over(state) or not seats:
+            continue
+        created_at = loaded.created.created_at
+        game = BotGame(
+            game_id, spec.name, seats, loaded.version, "playing", spec.to_move(state), created_at
+        )
+        found.append((created_at, game))
+    return [game for _, game in sorted(found, key=lambda pair: (pair[0], pair[1].game_id))]
 
 
 def bots_games(index: BotIndex, bot: str, game_ids: list[str]) -> list[str]:
