@@ -37,7 +37,7 @@ from shared.model.challenges import (
     iso,
     stream_id,
 )
-from shared.model.registry import RegisteredBot
+from shared.model.registry import RegisteredBot, resolve_bot
 from shared.ports.game_slots import GameSlots
 from shared.store.port import ConcurrencyConflict, EventStore
 
@@ -82,7 +82,7 @@ def _players(
         field = f"opponents[{index}]"
         found = known.get((opponent.bot, opponent.version))
         if found is None:
-            raise InvalidRequest(field, f"no bot {opponent.bot}@{opponent.version} is registered")
+            found = _strategy(game, opponent, bots, field)
         if found.game != game:
             title = get_game(found.game).title
             raise InvalidRequest(field, f"{found.key} plays {title}, not {game}")
@@ -92,6 +92,23 @@ def _players(
             _consents(found, challenger, field)
         seated.append(found)
     return seated
+
+
+def _strategy(
+    game: str, opponent: Opponent, bots: Sequence[RegisteredBot], field: str
+) -> RegisteredBot:
+    """Returns the built-in strategy `opponent` names (not a registered bot): it plays as
+    `strategy@version`, played by the platform. Raises InvalidRequest at `field`, listing
+    the game's strategies and registered bots, when it names none of them."""
+    _, strategy = resolve_bot(game, opponent.bot, opponent.version, bots, field)
+    return RegisteredBot(
+        name=opponent.bot,
+        version=opponent.version,
+        game=game,
+        strategy=strategy,
+        description="",
+        registered_at="",
+    )
 
 
 def _consents(bot: RegisteredBot, challenger: RegisteredBot | None, field: str) -> None:
@@ -160,7 +177,9 @@ def issue(
     except GameNotFound:
         raise InvalidRequest("game", f"unknown game {game!r}") from None
     if not opponents:
-        raise InvalidRequest("opponents", "name at least one registered bot to challenge")
+        raise InvalidRequest(
+            "opponents", "name at least one registered bot or built-in strategy to challenge"
+        )
     seated = _players(game, challenger, opponents, bots)
     if not spec.min_players <= len(seated) <= spec.max_players:
         raise InvalidRequest(

@@ -236,8 +236,15 @@ def _game_id(outcome: Outcome) -> str:
 
 
 def admit_challenge(cap: GameCap, store: EventStore, challenge: Challenge) -> Admission:
-    """Reserves the slots of the bots `challenge` seats; raises GameCapReached (`bots[i]`)."""
-    bound = [(f"bots[{i}]", bot) for i, bot in enumerate(challenge.bots)]
+    """Reserves the slots of the bots `challenge` binds seats to (its external and webhook
+    bots, as a host's game does; the platform's strategies hold none); raises
+    GameCapReached (`bots[i]`)."""
+    _, issued = challenges.read(store, challenge.challenge_id, datetime.now(UTC))
+    bound = [
+        (f"bots[{i}]", seat.bound_bot)
+        for i, seat in enumerate(issued.seats)
+        if seat.bound_bot is not None
+    ]
     return admit(cap.slots, store, bound, cap.cap)
 
 

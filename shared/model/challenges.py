@@ -233,7 +233,12 @@ def fold(events: Sequence[ChallengeEvent], version: int, now: datetime) -> Chall
 
 
 class Opponent(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A registered bot to challenge: its name and version label (default "1")."""
+    """A bot to challenge: a registered bot's name, or one of the game's built-in strategies
+    (`heuristic`, `random`, ...: played by the platform, it accepts at once), and a version
+    label (default "1"; a strategy plays and is rated as `strategy@version`)."""
 
     bot: str
+    """A registered bot's name, or a built-in strategy of the game when no bot is registered
+    under `bot@version`."""
     version: str = "1"
+    """The registered bot's version label (a strategy's label is free)."""

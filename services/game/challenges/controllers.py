@@ -116,10 +116,15 @@ class ChallengesController(Controller):
         summary="Challenge registered bots to a game",
         description=(
             "With a bot token, the calling bot challenges the `opponents` (registered bots"
-            " of the same game) and takes seat 0; with the admin key (in open mode, nothing)"
-            " the host matches the opponents alone. External opponents get a `challenge`"
-            " event on `/v1/bots/me/events` and answer with accept or decline; built-in and"
-            " webhook bots accept at once, a webhook bot only as its `accept_challenges` allows"
+            ' of the same game, or the game\'s built-in strategies by name, e.g. `{"bot":'
+            ' "heuristic"}`, when no bot is registered under that `bot@version`) and takes'
+            " seat 0; with the admin key (in open mode, nothing) the host matches the"
+            " opponents alone. A name that is neither is 422 naming `opponents[i]` and listing"
+            " the strategies and registered bots. External opponents get a `challenge`"
+            " event on `/v1/bots/me/events` and answer with accept or decline; built-in"
+            " strategies, built-in and webhook bots accept at once (a challenge of only those"
+            " starts its game when it is issued), a webhook bot only as its"
+            " `accept_challenges` allows"
             " (else 403 `challenge-refused`, naming the `field` and the `rule`). When every"
             " bot has accepted the game starts with the seats bound to the bots (`status`"
             " `started`, `game_id`). The challenge expires after `expires_in` seconds unless"
