@@ -26,6 +26,7 @@ from shared.model.challenges import (
     ChallengeClosed,
     ChallengeDeclined,
     ChallengeEvent,
+    ChallengeExpired,
     ChallengeIssued,
     ChallengeStarted,
     NotYours,
@@ -125,21 +126,36 @@ def _consents(bot: RegisteredBot, challenger: RegisteredBot | None, field: str) 
     )
 
 
-def hold_open(slots: GameSlots, store: EventStore, bot: str, cap: int, now: datetime) -> str | None:
-    """Reserves one of `bot`'s `cap` places of open challenges; returns the reservation, for
-    `slots.confirm(bot, reservation, challenge_id)` once issued (else `slots.cancel`), None
-    for `cap` 0 (no cap: nothing reserved). Raises TooManyOpen. When full, the places of
-    challenges that closed (started, declined, cancelled, expired) are given back first."""
-    if cap == 0:
-        return None
+def hold_open(slots: GameSlots, store: EventStore, bot: str, cap: int, now: datetime) -> str:
+    """Reserves one of `bot`'s `cap` places of open challenges (0: no cap, the places only
+    say which challenges it issued, for its event stream's expiries); returns the
+    reservation, for `slots.confirm(bot, reservation, challenge_id)` once issued (else
+    `slots.cancel`). Raises TooManyOpen. When full (without a cap: past `_SWEEP` places),
+    the places of challenges that closed are given back first (see `give_back_closed`)."""
     reservation = f"reserved:{uuid.uuid4().hex}"
-    if slots.reserve(bot, reservation, cap, _RESERVATION_MS):
+    limit = cap or _SWEEP
+    if slots.reserve(bot, reservation, limit, _RESERVATION_MS):
         return reservation
+    expiring = give_back_closed(slots, store, bot, now)
+    if slots.reserve(bot, reservation, limit, _RESERVATION_MS):
+        return reservation
+    if cap == 0 and slots.reserve(bot, reservation, _UNBOUNDED, _RESERVATION_MS):
+        return reservation
+    soonest = min(expiring, default=now + timedelta(seconds=1))
+    raise TooManyOpen(bot, cap, max(1, math.ceil((soonest - now).total_seconds())))
+
+
+def give_back_closed(
+    slots: GameSlots, store: EventStore, bot: str, now: datetime
+) -> list[datetime]:
+    """Gives back `bot`'s places of challenges that closed (started, declined, cancelled,
+    expired: an expiry not recorded yet is recorded first, so that the challenger's stream
+    tells of it); returns when each open one expires."""
     expiring: list[datetime] = []
     closed: list[str] = []
     for challenge_id in slots.games(bot):
         try:
-            challenge, _ = read(store, challenge_id, now)
+            challenge = expire(store, challenge_id, now)
         except UnknownChallenge:
             closed.append(challenge_id)
             continue
@@ -148,14 +164,35 @@ def hold_open(slots: GameSlots, store: EventStore, bot: str, cap: int, now: date
         else:
             closed.append(challenge_id)
     slots.release(bot, closed)
-    if slots.reserve(bot, reservation, cap, _RESERVATION_MS):
-        return reservation
-    soonest = min(expiring, default=now + timedelta(seconds=1))
-    raise TooManyOpen(bot, cap, max(1, math.ceil((soonest - now).total_seconds())))
+    return expiring
 
 
 _RESERVATION_MS = 60_000
 """How long a place reserved for a challenge outlives an issuer that never confirmed it."""
+_SWEEP = 100
+"""Without a cap: how many places a bot holds before the closed ones are given back."""
+_UNBOUNDED = 2**31
+"""Without a cap: the bound of a reservation made after the sweep (none is ever refused)."""
+
+
+def expire(store: EventStore, challenge_id: str, now: datetime) -> Challenge:
+    """Records the expiry of a challenge that passed its `expires_at` unanswered
+    (`ChallengeExpired`, once: a recorded one is not recorded again); returns the challenge.
+    Raises UnknownChallenge."""
+
+    def step(challenge: Challenge) -> ChallengeEvent | None:
+        if challenge.status != "expired" or _expiry_recorded(store, challenge):
+            return None
+        return ChallengeExpired(at=iso(now))
+
+    return _append(store, challenge_id, now, step)
+
+
+def _expiry_recorded(store: EventStore, challenge: Challenge) -> bool:
+    """Returns whether the last event of an expired challenge's stream is its ChallengeExpired
+    (nothing follows an expiry: a closed challenge takes no other event)."""
+    last = store.read(stream_id(challenge.challenge_id), challenge.version - 1, 1)
+    return bool(last) and last[0].type == "ChallengeExpired"
 
 
 def issue(

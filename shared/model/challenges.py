@@ -6,7 +6,8 @@ the challenger (when a bot issues it) in seat 0, then the opponents in the order
 opponents are played by the platform and accept at once. When the last answer is an
 acceptance the game is created, with the seats bound to the bots, and the challenge
 records its id; a decline or a cancellation closes it, and an open challenge expires at
-`expires_at`.
+`expires_at` (its time alone closes it; `ChallengeExpired` records that afterwards, so the
+challenger's event stream tells of it once, at a feed position).
 
 Each challenge is a stream of events (`challenge:<id>`, kind `challenge`), appended with
 optimistic concurrency, so concurrent answers are folded one after the other. The game's
@@ -84,8 +85,21 @@ class ChallengeStarted(Event, frozen=True, kw_only=True):
     at: str = ""
 
 
+class ChallengeExpired(Event, frozen=True, kw_only=True):
+    """The challenge passed its `expires_at` unanswered: the record of an expiry that its
+    time already made (appended once, by the first reader that needs it recorded: the
+    challenger's event stream, or the challenger issuing more)."""
+
+    at: str = ""
+
+
 ChallengeEvent = (
-    ChallengeIssued | ChallengeAccepted | ChallengeDeclined | ChallengeCancelled | ChallengeStarted
+    ChallengeIssued
+    | ChallengeAccepted
+    | ChallengeDeclined
+    | ChallengeCancelled
+    | ChallengeStarted
+    | ChallengeExpired
 )
 CODEC: EventCodec[ChallengeEvent] = EventCodec(ChallengeEvent)
 
@@ -211,6 +225,8 @@ def fold(events: Sequence[ChallengeEvent], version: int, now: datetime) -> Chall
                 status = "cancelled"
             case ChallengeStarted():
                 status = "started"
+            case ChallengeExpired():
+                status = "expired"
     if status == "open" and pending and now >= datetime.fromisoformat(issued.expires_at):
         status = "expired"
     return Challenge(

@@ -29,6 +29,7 @@ from shared.model.challenges import (
     ChallengeAccepted,
     ChallengeCancelled,
     ChallengeDeclined,
+    ChallengeExpired,
     ChallengeIssued,
     ChallengeStarted,
 )
@@ -72,7 +73,7 @@ class Answered:
 
 @dataclass(frozen=True)
 class Closed:
-    """A challenge was declined, cancelled or started: it waits for nobody."""
+    """A challenge was declined, cancelled, started or recorded expired: it waits for nobody."""
 
     challenge_id: str
 
@@ -109,7 +110,7 @@ def bot_news(recorded: RecordedEvent) -> News | None:
 
 _CHALLENGE_TYPES = frozenset(
     {"ChallengeIssued", "ChallengeAccepted", "ChallengeDeclined", "ChallengeCancelled"}
-    | {"ChallengeStarted"}
+    | {"ChallengeStarted", "ChallengeExpired"}
 )
 
 
@@ -124,7 +125,7 @@ def _challenge_news(recorded: RecordedEvent) -> News | None:
             return Issued(issued.challenge_id, tuple(issued.pending), expires)
         case ChallengeAccepted(bot=bot):
             return Answered(challenge_id, bot)
-        case ChallengeDeclined() | ChallengeCancelled() | ChallengeStarted():
+        case ChallengeDeclined() | ChallengeCancelled() | ChallengeStarted() | ChallengeExpired():
             return Closed(challenge_id)
     return None
 

@@ -8,6 +8,8 @@ that cursor and the feed's end at connect (the feed itself, never a fold of all 
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -19,15 +21,19 @@ from litestar.response import ServerSentEventMessage
 from services.game.http.auth import Caller
 from services.game.http.credentials import CredentialEnded, Hold, TokenWatch, checked
 from services.game.http.waiters import Streams
+from services.game.streams.notices import Notes, note
 from services.game.streams.schemas import GameOver, StartedGame, Turn
 from services.game.streams.sse import keepalive, sse_event
 from services.game.streams.turns import all_waiting, open_challenges, waiting_turns
+from shared.app import challenges as challenge_app
 from shared.app.waiting import wait_ms
 from shared.catalog import get_game
 from shared.messages.common import GameCreated, GameFinished
 from shared.model import challenges
-from shared.model.challenges import Challenge, ChallengeIssued
+from shared.model.challenges import Challenge, ChallengeIssued, UnknownChallenge
+from shared.model.tournaments import model as tournaments
 from shared.ports.bot_index import BotIndex
+from shared.ports.game_slots import GameSlots
 from shared.store.port import (
     EventStore,
     FeedEntry,
@@ -38,6 +44,7 @@ from shared.store.port import (
 )
 
 T = TypeVar("T")
+_NOTICE_KINDS = frozenset({challenges.KIND, tournaments.KIND})
 
 
 @dataclass
@@ -54,6 +61,11 @@ class BotStream:
     """(game, seat, version) of every `your_turn` sent."""
     challenged: set[str] = field(default_factory=set)
     """The challenges announced."""
+    issued: GameSlots | None = None
+    """The places of the challenges the bot issued (`Access.challenges`): on connect, those
+    still open are followed, and their expiries recorded when due."""
+    expiring: dict[str, datetime] = field(default_factory=dict)
+    """The open challenges the bot issued: when each expires."""
     _hold: Hold = field(default_factory=Hold)
 
     async def _call(self, function: Callable[..., T], *args: Any) -> T:
@@ -76,14 +88,23 @@ class BotStream:
         return [sse_event("your_turn", turn, event_id) for turn in fresh]
 
     def _news(self, index: BotIndex, entries: list[FeedEntry]) -> tuple[list[Any], list[str]]:
-        """Returns the `game_started` / `game_finished` messages in `entries` for this bot,
-        and the ids of its games that they touch (the index may read: run it in a thread)."""
+        """Returns the messages in `entries` for this bot (`game_started`, `game_finished`,
+        `challenge`, and the notifications of `notices`), and the ids of its games that they
+        touch; follows the expiries of the challenges it issued (the index and the notices
+        may read: run it in a thread)."""
         messages: list[Any] = []
         touched: list[str] = []
         for entry in entries:
             recorded = entry.event
-            if recorded.kind == challenges.KIND:
-                messages += self._issued(entry)
+            if recorded.kind in _NOTICE_KINDS:
+                if recorded.kind == challenges.KIND:
+                    messages += self._issued(entry)
+                notes = Notes()
+                note(self.store, self.bot, entry, notes)
+                messages += notes.messages
+                self.expiring.update(notes.issued)
+                for challenge_id in notes.closed:
+                    self.expiring.pop(challenge_id, None)
                 continue
             seats = index.seats_of(self.bot, recorded.game_id)
             if not seats:
@@ -151,9 +172,12 @@ class BotStream:
                     yield message
             for message in self._turns(await call(all_waiting, store, index, self.bot), position):
                 yield message
+            await call(self._follow_issued)
             while (remaining := deadline - time.monotonic()) > 0:
-                wait = wait_ms(min(remaining, config.keepalive_s))
+                wait = wait_ms(min(remaining, config.keepalive_s, self._to_expiry()))
                 entries = await call(store.wait_feed, position, wait)
+                if self._to_expiry() == 0:
+                    await call(self._expire_due)
                 if not entries:
                     yield keepalive()
                     continue
@@ -170,6 +194,41 @@ class BotStream:
         finally:
             self.watch.give(self._hold)
             streams.open -= 1
+
+    def _follow_issued(self) -> None:
+        """Follows the open challenges the bot issued (its places of open challenges) and
+        records the expiry of each that expired unrecorded: the record's feed entry, after
+        the stream's position, brings its `challenge_expired` (blocks: run it in a thread)."""
+        if self.issued is None:
+            return
+        now = datetime.now(UTC)
+        for challenge_id in self.issued.games(self.bot):
+            if not challenge_id.startswith("reserved:"):
+                self._follow(challenge_id, now)
+
+    def _follow(self, challenge_id: str, now: datetime) -> None:
+        """Records `challenge_id`'s expiry when due, else follows it while it is open."""
+        try:
+            challenge = challenge_app.expire(self.store, challenge_id, now)
+        except UnknownChallenge:
+            return
+        if challenge.status == "open" and challenge.challenger == self.bot:
+            self.expiring[challenge_id] = datetime.fromisoformat(challenge.expires_at)
+
+    def _to_expiry(self) -> float:
+        """Returns the seconds until the first followed challenge expires (inf: none)."""
+        if not self.expiring:
+            return math.inf
+        soonest = min(self.expiring.values())
+        return max(0.0, (soonest - datetime.now(UTC)).total_seconds())
+
+    def _expire_due(self) -> None:
+        """Records the expiry of every followed challenge that is due (blocks)."""
+        now = datetime.now(UTC)
+        for challenge_id in [c for c, at in self.expiring.items() if at <= now]:
+            self.expiring.pop(challenge_id, None)
+            with contextlib.suppress(UnknownChallenge):
+                challenge_app.expire(self.store, challenge_id, now)
 
 
 def clamped(entry: FeedEntry, bound: list[str]) -> FeedEntry:

@@ -253,16 +253,25 @@ class BotStreamsController(Controller):
         operation_id="streamBotEvents",
         summary="Follow the calling bot's games as server-sent events",
         description=(
-            "Needs a bot token. On connect, one `your_turn` (`game_id`, `game`, `seat`,"
-            " `version`, `legal_actions`, `deadline` in a timed game) per game waiting for the"
-            " bot; then `game_started` (`game_id`, `game`, `seats`), `your_turn` and"
+            "Needs a bot token. On connect, one `your_turn` per game waiting for the bot"
+            " (`game_id`, `game`, `seat` and the seat's view as `getSeatView` answers it:"
+            " `version`, `status`, `to_move`, `view`, `legal_actions`, `deadline` in a timed"
+            " game); then `game_started` (`game_id`, `game`, `seats`), `your_turn` and"
             " `game_finished` (`game_id`, `seats`, `result`) as they happen, and keep-alive"
             " comments when quiet. Every `id:` is a cursor over the feed's partitions;"
-            " `Last-Event-ID` first replays the starts and finishes since that cursor (410,"
-            " rule `feed_trimmed`, when the feed no longer keeps them). A"
+            " `Last-Event-ID` first replays what happened since that cursor (410,"
+            " rule `feed_trimmed`, when the feed no longer keeps it). A"
             " `challenge` (the body of `getChallenge`) comes when one is issued to the bot, and"
-            " on connect for each open one waiting for its answer. The stream closes after a"
-            " while: reconnect."
+            " on connect for each open one waiting for its answer. To the challenger:"
+            " `challenge_declined` (`challenge_id`, `game`, `bot`, `reason`, `at`),"
+            " `challenge_cancelled` (`challenge_id`, `game`, `by`, `at`) and"
+            " `challenge_expired` (`challenge_id`, `game`, `expires_at`, `pending`), once each"
+            " (an expiry is recorded when the challenger's stream or its next challenge finds it"
+            " due, and told from that record). To each entrant of a tournament with a token:"
+            " `tournament_started` (`tournament_id`, `game`, `format`, `table_size`, `entries`,"
+            " `entrants`), `round_started` (`tournament_id`, `round`, `games` with the bot's"
+            " `seats`, `bye`) and `tournament_finished` (`tournament_id`, `status`, `winner`,"
+            " `reason`). The stream closes after a while: reconnect."
         ),
         security=BEARER,
         responses={**_SSE, **responses(400, 401, 403, 410, 503)},
@@ -281,7 +290,9 @@ class BotStreamsController(Controller):
         if last_event_id is not None:
             await streams.run(check_kept, store, last_event_id)
         watch = streams.watch(store, access.registry)
-        stream = BotStream(streams, store, bot, last_event_id, caller, watch)
+        stream = BotStream(
+            streams, store, bot, last_event_id, caller, watch, issued=access.challenges
+        )
         return ServerSentEvent(stream.events())
 
     @get(

@@ -91,3 +91,99 @@ class BotGames(msgspec.Struct, frozen=True):
 
     games: list[BotGame]
     """Each game with the bot's seats in it."""
+
+
+class DeclinedChallenge(msgspec.Struct, frozen=True):
+    """The data of a challenger's `challenge_declined` event: a bot declined its challenge,
+    which is closed."""
+
+    challenge_id: str
+    """The challenge (the body of `getChallenge` has the rest)."""
+    game: str
+    """The game it was for."""
+    bot: str
+    """The bot that declined (`name@version`)."""
+    reason: str
+    """Why, as the bot gave it ("" when it gave none)."""
+    at: str
+    """When (ISO 8601)."""
+
+
+class CancelledChallenge(msgspec.Struct, frozen=True):
+    """The data of a challenger's `challenge_cancelled` event: its challenge was withdrawn."""
+
+    challenge_id: str
+    """The challenge."""
+    game: str
+    """The game it was for."""
+    by: str
+    """Who withdrew it: the challenger (`name@version`), or "" for the host."""
+    at: str
+    """When (ISO 8601)."""
+
+
+class ExpiredChallenge(msgspec.Struct, frozen=True):
+    """The data of a challenger's `challenge_expired` event: its challenge passed its
+    `expires_at` before every bot accepted, and is closed."""
+
+    challenge_id: str
+    """The challenge."""
+    game: str
+    """The game it was for."""
+    expires_at: str
+    """When it expired (ISO 8601)."""
+    pending: list[str]
+    """The bots that had not answered."""
+
+
+class StartedTournament(msgspec.Struct, frozen=True):
+    """The data of an entrant's `tournament_started` event: a tournament it is entered in
+    was created and starts its first round."""
+
+    tournament_id: str
+    """The tournament (`getTournament`)."""
+    game: str
+    """The game it plays."""
+    format: str
+    """`round_robin`, `swiss`, `knockout` or `duplicate`."""
+    table_size: int
+    """Seats at each table."""
+    entries: list[int]
+    """The calling bot's entries: their indices in the tournament's `entrants`."""
+    entrants: int
+    """How many entries the field has."""
+
+
+class RoundGame(msgspec.Struct, frozen=True):
+    """One game of a round that seats the calling bot."""
+
+    game_id: str
+    """The game (created as the round starts; `game_started` follows)."""
+    seats: list[int]
+    """The bot's seats in it."""
+
+
+class StartedRound(msgspec.Struct, frozen=True):
+    """The data of an entrant's `round_started` event: a round of its tournament was drawn."""
+
+    tournament_id: str
+    """The tournament."""
+    round: int
+    """The round (1 first)."""
+    games: list[RoundGame]
+    """The bot's games in this round (none when it sits the round out)."""
+    bye: bool
+    """Whether one of the bot's entries sits this round out."""
+
+
+class FinishedTournament(msgspec.Struct, frozen=True):
+    """The data of an entrant's `tournament_finished` event: its tournament is over."""
+
+    tournament_id: str
+    """The tournament (`getTournamentStandings` has its table)."""
+    status: str
+    """`finished`, or `cancelled` by the host."""
+    winner: int | None
+    """The index in `entrants` of the winner, when the tournament names one."""
+    reason: str
+    """A cancellation's reason ("" otherwise)."""
