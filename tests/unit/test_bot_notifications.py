@@ -305,3 +305,17 @@ def test_a_cancelled_tournament_tells_its_entrants_it_is_over(arena: Notified) -
         assert notices[0].data["entries"] == entries
         assert (notices[2].data["status"], notices[2].data["reason"]) == ("cancelled", "rain")
     assert arena.events("carol", last="0") == []
+
+
+def test_without_a_cap_a_challenger_is_never_refused_and_its_closed_places_are_swept() -> None:
+    with arena_of(max_open_challenges=0) as arena:
+        for _ in range(130):
+            issued = arena.issue("alice", "bob")
+            assert issued.status_code == 201, issued.text
+            arena.answer(issued.json()["challenge_id"], "alice", "cancel")
+        still_open = arena.issue("alice", "bob").json()["challenge_id"]
+
+        held = arena.access.challenges.games("alice@1")
+        assert still_open in held
+        assert len(held) <= 101
+        assert len(arena.events("alice", last="0")) == 130

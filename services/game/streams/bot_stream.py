@@ -1,9 +1,12 @@
-"""One bot's server-sent stream of its games' starts, turns and finishes, and its challenges.
+"""One bot's server-sent stream of its games' starts, turns and finishes, its challenges, and
+the notifications of its challenges and tournaments (`services.game.streams.notices`).
 
 The bot's games and challenges come from the app's bot index (`shared.ports.bot_index`): on
 connect its running games and open challenges, then, for each feed entry, whether the entry's
-game seats the bot. A `Last-Event-ID` replays the starts and finishes from the feed between
-that cursor and the feed's end at connect (the feed itself, never a fold of all of it).
+game seats the bot. A `Last-Event-ID` replays the starts, finishes and notifications from the
+feed between that cursor and the feed's end at connect (the feed itself, never a fold of all
+of it). The stream follows the open challenges the bot issued and records each expiry when it
+is due, so that its `challenge_expired` comes from the feed like every other notification.
 """
 
 from __future__ import annotations
