@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from shared.messages.common import Result
 from shared.model.challenges import Challenge
+from shared.model.tournaments.model import Format
 
 
 class Turn(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -78,7 +79,7 @@ class BotGame(msgspec.Struct, frozen=True):
     """The seats (0-based) bound to the calling bot, in seat order."""
     version: int
     """The game's version now: a seat's turn is posted at it."""
-    status: str
+    status: Literal["playing"]
     """The game's status (`playing`)."""
     to_move: list[int]
     """The seats the game waits for now (any seat, the bot's or not)."""
@@ -144,7 +145,7 @@ class StartedTournament(msgspec.Struct, frozen=True):
     """The tournament (`getTournament`)."""
     game: str
     """The game it plays."""
-    format: str
+    format: Format
     """`round_robin`, `swiss`, `knockout` or `duplicate`."""
     table_size: int
     """Seats at each table."""
@@ -181,7 +182,7 @@ class FinishedTournament(msgspec.Struct, frozen=True):
 
     tournament_id: str
     """The tournament (`getTournamentStandings` has its table)."""
-    status: str
+    status: Literal["finished", "cancelled"]
     """`finished`, or `cancelled` by the host."""
     winner: int | None
     """The index in `entrants` of the winner, when the tournament names one."""
