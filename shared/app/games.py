@@ -197,13 +197,13 @@ def _decided(loaded: LoadedGame, seat: int, action: Any, expected_version: int) 
             "no_decisions", f"{spec.title} has no decisions; its seats are played by the platform"
         )
     parsed = parse_action(spec, action)
+    if loaded.aborted:
+        raise GameOver("aborted", f"game {loaded.game_id} was aborted; it takes no action")
     if expected_version != loaded.version:
         raise ConcurrencyConflict(loaded.game_id, expected_version, loaded.version)
     seats = loaded.created.seats
     if not 0 <= seat < len(seats):
         raise InvalidRequest("seat", f"seat must be 0 to {len(seats) - 1}, not {seat}")
-    if loaded.aborted:
-        raise GameOver("aborted", f"game {loaded.game_id} was aborted; it takes no action")
     if isinstance(parsed, Resign):
         return decided(loaded, seat, parsed)
     if seats[seat].kind != "external":

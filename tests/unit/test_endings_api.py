@@ -145,6 +145,9 @@ def test_the_host_aborts_a_game_and_then_it_takes_no_action_and_frees_its_bots(
         version = store.version(game_id)
         refused = problem(post_resign(client, game_id, 0, alice), 409)
         assert refused["rule"] == "aborted"
+        stale = {"seat": 0, "action": RESIGN, "expected_version": 2}
+        late = client.post(f"/v1/games/{game_id}/actions", json=stale, headers=bearer(alice))
+        assert problem(late, 409)["rule"] == "aborted", "an action from before the abort too"
         again = problem(client.post(f"/v1/games/{game_id}/abort", headers=ADMIN), 409)
         assert again["rule"] == "aborted"
         assert store.version(game_id) == version
