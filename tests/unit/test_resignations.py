@@ -4,6 +4,7 @@ at two and four players, the places and reasons they give, and the offline repla
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgspec
@@ -24,6 +25,8 @@ from shared.messages.common import (
 )
 from shared.model import clocks, log_replay
 from shared.model import exported_log as export
+from shared.ports.outbox import InMemoryOutbox
+from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
@@ -273,3 +276,28 @@ def test_the_replay_names_an_abort_for_no_known_reason() -> None:
     result = msgspec.structs.replace(last.result, reason="bored")
     report = log_replay.replay_log(tampered(events, len(events) - 1, result=result))
     assert (report.ok, report.version) == (False, len(events))
+
+
+@pytest.mark.parametrize("stale_seconds", [0, 1])
+def test_the_workers_reconciliation_aborts_the_games_stale_for_the_setting(
+    stale_seconds: int,
+) -> None:
+    from services.settings import WorkerSettings  # noqa: PLC0415 - the workers' own test
+    from services.workers.celery_app import create_celery  # noqa: PLC0415
+    from services.workers.tasks import Worker  # noqa: PLC0415
+
+    store = InMemoryEventStore()
+    settings = WorkerSettings(stale_game_seconds=stale_seconds)
+    worker = Worker(
+        create_celery(settings),
+        settings,
+        store=lambda: store,
+        outbox=InMemoryOutbox,
+        views=lambda: InMemoryTournamentViews(store),
+    )
+    game_id = external_game(store, "autobus", 2)
+    assert worker.reconcile_tournaments(stall_seconds=3600) == 0
+    assert not load(store, game_id).aborted, "moved just now"
+    time.sleep(1.1)
+    assert worker.reconcile_tournaments(stall_seconds=3600) == 0, "nothing to send on"
+    assert load(store, game_id).aborted is bool(stale_seconds)
