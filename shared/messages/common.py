@@ -139,7 +139,8 @@ class GameFinished(Event, frozen=True, kw_only=True):
 
 
 class ClockEvent(Event, frozen=True, kw_only=True):
-    """Base of the events the platform's clock appends to any game's log.
+    """Base of the events the platform appends to any game's log about a seat: its clock's,
+    and a resignation (`SeatResigned`).
 
     Every game's codec decodes them and its evolve leaves its state unchanged on them;
     `shared.model.clocks` folds them into the game's clock: strikes, forfeits, time banks.
