@@ -132,6 +132,7 @@ class GameFinished(Event, frozen=True, kw_only=True):
     """
 
     result: Result
+    """How the game ended: a place per seat and the reason (an aborted game: no places)."""
     seed: str = ""
     """The seed the game was dealt from, as text (see `shared.model.deals.seed_text`)."""
     salt: str = ""
