@@ -301,3 +301,19 @@ def test_the_workers_reconciliation_aborts_the_games_stale_for_the_setting(
     time.sleep(1.1)
     assert worker.reconcile_tournaments(stall_seconds=3600) == 0, "nothing to send on"
     assert load(store, game_id).aborted is bool(stale_seconds)
+
+
+@pytest.mark.parametrize("game", DECISION_GAMES)
+def test_a_timed_game_with_a_resignation_replays_clean(game: str) -> None:
+    store = InMemoryEventStore()
+    seats = [Seat(kind="external") for _ in range(3)]
+    clock = Clock(move_seconds=600, bank_seconds=0)
+    game_id = create_game(store, game, seats=seats, seed=6, clock=clock).game_id
+    resign(store, game_id, 1)
+    over = play_out(store, game_id)
+    result = over.spec.result(over.state)
+    assert result is not None
+    assert result.places[1] == 3
+    report = replayed(store, game_id)
+    assert report.ok, report.reason
+    assert report.result == result
