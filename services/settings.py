@@ -128,6 +128,12 @@ class GameSettings(CommonSettings):
     """CARDARENA_REGISTRY_LEASE_SECONDS: how long a game service process answers token checks
     from its own fold of the bot registry after its last read (0: it reads the registry at
     every check); a change to the registry waits for every live lease, at most twice this."""
+    entrant_move_seconds: Annotated[float, msgspec.Meta(ge=0, le=86_400)] = 60.0
+    """CARDARENA_ENTRANT_MOVE_SECONDS: the move deadline of the default clock that times the
+    external and webhook entrants of a tournament or challenge that sets no clock (neither
+    its own nor its ruleset's), so that a silent entrant forfeits (0: no default clock)."""
+    entrant_bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=864_000)] = 300.0
+    """CARDARENA_ENTRANT_BANK_SECONDS: the time bank per seat of that default clock."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,6 +179,9 @@ class WorkerSettings(CommonSettings):
     broker_restore_interval: Annotated[int, msgspec.Meta(ge=1)] = 10
     """CARDARENA_BROKER_RESTORE_INTERVAL: seconds between a worker's sweeps for tasks held past
     the visibility timeout."""
+    stale_game_seconds: Annotated[int, msgspec.Meta(ge=0)] = 86_400
+    """CARDARENA_STALE_GAME_SECONDS: the reconciliation aborts an untimed game of no tournament
+    that has waited this long for a client's move, freeing its bots' slots (0: never)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -218,6 +227,8 @@ _ENV = {
     "spectator_rate_limit": "CARDARENA_SPECTATOR_RATE_LIMIT",
     "max_open_challenges": "CARDARENA_MAX_OPEN_CHALLENGES",
     "registry_lease_seconds": "CARDARENA_REGISTRY_LEASE_SECONDS",
+    "entrant_move_seconds": "CARDARENA_ENTRANT_MOVE_SECONDS",
+    "entrant_bank_seconds": "CARDARENA_ENTRANT_BANK_SECONDS",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
     "projectors": "CARDARENA_PROJECTORS",
@@ -231,6 +242,7 @@ _ENV = {
     "workers_metrics_port": "CARDARENA_WORKERS_METRICS_PORT",
     "broker_visibility_timeout": "CARDARENA_BROKER_VISIBILITY_TIMEOUT",
     "broker_restore_interval": "CARDARENA_BROKER_RESTORE_INTERVAL",
+    "stale_game_seconds": "CARDARENA_STALE_GAME_SECONDS",
     "reconcile_seconds": "CARDARENA_RECONCILE_SECONDS",
     "log_json": "CARDARENA_LOG_JSON",
     "deal_secret": "CARDARENA_DEAL_SECRET",

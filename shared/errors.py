@@ -16,6 +16,11 @@ class IllegalAction(Exception):
         self.message = message
 
 
+class GameOver(IllegalAction):
+    """The game ended in a way that takes no request any more (aborted); `rule` names how.
+    The game service answers it 409, not 422: the request was fine, the game is not."""
+
+
 class InvalidRuleset(ValueError):
     """A ruleset cannot be played; `field` names the offending field."""
 

@@ -20,6 +20,7 @@ from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import play_webhook_turn
 from shared.app.registry import LEASES, RegistryIndex
 from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
+from shared.model.clocks import entrant_clock
 from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.scheduler import Scheduler
@@ -61,6 +62,7 @@ def build_access(settings: GameSettings, store: EventStore) -> Access:
         ),
         challenges=RedisGameSlots(client, settings.namespace, "botchallenges:"),
         max_open_challenges=settings.max_open_challenges,
+        entrant_clock=entrant_clock(settings.entrant_move_seconds, settings.entrant_bank_seconds),
     )
 
 

@@ -33,6 +33,7 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, now_ms, watch_of
 from shared.app.loading import load
 from shared.app.tournaments import (
+    abort_stale_games,
     after_game,
     ensure_tournament,
     last_event,
@@ -147,9 +148,10 @@ class Worker:
     def reconcile_tournaments(self, stall_seconds: float) -> int:
         """Plays on the running games that the platform has left waiting for `stall_seconds`
         (their task lost with a killed worker): the running tournaments' games, then the games
-        of no tournament. Beat sends it that often, by this name (older than the games of no
-        tournament here), and a run that fails (a store or the views unavailable) leaves the
-        rest of the work to the next one.
+        of no tournament; and aborts the untimed games of no tournament that have waited
+        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`). Beat sends it that
+        often, by this name (older than the games of no tournament here), and a run that fails
+        (a store or the views unavailable) leaves the rest of the work to the next one.
 
         Returns how many games it sent on.
         """
@@ -160,6 +162,8 @@ class Worker:
                 sent += reconcile(store, t.tournament_id, stall_ms, now_ms(), self.dispatch)
             standalone = views.standalone_games(RECONCILE_LIMIT)
             sent += reconcile_games(store, standalone, stall_ms, now_ms(), self.dispatch)
+            stale_ms = self.settings.stale_game_seconds * 1000
+            abort_stale_games(store, standalone, stale_ms, now_ms())
         return sent
 
     def dispatch(self, game_id: str) -> None:

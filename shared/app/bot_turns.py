@@ -15,7 +15,7 @@ from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, Sto
 
 def next_bot_seat(loaded: LoadedGame) -> int | None:
     """Returns the first seat to move that the platform plays at once, None if none is:
-    a built-in bot's, or a forfeited seat (whose default action it plays)."""
+    a built-in bot's, or a forfeited or resigned seat (whose default action it plays)."""
     for seat in loaded.spec.to_move(loaded.state):
         if loaded.created.seats[seat].kind == "bot" or seat in loaded.forfeits:
             return seat
@@ -42,7 +42,9 @@ def _bot_moves(
     spec, state, version = loaded.spec, loaded.state, loaded.version
     batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
     while len(batches) < limit:
-        current = LoadedGame(loaded.game_id, spec, loaded.created, state, version, loaded.clock)
+        current = LoadedGame(
+            loaded.game_id, spec, loaded.created, state, version, loaded.clock, loaded.resigned
+        )
         seat = next_bot_seat(current)
         if seat is None:
             break

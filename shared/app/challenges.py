@@ -16,6 +16,7 @@ from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, Seat
+from shared.model import clocks
 from shared.model.challenges import (
     CODEC,
     DEFAULT_EXPIRY_S,
@@ -206,9 +207,11 @@ def issue(
     now: datetime,
     clock: Clock | None = None,
     expires_in: int = DEFAULT_EXPIRY_S,
+    entrant_clock: Clock | None = None,
 ) -> Challenge:
     """Issues a challenge and returns it (not yet started); raises InvalidRequest naming
-    the field at fault, with nothing stored."""
+    the field at fault, with nothing stored. A challenge that sets no clock (nor its
+    ruleset) and seats an external or webhook bot records `entrant_clock` as its clock."""
     try:
         spec = get_game(game)
     except GameNotFound:
@@ -225,10 +228,12 @@ def issue(
             f"not {len(seated)}",
         )
     try:
-        spec.validate(spec.ruleset(ruleset), len(seated))
+        rules = spec.ruleset(ruleset)
+        spec.validate(rules, len(seated))
     except InvalidRuleset as error:
         field = "ruleset" if error.field == "ruleset" else f"ruleset.{error.field}"
         raise InvalidRequest(field, error.message) from None
+    clock = clocks.with_default(clock, rules, (b.kind for b in seated), entrant_clock)
     challenge_id = uuid.uuid4().hex
     challenger_key = "" if challenger is None else challenger.key
     pending = [b.key for b in seated if b.kind == "external" and b.key != challenger_key]

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import msgspec
 
 from shared.app import stalls
-from shared.app.loading import LoadedGame, appendable, load, parse_action
+from shared.app.loading import LoadedGame, decided, load, parse_action
 from shared.errors import IllegalAction, InvalidRequest
 from shared.messages.codec import encode_all
 from shared.messages.common import Event, WebhookFailed
@@ -97,7 +97,8 @@ def enforce_deadline(
         clock, spec = loaded.clock, loaded.spec
         if clock is None or clock.turn_version != turn_version or spec.is_over(loaded.state):
             return DeadlineCheck("moved_on")
-        events = deals.reveal(loaded.created, clocks.expire(spec, loaded.state, clock, now))
+        expired = clocks.expire(spec, loaded.state, clock, now, loaded.resigned)
+        events = deals.reveal(loaded.created, expired)
         if not events:
             retry = clocks.next_deadline_ms(spec, loaded.state, clock)
             return DeadlineCheck("moved_on") if retry is None else DeadlineCheck("early", retry)
@@ -161,12 +162,11 @@ def answer_events(loaded: LoadedGame, seat: int, answer: Any) -> list[Event]:
         raise WebhookRefused("invalid_answer", 'the answer is not {"action": {...}}')
     try:
         action = parse_action(loaded.spec, answer["action"])
-        events = loaded.spec.decide(loaded.state, seat, action)
+        return decided(loaded, seat, action)
     except InvalidRequest as error:
         raise WebhookRefused("invalid_answer", error.message[:500]) from None
     except IllegalAction as error:
         raise WebhookRefused("illegal_action", f"{error.rule}: {error.message}"[:500]) from None
-    return appendable(loaded, events)
 
 
 def apply_webhook_answer(

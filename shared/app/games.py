@@ -13,13 +13,13 @@ from typing import Any
 
 import msgspec
 
-from shared.app.loading import LoadedGame, Outcome, appendable, cache_of, load, parse_action
+from shared.app.loading import LoadedGame, Outcome, cache_of, decided, load, parse_action
 from shared.catalog import get_game
-from shared.errors import GameNotFound, IllegalAction, InvalidRequest, InvalidRuleset
+from shared.errors import GameNotFound, GameOver, IllegalAction, InvalidRequest, InvalidRuleset
 from shared.games.base import AnyGame
 from shared.messages.codec import encode_all
-from shared.messages.common import Clock, Event, GameCreated, Seat
-from shared.model import clocks, deal_keys, deals
+from shared.messages.common import Clock, Event, GameCreated, Resign, Seat
+from shared.model import clocks, deal_keys, deals, endings, idempotency
 from shared.model.idempotency import ClientKey, game_id_for
 from shared.store.port import AppendResult, ConcurrencyConflict, EventStore
 
@@ -39,7 +39,10 @@ def _folded_on(
         return None
     spec, state = loaded.spec, loaded.state
     state = spec.fold(events, state)
-    after = LoadedGame(loaded.game_id, spec, loaded.created, state, result.last_version)
+    resigned = loaded.resigned + endings.resigned_in(events)
+    after = LoadedGame(
+        loaded.game_id, spec, loaded.created, state, result.last_version, resigned=resigned
+    )
     cache_of(store).put(after)
     return after
 
@@ -85,12 +88,6 @@ def _seats(spec: AnyGame, seats: Sequence[Seat] | None, players: int | None) -> 
     return checked
 
 
-def _ruleset_clock(rules: msgspec.Struct) -> Clock | None:
-    """Returns the clock a ruleset sets for its games, None when it sets none."""
-    clock = getattr(rules, "clock", None)
-    return clock if isinstance(clock, Clock) else None
-
-
 def create_game(
     store: EventStore,
     game: str,
@@ -129,7 +126,7 @@ def create_game(
     fingerprint = (
         _fingerprint(game, ruleset, seats, players, seed, *timing) if idempotency_key else ""
     )
-    clock = clocks.clock_for(_ruleset_clock(rules) if clock is None else clock, table)
+    clock = clocks.clock_for(clocks.ruleset_clock(rules) if clock is None else clock, table)
     seed = deal_keys.fresh() if seed is None else seed
     salt = secrets.token_hex(32) if salt is None else salt
     created = GameCreated(
@@ -166,10 +163,12 @@ def act(
     """Applies a client's action for `seat` at `expected_version` (to `loaded`, the game as
     just loaded, when the caller has it).
 
-    Raises UnknownGame, InvalidRequest, IllegalAction, ConcurrencyConflict (stale version)
-    or IdempotencyKeyReused; on any error nothing is appended. A retry with the same key
-    returns the first outcome: the append itself answers a retry that still passes the
-    checks, and a retry that fails them (its version is stale by then) is looked up.
+    `action` may be the platform's `Resign` (see `shared.model.endings`) from an external or
+    webhook seat. Raises UnknownGame, InvalidRequest, IllegalAction (GameOver once the game
+    was aborted), ConcurrencyConflict (stale version) or IdempotencyKeyReused; on any error
+    nothing is appended. A retry with the same key returns the first outcome: the append
+    itself answers a retry that still passes the checks, and a retry that fails them (its
+    version is stale by then) is looked up.
     """
     loaded = loaded if loaded is not None else load(store, game_id)
     spec = loaded.spec
@@ -198,13 +197,53 @@ def _decided(loaded: LoadedGame, seat: int, action: Any, expected_version: int) 
             "no_decisions", f"{spec.title} has no decisions; its seats are played by the platform"
         )
     parsed = parse_action(spec, action)
+    if loaded.aborted:
+        raise GameOver("aborted", f"game {loaded.game_id} was aborted; it takes no action")
     if expected_version != loaded.version:
         raise ConcurrencyConflict(loaded.game_id, expected_version, loaded.version)
     seats = loaded.created.seats
     if not 0 <= seat < len(seats):
         raise InvalidRequest("seat", f"seat must be 0 to {len(seats) - 1}, not {seat}")
+    if isinstance(parsed, Resign):
+        return decided(loaded, seat, parsed)
     if seats[seat].kind != "external":
         raise IllegalAction("bot_seat", f"seat {seat} is played by the built-in bot")
+    if seat in loaded.resigned:
+        raise IllegalAction("resigned", f"seat {seat} resigned; the platform plays its turns")
     if seat in loaded.forfeits:
         raise IllegalAction("forfeited", f"seat {seat} forfeited; the platform plays its turns")
-    return appendable(loaded, spec.decide(loaded.state, seat, parsed))
+    return decided(loaded, seat, parsed)
+
+
+def abort_game(
+    store: EventStore, game_id: str, reason: str, *, tournament: bool = False, attempts: int = 5
+) -> Outcome:
+    """Aborts a running game for `reason` (see `shared.model.endings.abort`): its
+    `GameAborted` ends it with no result. A tournament's game is aborted only with
+    `tournament` (its tournament is cancelled: else IllegalAction `tournament_game`).
+
+    Raises UnknownGame, GameOver (rule `game_over`, or `aborted`) once it is over; a move
+    appended meanwhile makes it look again (up to `attempts` times, then ConcurrencyConflict).
+    """
+    for _ in range(attempts):
+        loaded = load(store, game_id)
+        if loaded.aborted:
+            raise GameOver("aborted", f"game {game_id} was aborted already")
+        if loaded.spec.is_over(loaded.state):
+            raise GameOver("game_over", f"game {game_id} is over")
+        if loaded.created.tournament and not tournament:
+            raise IllegalAction(
+                "tournament_game",
+                f"game {game_id} belongs to tournament {loaded.created.tournament}:"
+                " cancel the tournament to abort its games",
+            )
+        events = deals.reveal(loaded.created, endings.abort(loaded.spec, loaded.state, reason))
+        key = idempotency.abort(loaded.version)
+        try:
+            result = store.append(
+                game_id, loaded.spec.name, loaded.version, encode_all(events), key
+            )
+        except ConcurrencyConflict:
+            continue
+        return Outcome(game_id, result.first_version, result.last_version, result.replayed)
+    raise ConcurrencyConflict(game_id, loaded.version, store.version(game_id))

@@ -17,9 +17,9 @@ from shared.app.cache import FoldCache, PerStore
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.games.base import AnyGame, GameSpec
-from shared.messages.common import Action, Event, GameCreated, GameFinished
+from shared.messages.common import ABORTED, Action, Event, GameCreated, GameFinished, Resign
 from shared.messages.envelope import RecordedEvent
-from shared.model import clocks, deals
+from shared.model import clocks, deals, endings
 from shared.ports.archive import EventArchive, decoded_log
 from shared.store.port import EventStore
 
@@ -38,11 +38,20 @@ class LoadedGame(Generic[S]):
     version: int
     clock: clocks.ClockState | None = None
     """The game's clock (strikes, forfeits, banks, the current wait); None when untimed."""
+    resigned: tuple[int, ...] = ()
+    """The seats that resigned, in the order they did."""
 
     @property
     def forfeits(self) -> tuple[int, ...]:
-        """Returns the seats that forfeited, in the order they did."""
-        return () if self.clock is None else self.clock.forfeits
+        """Returns the seats that forfeited or resigned, in the order they did: the platform
+        plays their default actions and they place last."""
+        return self.resigned if self.clock is None else self.clock.forfeits
+
+    @property
+    def aborted(self) -> bool:
+        """Returns whether the platform aborted the game (its `GameAborted`: no result)."""
+        result = self.spec.result(self.state) if self.spec.is_over(self.state) else None
+        return result is not None and result.status == ABORTED
 
 
 @dataclass(frozen=True)
@@ -84,18 +93,22 @@ def _fold(game_id: str, recorded: list[RecordedEvent]) -> LoadedGame:
     if not isinstance(created, GameCreated):
         raise TypeError(f"game {game_id} does not start with GameCreated")
     state, clock = clocks.fold_with_clock(spec, created, events, recorded)
-    return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock)
+    resigned = endings.resigned_in(events)
+    return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock, resigned)
 
 
 def _fold_more(known: LoadedGame, recorded: list[RecordedEvent]) -> LoadedGame:
     """Returns `known` with the events of `recorded` (the versions after it) folded in, as
     `clocks.fold_with_clock` folds them."""
     spec, state, clock = known.spec, known.state, known.clock
-    for event, item in zip(spec.codec.decode_all(recorded), recorded, strict=True):
+    events = spec.codec.decode_all(recorded)
+    for event, item in zip(events, recorded, strict=True):
         if clock is not None:
             clock = clocks.after_event(spec, clock, state, event, item.version, item.recorded_at)
         state = spec.step(state, event)
-    return LoadedGame(known.game_id, spec, known.created, state, recorded[-1].version, clock)
+    resigned = known.resigned + endings.resigned_in(events)
+    version = recorded[-1].version
+    return LoadedGame(known.game_id, spec, known.created, state, version, clock, resigned)
 
 
 def load(store: EventStore, game_id: str) -> LoadedGame:
@@ -173,13 +186,32 @@ def appendable(loaded: LoadedGame, events: Sequence[Event]) -> list[Event]:
     Every path that appends an engine's events goes through here (or, for the clock's
     timeouts, through `clocks.expire` and `deals.reveal`).
     """
-    return deals.reveal(loaded.created, clocks.forfeits_last(events, loaded.forfeits))
+    forfeits, resigned = loaded.forfeits, loaded.resigned
+    return deals.reveal(loaded.created, clocks.forfeits_last(events, forfeits, resigned))
+
+
+def decided(loaded: LoadedGame, seat: int, action: Action) -> list[Event]:
+    """Returns the events `seat` taking `action` appends to `loaded`, as the platform appends
+    them (see `appendable`): the game's rules decide its own actions, the platform its own
+    (`Resign`, see `shared.model.endings`). Raises IllegalAction naming the rule."""
+    if isinstance(action, Resign):
+        events = endings.resignation(
+            loaded.spec,
+            loaded.state,
+            loaded.created.seats,
+            seat,
+            loaded.forfeits,
+            loaded.resigned,
+        )
+        return deals.reveal(loaded.created, events)
+    return appendable(loaded, loaded.spec.decide(loaded.state, seat, action))
 
 
 def parse_action(spec: AnyGame, payload: Any) -> Action:
-    """Returns the action in a JSON-like payload; raises InvalidRequest naming the field."""
+    """Returns the action in a JSON-like payload (one of the game's, or of the platform's in
+    a game with decisions); raises InvalidRequest naming the field."""
     try:
-        action: Action = msgspec.convert(payload, spec.action_type)
+        action: Action = msgspec.convert(payload, spec.command_type)
     except msgspec.ValidationError as error:
         raise InvalidRequest("action", str(error)) from None
     return action
@@ -190,7 +222,8 @@ def loaded_from(game_id: str, recorded: list[RecordedEvent]) -> LoadedGame:
     empty log or one that is not a game's (a tournament's, the registry's)."""
     spec, created, events = decoded_log(game_id, recorded)
     state, clock = clocks.fold_with_clock(spec, created, events, recorded)
-    return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock)
+    resigned = endings.resigned_in(events)
+    return LoadedGame(game_id, spec, created, state, recorded[-1].version, clock, resigned)
 
 
 def load_logged(store: EventStore, archive: EventArchive, game_id: str) -> LoadedGame:

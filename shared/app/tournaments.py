@@ -11,21 +11,26 @@ tournament (`reconcile_games`).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+
+import msgspec
 
 from shared.app import stalls
 from shared.app.bot_turns import platform_due, play_bot_turns
 from shared.app.deadlines import watch_of
-from shared.app.games import create_game
+from shared.app.games import abort_game, create_game
 from shared.app.loading import load
 from shared.app.registry import registered_bots
-from shared.errors import InvalidRequest, UnknownGame
+from shared.catalog import get_game
+from shared.errors import GameOver, IllegalAction, InvalidRequest, UnknownGame
 from shared.messages.codec import encode_all
-from shared.messages.common import Seat
+from shared.messages.common import Clock, Seat
 from shared.messages.envelope import RecordedEvent
-from shared.model import idempotency
+from shared.model import clocks, idempotency
 from shared.model.idempotency import game_id_for
+from shared.model.registry import RegisteredBot
 from shared.model.tournaments import seeds
 from shared.model.tournaments.model import (
     CODEC,
@@ -70,6 +75,20 @@ def create_tournament(
     key = idempotency.tournament_created(tournament_id)
     store.append(stream_id(tournament_id), KIND, 0, encode_all(events), key, fingerprint)
     return tournament_id
+
+
+def with_entrant_clock(
+    definition: TournamentDefinition, bots: Sequence[RegisteredBot], clock: Clock | None
+) -> TournamentDefinition:
+    """Returns a valid `definition` timed by `clock` (the default clock of client entrants)
+    when it sets no clock (nor its ruleset) and an entrant is an external or webhook bot of
+    `bots`; else `definition` as it is."""
+    if clock is None or definition.clock is not None:
+        return definition
+    rules = get_game(definition.game).ruleset(definition.ruleset)
+    kinds = [str(entrant.kind) for entrant in resolve_entrants(definition, bots).entrants]
+    timed = clocks.with_default(None, rules, kinds, clock)
+    return definition if timed is None else msgspec.structs.replace(definition, clock=timed)
 
 
 def ensure_tournament(
@@ -151,7 +170,7 @@ def after_game(store: EventStore, game_id: str, dispatch: Callable[[str], None])
     """
     loaded = load(store, game_id)
     created = loaded.created
-    if not created.tournament or not loaded.spec.is_over(loaded.state):
+    if not created.tournament or not loaded.spec.is_over(loaded.state) or loaded.aborted:
         return
     state = record_game(store, created.tournament, created.tournament_key, game_id)
     recorded = next((r for r in state.records if r.key == created.tournament_key), None)
@@ -201,14 +220,16 @@ class TournamentOver(InvalidRequest):
 
 
 def cancel_tournament(store: EventStore, tournament_id: str, reason: str = "") -> TournamentState:
-    """Cancels a running tournament: no new game starts, games still running count for nothing.
+    """Cancels a running tournament: no new game starts, and its games still running are
+    aborted (reason `tournament_cancelled`: no result, not rated, their bots freed).
 
-    Cancelling a cancelled tournament changes nothing; a finished one raises TournamentOver.
+    Cancelling a cancelled tournament appends nothing to it and aborts any of its games still
+    running (a retry completes a cancel cut short); a finished one raises TournamentOver.
     """
     while True:
         state, version = load_tournament(store, tournament_id)
         if state.status == "cancelled":
-            return state
+            break
         if state.status == "finished":
             raise TournamentOver("tournament_id", f"tournament {tournament_id} has finished")
         event = TournamentCancelled(reason=reason)
@@ -216,7 +237,24 @@ def cancel_tournament(store: EventStore, tournament_id: str, reason: str = "") -
             store.append(stream_id(tournament_id), KIND, version, encode_all([event]))
         except ConcurrencyConflict:
             continue
-        return evolve(state, event)
+        state = evolve(state, event)
+        break
+    abort_running_games(store, state)
+    return state
+
+
+def abort_running_games(store: EventStore, state: TournamentState) -> list[str]:
+    """Aborts the games of the tournament's current round that have no record and still run
+    (reason `tournament_cancelled`); returns their ids."""
+    aborted: list[str] = []
+    for game in pending(state):
+        game_id = game_id_for(game.key)
+        if store.version(game_id) == 0:
+            continue
+        with contextlib.suppress(GameOver, UnknownGame):
+            abort_game(store, game_id, "tournament_cancelled", tournament=True)
+            aborted.append(game_id)
+    return aborted
 
 
 def run_in_process(
@@ -296,6 +334,31 @@ def reconcile_games(
             dispatch(game_id)
             dispatched += 1
     return dispatched
+
+
+def abort_stale_games(
+    store: EventStore, game_ids: Iterable[str], stale_ms: int, now: int
+) -> list[str]:
+    """Aborts (reason `stale`) the untimed games among `game_ids` whose last event is
+    `stale_ms` or more before `now` and that wait for a client, not for the platform (that
+    is `reconcile_games`' to play on); returns their ids. `stale_ms` 0: none is. A game the
+    store does not hold, or over, is skipped; a game still moving costs one read."""
+    aborted: list[str] = []
+    if stale_ms <= 0:
+        return aborted
+    for game_id in game_ids:
+        if _age(last_event(store, game_id), now) < stale_ms:
+            continue
+        try:
+            loaded = load(store, game_id)
+        except UnknownGame:
+            continue
+        if loaded.clock is not None or loaded.spec.is_over(loaded.state) or platform_due(loaded):
+            continue
+        with contextlib.suppress(IllegalAction, ConcurrencyConflict):  # over, a tournament's
+            abort_game(store, game_id, "stale")
+            aborted.append(game_id)
+    return aborted
 
 
 def _stalled(

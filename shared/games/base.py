@@ -16,7 +16,15 @@ import msgspec
 
 from shared.errors import InvalidRuleset
 from shared.messages.codec import EventCodec
-from shared.messages.common import CLOCK_EVENTS, Action, ClockEvent, Event, GameCreated, Result
+from shared.messages.common import (
+    PLATFORM_ACTIONS,
+    PLATFORM_EVENTS,
+    Action,
+    ClockEvent,
+    Event,
+    GameCreated,
+    Result,
+)
 
 S = TypeVar("S")
 R = TypeVar("R", bound=msgspec.Struct)
@@ -80,10 +88,19 @@ class GameSpec(Generic[S, R, V, A]):
 
     @cached_property
     def log_type(self) -> object:
-        """Returns the union of every event of a game's log: the game's and the clock's
-        (shared.messages.common.CLOCK_EVENTS), which every evolve leaves as they are and
-        `shared.model.clocks` folds."""
-        return Union[(self.event_type, *CLOCK_EVENTS)]
+        """Returns the union of every event of a game's log: the game's and the platform's
+        (shared.messages.common.PLATFORM_EVENTS: the clock's and a resignation, which every
+        evolve leaves as they are and `shared.model.clocks` folds, and `GameAborted`, which
+        every evolve folds as the `GameFinished` it is)."""
+        return Union[(self.event_type, *PLATFORM_EVENTS)]
+
+    @cached_property
+    def command_type(self) -> object:
+        """Returns the union a seat's posted action is decoded into: the game's actions and,
+        in a game with decisions, the platform's (`PLATFORM_ACTIONS`: `Resign`)."""
+        if not self.has_decisions:
+            return self.action_type
+        return Union[(self.action_type, *PLATFORM_ACTIONS)]
 
     @cached_property
     def codec(self) -> EventCodec[Event]:

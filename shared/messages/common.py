@@ -132,6 +132,7 @@ class GameFinished(Event, frozen=True, kw_only=True):
     """
 
     result: Result
+    """How the game ended: a place per seat and the reason (an aborted game: no places)."""
     seed: str = ""
     """The seed the game was dealt from, as text (see `shared.model.deals.seed_text`)."""
     salt: str = ""
@@ -139,7 +140,8 @@ class GameFinished(Event, frozen=True, kw_only=True):
 
 
 class ClockEvent(Event, frozen=True, kw_only=True):
-    """Base of the events the platform's clock appends to any game's log.
+    """Base of the events the platform appends to any game's log about a seat: its clock's,
+    and a resignation (`SeatResigned`).
 
     Every game's codec decodes them and its evolve leaves its state unchanged on them;
     `shared.model.clocks` folds them into the game's clock: strikes, forfeits, time banks.
@@ -183,5 +185,30 @@ class WebhookFailed(ClockEvent, frozen=True, kw_only=True):
     detail: str = ""
 
 
-CLOCK_EVENTS = (TurnTimedOut, SeatForfeited, DefaultActionPlayed, WebhookFailed)
-"""Every clock event type, decoded by every game's codec."""
+class SeatResigned(ClockEvent, frozen=True, kw_only=True):
+    """`seat` resigned (it posted `Resign`): like a forfeited seat, it plays only default
+    actions from now on and places last; a resignation that leaves at most one seat that has
+    neither resigned nor forfeited ends the game at once (its `GameFinished` follows)."""
+
+    seat: int
+    """The seat that resigned."""
+
+
+ABORTED = "aborted"
+"""The status of an aborted game's result (see `GameAborted`)."""
+
+
+class GameAborted(GameFinished, frozen=True, kw_only=True):
+    """The platform ended the game with no result: nobody places, nothing is rated, the
+    seats' bots are free again. `result.status` is `aborted`, `result.places` is empty and
+    `result.reason` says why: `host` (the host aborted it), `tournament_cancelled` (its
+    tournament was cancelled) or `stale` (nobody moved for CARDARENA_STALE_GAME_SECONDS).
+    Like any `GameFinished`, it reveals the deal's `seed` and `salt`."""
+
+
+CLOCK_EVENTS = (TurnTimedOut, SeatForfeited, DefaultActionPlayed, WebhookFailed, SeatResigned)
+"""Every event type of the platform's about a seat (the clock's, a resignation), decoded by
+every game's codec; every evolve leaves its state unchanged on them."""
+
+PLATFORM_EVENTS = (*CLOCK_EVENTS, GameAborted)
+"""Every event type the platform appends to any game's log beside the engine's own."""

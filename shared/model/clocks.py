@@ -19,11 +19,13 @@ A game created with a `Clock` times the seats that clients play (kind `external`
   places; among forfeited seats, the earlier a seat forfeited, the worse its place (no
   ties). The game's `GameFinished` records these places, so results, ratings and
   tournaments see them.
+- A seat that resigned (`SeatResigned`, see `shared.model.resignations`) counts as forfeited
+  from then on: it is no longer timed and places among the forfeited seats.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -35,11 +37,13 @@ from shared.messages.common import (
     ClockEvent,
     DefaultActionPlayed,
     Event,
+    GameAborted,
     GameCreated,
     GameFinished,
     Result,
     Seat,
     SeatForfeited,
+    SeatResigned,
     TurnTimedOut,
 )
 from shared.messages.envelope import RecordedEvent
@@ -63,7 +67,7 @@ class ClockState(msgspec.Struct, frozen=True):
     strikes: tuple[int, ...]
     """Per seat, its timeouts so far."""
     forfeits: tuple[int, ...] = ()
-    """The seats that forfeited, in the order they did."""
+    """The seats that forfeited or resigned, in the order they did: none is timed."""
     turn_version: int = 0
     """The version of the last game event: the waits now running started there."""
     turn_started_ms: int = 0
@@ -85,6 +89,29 @@ def clock_for(clock: Clock | None, seats: Sequence[Seat]) -> Clock | None:
     if clock is None and any(seat.kind == "webhook" for seat in seats):
         return WEBHOOK_CLOCK
     return clock
+
+
+def ruleset_clock(rules: msgspec.Struct) -> Clock | None:
+    """Returns the clock a ruleset sets for its games, None when it sets none."""
+    clock = getattr(rules, "clock", None)
+    return clock if isinstance(clock, Clock) else None
+
+
+def entrant_clock(move_seconds: float, bank_seconds: float) -> Clock | None:
+    """Returns the default clock of client entrants (CARDARENA_ENTRANT_MOVE_SECONDS and
+    CARDARENA_ENTRANT_BANK_SECONDS), None when `move_seconds` is 0 (no default)."""
+    return Clock(move_seconds=move_seconds, bank_seconds=bank_seconds) if move_seconds else None
+
+
+def with_default(
+    clock: Clock | None, rules: msgspec.Struct, kinds: Iterable[str], default: Clock | None
+) -> Clock | None:
+    """Returns the clock a tournament or challenge records for its games: `clock` when it sets
+    one; else `default` when a seat's kind is timed (TIMED_KINDS) and the ruleset sets no clock
+    either (a silent entrant then forfeits instead of stalling it); else None."""
+    if clock is not None or ruleset_clock(rules) is not None:
+        return clock
+    return default if TIMED_KINDS.intersection(kinds) else None
 
 
 def _ms(seconds: float) -> int:
@@ -127,7 +154,7 @@ def after_event(
         strikes = list(clock.strikes)
         strikes[event.seat] = event.strikes
         return msgspec.structs.replace(clock, strikes=tuple(strikes))
-    if isinstance(event, SeatForfeited):
+    if isinstance(event, SeatForfeited | SeatResigned):
         return msgspec.structs.replace(clock, forfeits=(*clock.forfeits, event.seat))
     if isinstance(event, ClockEvent | GameCreated):
         return clock
@@ -183,9 +210,12 @@ def forced_move(
     return [played, *spec.decide(state, seat, action)]
 
 
-def expire(spec: AnyGame, state: Any, clock: ClockState, now_ms: int) -> list[Event]:
+def expire(
+    spec: AnyGame, state: Any, clock: ClockState, now_ms: int, resigned: Sequence[int] = ()
+) -> list[Event]:
     """Returns the events of every timed wait whose deadline is past at `now_ms`, in seat
-    order: a strike, a forfeit at the last strike, the default action; [] when none is."""
+    order: a strike, a forfeit at the last strike, the default action; [] when none is.
+    `resigned`: the seats among the clock's forfeits that resigned (a result names them)."""
     events: list[Event] = []
     forfeits = clock.forfeits
     for seat in timed_waits(spec, state, clock):
@@ -201,7 +231,7 @@ def expire(spec: AnyGame, state: Any, clock: ClockState, now_ms: int) -> list[Ev
         state = spec.fold(moved, state)
         if spec.is_over(state):
             break
-    return forfeits_last(events, forfeits)
+    return forfeits_last(events, forfeits, resigned)
 
 
 def next_deadline_ms(spec: AnyGame, state: Any, clock: ClockState | None) -> int | None:
@@ -212,9 +242,12 @@ def next_deadline_ms(spec: AnyGame, state: Any, clock: ClockState | None) -> int
     return min(clock.deadline_ms(seat) for seat in waits)
 
 
-def place_forfeits_last(result: Result, forfeits: Sequence[int]) -> Result:
-    """Returns `result` with the forfeited seats placed last: the others keep their order
-    (ties share), then the forfeited seats, the latest to forfeit first."""
+def place_forfeits_last(
+    result: Result, forfeits: Sequence[int], resigned: Collection[int] = ()
+) -> Result:
+    """Returns `result` with the forfeited seats (those of `resigned` among them resigned)
+    placed last: the others keep their order (ties share), then the forfeited seats, the
+    latest to forfeit first. The reason names them: `forfeited: seat 0; resigned: seat 2`."""
     if not forfeits:
         return result
     old = result.places
@@ -224,18 +257,28 @@ def place_forfeits_last(result: Result, forfeits: Sequence[int]) -> Result:
         places[seat] = 1 + sum(old[other] < old[seat] for other in staying)
     for offset, seat in enumerate(reversed(forfeits)):
         places[seat] = len(staying) + 1 + offset
-    note = "forfeited: seat " + ", ".join(str(seat) for seat in forfeits)
+    notes = []
+    forfeited = [str(seat) for seat in forfeits if seat not in resigned]
+    gave_up = [str(seat) for seat in forfeits if seat in resigned]
+    if forfeited:
+        notes.append("forfeited: seat " + ", ".join(forfeited))
+    if gave_up:
+        notes.append("resigned: seat " + ", ".join(gave_up))
+    note = "; ".join(notes)
     reason = f"{result.reason}; {note}" if result.reason else note
     return msgspec.structs.replace(result, places=places, reason=reason)
 
 
-def forfeits_last(events: Sequence[Event], forfeits: Sequence[int]) -> list[Event]:
-    """Returns `events` with a GameFinished among them placing the forfeited seats last."""
+def forfeits_last(
+    events: Sequence[Event], forfeits: Sequence[int], resigned: Collection[int] = ()
+) -> list[Event]:
+    """Returns `events` with a GameFinished among them placing the forfeited seats last (see
+    `place_forfeits_last`)."""
     if not forfeits:
         return list(events)
     return [
-        msgspec.structs.replace(e, result=place_forfeits_last(e.result, forfeits))
-        if isinstance(e, GameFinished)
+        msgspec.structs.replace(e, result=place_forfeits_last(e.result, forfeits, resigned))
+        if isinstance(e, GameFinished) and not isinstance(e, GameAborted)
         else e
         for e in events
     ]

@@ -25,7 +25,7 @@ PlatformKey = NewType("PlatformKey", str)
 """A key of the platform's own appends: `<kind>:<parts>`, the kind one of PLATFORM_KINDS."""
 
 PlatformKind = Literal[
-    "bot", "timeout", "webhook", "webhook-failed", "challenge", "create", "record"
+    "bot", "timeout", "webhook", "webhook-failed", "challenge", "create", "record", "abort"
 ]
 PLATFORM_KINDS: frozenset[str] = frozenset(get_args(PlatformKind))
 CLIENT = "client"
@@ -73,6 +73,11 @@ def webhook_answer(turn_version: int, seat: int) -> PlatformKey:
 def webhook_failure(attempt: str, seat: int) -> PlatformKey:
     """Returns the key of the failure of `seat`'s webhook call `attempt`."""
     return platform_key("webhook-failed", attempt, seat)
+
+
+def abort(version: int) -> PlatformKey:
+    """Returns the key of the platform's abort of a game at `version`."""
+    return platform_key("abort", version)
 
 
 def tournament_created(tournament_id: str) -> PlatformKey:

@@ -5,10 +5,13 @@ and requires each decision's events to be exactly those `spec.decide` emits for 
 that its first event records (`GameSpec.action_of`), at a seat the game waits for; the
 clock's events to follow `shared.model.clocks` (a timeout of a timed seat the game waits for, its
 strike count, the forfeit at the last strike, a default action that is a legal action of
-that seat followed by its events); the platform's `GameFinished` to place forfeited seats
-last and reveal the seed; the log to end with the game over; and the deal to be the one the
-revealed seed deals and commits to (`shared.model.deals.verify`). The first event that cannot
-follow from those before it is named by its version. A log is only as checkable as its
+that seat followed by its events); a resignation to come from a client's seat still playing
+(`shared.model.endings`), and to end the game when it leaves one seat playing; the platform's
+`GameFinished` to place forfeited and resigned seats last and reveal the seed; a
+`GameAborted` to give a reason the platform aborts for and to reveal the seed; the log to
+end with the game over; and the deal to be the one the revealed seed deals and commits to
+(`shared.model.deals.verify`). The first event that cannot follow from those before it is
+named by its version. A log is only as checkable as its
 rules: a changed card that leaves a legal game (another card the player held) is found
 where the game stops adding up, not where it was changed.
 """
@@ -30,13 +33,15 @@ from shared.messages.common import (
     ClockEvent,
     DefaultActionPlayed,
     Event,
+    GameAborted,
     GameCreated,
     Result,
     SeatForfeited,
+    SeatResigned,
     TurnTimedOut,
     WebhookFailed,
 )
-from shared.model import clocks
+from shared.model import clocks, endings
 from shared.model.deals import Verification, difference, reveal, verify
 from shared.model.exported_log import InvalidLog, read_events, read_header, read_log
 
@@ -78,11 +83,14 @@ class _Replay:
     """How many events are folded (the next one's index)."""
     turns: list[tuple[int, str]] = field(default_factory=list)
     """The account so far: (the first version of a step, its line)."""
+    resigned: tuple[int, ...] = ()
+    """The seats that resigned so far, in order (as `LoadedGame.resigned`)."""
 
     @property
     def forfeits(self) -> tuple[int, ...]:
-        """Returns the seats that forfeited so far, in order (as `LoadedGame.forfeits`)."""
-        return () if self.clock is None else self.clock.forfeits
+        """Returns the seats that forfeited or resigned so far, in order (as
+        `LoadedGame.forfeits`)."""
+        return self.resigned if self.clock is None else self.clock.forfeits
 
     def inherited(self, version: int) -> bool:
         """Returns whether `version` was copied from the game a fork was made of (its clock
@@ -108,6 +116,8 @@ class _Replay:
                     self.spec, self.clock, self.state, event, index + 1, 0
                 )
             self.state = self.spec.step(self.state, event)
+            if isinstance(event, SeatResigned):
+                self.resigned = (*self.resigned, event.seat)
         self.at += count
 
 
@@ -156,7 +166,7 @@ def _outcome(
         raise _Bad(version, reason) from None
     except Exception as error:  # a tampered log must not crash its check
         raise _Bad(version, f"{_describe(action)} cannot be played: {error!r}") from None
-    return reveal(replay.created, clocks.forfeits_last(events, forfeits))
+    return reveal(replay.created, clocks.forfeits_last(events, forfeits, replay.resigned))
 
 
 def _decision(replay: _Replay) -> None:
@@ -256,13 +266,43 @@ def _timeout(replay: _Replay, timed_out: TurnTimedOut) -> list[Event]:
     return [*block, *_forced(replay, index, after, forfeits)]
 
 
+def _resignation(replay: _Replay, resigned: SeatResigned) -> list[Event]:
+    """Returns the events of the resignation that `resigned` (the next event) records: it, and
+    the platform's GameFinished when it leaves at most one seat playing."""
+    version, seats = replay.at + 1, replay.created.seats
+    if not 0 <= resigned.seat < len(seats):
+        raise _Bad(version, f"the game has no seat {resigned.seat}")
+    try:
+        events = endings.resignation(
+            replay.spec, replay.state, seats, resigned.seat, replay.forfeits, replay.resigned
+        )
+    except IllegalAction as error:
+        raise _Bad(version, f"seat {resigned.seat} cannot resign: {error.message}") from None
+    return reveal(replay.created, events)
+
+
+def _abort(replay: _Replay) -> None:
+    """Checks and folds the platform's GameAborted at the next event: the game ends there."""
+    event, version = replay.events[replay.at], replay.at + 1
+    assert isinstance(event, GameAborted)
+    reason = event.result.reason
+    if reason not in endings.ABORT_REASONS:
+        raise _Bad(version, f"GameAborted gives no reason the platform aborts for: {reason!r}")
+    expected = reveal(replay.created, endings.abort(replay.spec, replay.state, reason))
+    _expect(replay, expected)
+    replay.turns.append((version, f"v{version} GameAborted(reason={reason})"))
+    replay.fold(1)
+
+
 def _clock_event(replay: _Replay) -> None:
     """Checks and folds the clock's events that begin at the next event."""
     event, version = replay.events[replay.at], replay.at + 1
     inherited = replay.inherited(version)
     expected: list[Event]
-    if isinstance(event, WebhookFailed | TurnTimedOut | SeatForfeited) and inherited:
+    if isinstance(event, WebhookFailed | TurnTimedOut | SeatForfeited | SeatResigned) and inherited:
         expected = [event]
+    elif isinstance(event, SeatResigned):
+        expected = _resignation(replay, event)
     elif isinstance(event, WebhookFailed):
         seats = replay.created.seats
         if not 0 <= event.seat < len(seats) or seats[event.seat].kind != "webhook":
@@ -324,6 +364,8 @@ def _run(events: Sequence[Event]) -> tuple[_Replay | None, _Bad | None]:
             if replay.spec.is_over(replay.state):
                 raise _Bad(replay.at + 1, "the game is over: nothing may follow")
             step = _clock_event if isinstance(events[replay.at], ClockEvent) else _decision
+            if isinstance(events[replay.at], GameAborted):
+                step = _abort
             try:
                 step(replay)
             except _Bad:

@@ -1,10 +1,10 @@
 """Which games and challenges wait for which bot: the bot index port and its in-memory twin.
 
 A bot (`name@version`) is seated in a game by the seats bound to it (`Seat.bound_bot`) in the
-game's `GameCreated`; the game runs until its `GameFinished`. A challenge waits for a bot from
-the `ChallengeIssued` that names it pending until the bot accepts or declines, an event closes
-the challenge (declined, cancelled, started) or it expires. `bot_news` says what one event
-means to an index; both implementations fold with it.
+game's `GameCreated`; the game runs until its `GameFinished` (or `GameAborted`). A challenge
+waits for a bot from the `ChallengeIssued` that names it pending until the bot accepts or
+declines, an event closes the challenge (declined, cancelled, started) or it expires.
+`bot_news` says what one event means to an index; both implementations fold with it.
 
 Two implementations: `FeedBotIndex`, the twin, folds the event store's whole feed in this
 process (the embedded default keeps every event in memory anyway, and its store is never
@@ -95,7 +95,7 @@ def bot_news(recorded: RecordedEvent) -> News | None:
     change it are decoded. Raises on an event of those types that does not decode."""
     if recorded.kind == challenges.KIND:
         return _challenge_news(recorded)
-    if recorded.type == "GameFinished":
+    if recorded.type in {"GameFinished", "GameAborted"}:
         return Finished(recorded.game_id)
     if recorded.type != "GameCreated":
         return None

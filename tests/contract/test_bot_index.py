@@ -19,7 +19,7 @@ from services.projection.projector import Projector
 from services.projection.queries import checkpoint
 from shared.catalog import get_game
 from shared.messages.codec import encode
-from shared.messages.common import Event, GameCreated, GameFinished, Result, Seat
+from shared.messages.common import Event, GameAborted, GameCreated, GameFinished, Result, Seat
 from shared.model import challenges
 from shared.model.challenges import (
     ChallengeAccepted,
@@ -173,6 +173,28 @@ def test_games_created_and_finished_before_and_after_the_checkpoint(rig: Rig) ->
     for index in (refreshed(rig, along), refreshed(rig)):
         assert sorted(index.running(ALICE)) == ["g-running-late"]
         assert index.seats_of(ALICE, "g-running-early") == [1]
+
+
+def abort(store: EventStore, game_id: str) -> None:
+    """Appends the platform's GameAborted to a game created by `create`."""
+    aborted = GameAborted(result=Result(status="aborted", places=[], reason="host"))
+    store.append(game_id, "beggar", store.version(game_id), [encode(aborted)])
+
+
+def test_an_aborted_game_is_no_longer_running_before_or_after_the_checkpoint(rig: Rig) -> None:
+    store = rig.store
+    create(store, "g-aborted-early", external(ALICE), Seat(bot="turner"))
+    create(store, "g-aborted-late", Seat(bot="turner"), external(ALICE))
+    abort(store, "g-aborted-early")
+    rig.project()
+    along = refreshed(rig)
+    abort(store, "g-aborted-late")
+
+    for index in (refreshed(rig, along), refreshed(rig)):
+        assert index.running(ALICE) == []
+        assert index.seats_of(ALICE, "g-aborted-late") == [1]
+    rig.project()
+    assert refreshed(rig).running(ALICE) == []
 
 
 def test_a_game_with_seats_bound_to_two_bots_is_each_ones(rig: Rig) -> None:

@@ -15,7 +15,6 @@ from services.bootstrap.stores import build_store
 from services.game.app import create_app
 from services.settings import Settings, load_settings
 from shared.app import seeds
-from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
@@ -26,10 +25,17 @@ from shared.app.tournaments import (
     start_pending_games,
 )
 from shared.catalog import get_game
+from shared.messages.codec import encode_all
 from shared.messages.common import GameCreated, Seat
 from shared.model import deal_keys
 from shared.model.idempotency import game_id_for
-from shared.model.tournaments.model import Entrant, TournamentDefinition
+from shared.model.tournaments.model import (
+    KIND,
+    Entrant,
+    TournamentCancelled,
+    TournamentDefinition,
+    stream_id,
+)
 from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
@@ -144,11 +150,15 @@ def test_a_tournament_withholds_its_seed_while_it_or_a_game_of_it_runs() -> None
     state, _ = load_tournament(store, "t")
     assert seeds.shown(store, "t", state).seed == ""
     start_pending_games(store, "t", lambda _: None)  # created; its bots have not moved
-    cancelled = cancel_tournament(store, "t")
-    assert seeds.runs(store, "t", cancelled)
-    assert seeds.shown(store, "t", cancelled).seed == ""
+    # A cancel cut short after its TournamentCancelled, before it aborted the games:
+    _, version = load_tournament(store, "t")
+    store.append(stream_id("t"), KIND, version, encode_all([TournamentCancelled()]))
+    cut_short, _ = load_tournament(store, "t")
+    assert seeds.runs(store, "t", cut_short)
+    assert seeds.shown(store, "t", cut_short).seed == ""
+    cancelled = cancel_tournament(store, "t")  # again: aborts the games still running
     for game in cancelled.rounds[-1].games:
-        play_bot_turns(store, game_id_for(game.key))
+        assert load(store, game_id_for(game.key)).aborted
     assert not seeds.runs(store, "t", cancelled)
     assert seeds.shown(store, "t", cancelled).seed == "7"
 

@@ -724,6 +724,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "getSeatView",
         "listGameEvents",
         "postAction",
+        "abortGame",
         "createTournament",
         "getTournament",
         "getTournamentStandings",

@@ -88,6 +88,7 @@ def _issue(
             now=now,
             clock=data.clock,
             expires_in=data.expires_in,
+            entrant_clock=access.entrant_clock,
         )
     except BaseException:
         if bot is not None and reservation is not None:

@@ -19,6 +19,8 @@ class IssueChallenge(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     opponents: list[Opponent]
     ruleset: str | dict[str, Any] | None = None
     clock: Clock | None = None
+    """The game's clock; none (and none in the ruleset): the deployment's default clock of
+    external and webhook entrants (CARDARENA_ENTRANT_MOVE_SECONDS), else untimed."""
     expires_in: ExpirySeconds = challenges.DEFAULT_EXPIRY_S
     """Seconds the challenge waits for its answers (10 to 86400)."""
 

@@ -34,6 +34,7 @@ from services.game.http.problems import responses
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.seals import check_unsealed
 from services.ops.metrics import GameMetrics
+from shared.app.games import abort_game
 from shared.app.loading import (
     LoadedGame,
     Outcome,
@@ -270,6 +271,34 @@ class GamesController(Controller):
         return _events(store, archive, game_id, after, limit, seat, caller)
 
     @post(
+        "/{game_id:str}/abort",
+        operation_id="abortGame",
+        summary="Abort a game",
+        description=(
+            "A hosting operation: needs the admin key (in open mode, nothing); a bot token is"
+            " 403. Ends a running game with no result: it appends `GameAborted` (reason"
+            " `host`), after which the game's status is `aborted`, nothing is rated, its bound"
+            " bots' slots are free, its bots hear `game_finished`, and every action is 409"
+            " (rule `aborted`). 404: no such game. 409: the game is over already (rule"
+            " `game_over`, or `aborted`). 422 (rule `tournament_game`): a tournament's game,"
+            " which ends with its tournament (`cancelTournament` aborts them)."
+        ),
+        sync_to_thread=True,
+        status_code=200,
+        guards=[host_only],
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 422, 503),
+    )
+    def abort(self, store: NamedDependency[EventStore], game_id: GameId) -> Game:
+        """Aborts a running game (reason `host`); returns it, over with status `aborted`."""
+        try:
+            abort_game(store, game_id, "host")
+        except GameNotFound:
+            raise UnknownGame(game_id) from None
+        log.info("game aborted", game_id=game_id)
+        return Game.of(load(store, game_id))
+
+    @post(
         "/{game_id:str}/actions",
         operation_id="postAction",
         summary="Take an action",
@@ -278,7 +307,12 @@ class GamesController(Controller):
             " the admin key (in open mode, nothing). With `wait`, the answer also carries the"
             " seat's next turn (`turn`, the body of `getSeatView`) once the game waits for the"
             " seat again or is over, or after `wait` seconds as it stands (its"
-            " `legal_actions` empty): a bot plays with one request per move."
+            " `legal_actions` empty): a bot plays with one request per move. In a game with"
+            ' decisions, `{"type": "Resign"}` resigns the seat (on its turn or not; never'
+            " listed among its legal actions): the platform plays its default actions from then"
+            " on and it places last, rated like any loss; a resignation that leaves one seat"
+            " playing ends the game. 422 with `rule`: `resigned` (the seat resigned already),"
+            " `forfeited`, `game_over`. 409 (rule `aborted`): the game was aborted."
         ),
         status_code=200,
         security=BEARER,

@@ -31,7 +31,8 @@ from services.game.http.problems import Problem, problem
 from services.settings import GameSettings, Settings
 from shared.app.registry import RegistryIndex
 from shared.app.starting import GameCap
-from shared.messages.common import Seat
+from shared.messages.common import Clock, Seat
+from shared.model.clocks import entrant_clock
 from shared.model.registry import RegisteredBot, token_id_of
 from shared.ports.game_slots import GameSlots, InMemoryGameSlots
 from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
@@ -117,6 +118,9 @@ class Access:
     max_open_challenges: int = 0
     follower: RegistryFollower | None = None
     """Keeps `registry` current without a read per token check (None: each reads)."""
+    entrant_clock: Clock | None = None
+    """The default clock of a tournament's or challenge's external and webhook entrants when
+    it sets none (CARDARENA_ENTRANT_MOVE_SECONDS; None: untimed)."""
 
     @classmethod
     def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
@@ -133,6 +137,9 @@ class Access:
                 settings.spectator_rate_limit, settings.rate_window
             ),
             max_open_challenges=settings.max_open_challenges,
+            entrant_clock=entrant_clock(
+                settings.entrant_move_seconds, settings.entrant_bank_seconds
+            ),
         )
 
     def settle_registry(self) -> None:

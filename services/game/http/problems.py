@@ -22,7 +22,7 @@ from litestar.types import ExceptionHandlersMap
 
 from shared.app.tournaments import TournamentOver, UnknownTournament
 from shared.catalog import game_names
-from shared.errors import IllegalAction, InvalidRequest, UnknownGame
+from shared.errors import GameOver, IllegalAction, InvalidRequest, UnknownGame
 from shared.store.port import ConcurrencyConflict, IdempotencyKeyReused, StoreUnavailable
 
 MEDIA_TYPE = "application/problem+json"
@@ -144,6 +144,10 @@ def _illegal_action(_: Request[Any, Any, Any], error: IllegalAction) -> Response
     return problem(422, "illegal-action", error.message, rule=error.rule)
 
 
+def _game_over(_: Request[Any, Any, Any], error: GameOver) -> Response[Problem]:
+    return problem(409, "game-over", error.message, rule=error.rule)
+
+
 def _unknown_game(_: Request[Any, Any, Any], error: UnknownGame) -> Response[Problem]:
     return problem(404, "unknown-game", f"no game {error.game_id!r}", game_id=error.game_id)
 
@@ -195,6 +199,7 @@ HANDLERS: ExceptionHandlersMap = {
     ValidationException: _validation,
     InvalidRequest: _invalid_request,
     IllegalAction: _illegal_action,
+    GameOver: _game_over,
     UnknownGame: _unknown_game,
     UnknownTournament: _unknown_tournament,
     TournamentOver: _tournament_over,
@@ -241,7 +246,8 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
         404: "No game (`game_id`), tournament (`tournament_id`), challenge (`challenge_id`)"
         " or bot has this id",
         409: "A stale `expected_version` (`current_version`; nothing was written), a"
-        " finished tournament or a closed challenge (`challenge_status`)",
+        " finished tournament, a closed challenge (`challenge_status`), or a game that is"
+        " over for the request (`rule`: `aborted`, `game_over`)",
         410: "`Last-Event-ID` is older than what the feed keeps (rule `feed_trimmed`):"
         " reconnect without it (the stream then starts with the bot's waiting turns)",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key;"

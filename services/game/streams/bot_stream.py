@@ -114,7 +114,7 @@ class BotStream:
                 continue
             if recorded.game_id not in touched:
                 touched.append(recorded.game_id)
-            if recorded.type not in {"GameCreated", "GameFinished"}:
+            if recorded.type not in {"GameCreated", "GameFinished", "GameAborted"}:
                 continue
             event = get_game(recorded.kind).codec.decode(recorded)
             if isinstance(event, GameCreated):

@@ -61,7 +61,9 @@ class StartedGame(msgspec.Struct, frozen=True):
 
 
 class GameOver(msgspec.Struct, frozen=True):
-    """The data of a bot's `game_finished` event: a game it has seats in is over."""
+    """The data of a bot's `game_finished` event: a game it has seats in is over; an aborted
+    game's `result` has status `aborted`, no places, and its reason (`host`,
+    `tournament_cancelled`, `stale`)."""
 
     game_id: str
     seats: list[int]

@@ -12,7 +12,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
-from services.game.http.auth import BEARER, host_only
+from services.game.http.auth import BEARER, Access, host_only
 from services.game.http.params import client_key_of
 from services.game.http.problems import check_game_filter, responses
 from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
@@ -29,6 +29,7 @@ from shared.app.tournaments import (
     create_tournament,
     ensure_tournament,
     load_tournament,
+    with_entrant_clock,
 )
 from shared.model.idempotency import ClientKey, tournament_created
 from shared.model.tournaments.model import (
@@ -123,7 +124,10 @@ class TournamentsController(Controller):
             "with an optional `timezone`) is not started now: it is stored with the scheduler "
             "and answered 202 with the schedule (Location: /v1/schedules/{id}). A hosting "
             "operation: needs the admin key (in open mode, nothing). An entrant may be an "
-            "external or webhook bot: its seats are bound to it. 400: a body that does not "
+            "external or webhook bot: its seats are bound to it, and a definition that sets no "
+            "`clock` (nor its ruleset) records the deployment's default clock of such entrants "
+            "(CARDARENA_ENTRANT_MOVE_SECONDS), so a silent entrant forfeits. "
+            "400: a body that does not "
             "parse, or a `schedule` that is not exactly one of `at` (an ISO time with its "
             "zone) and `cron` (five fields, with an IANA `timezone`). 422 (`field` named): an "
             "unknown game; a `table_size` the game cannot seat; fewer entrants than "
@@ -165,10 +169,13 @@ class TournamentsController(Controller):
         store: NamedDependency[EventStore],
         dispatcher: NamedDependency[BotTurnDispatcher],
         scheduler: NamedDependency[Scheduler],
+        access: NamedDependency[Access],
         data: JSONBody[TournamentDefinition],
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Tournament | ScheduleDetail]:
-        validate(data, registered_bots(store))
+        bots = registered_bots(store)
+        validate(data, bots)
+        data = with_entrant_clock(data, bots, access.entrant_clock)
         if data.schedule is not None:
             entry = scheduler.add(schedule_id_for(idempotency_key), data)
             location = {"Location": f"/v1/schedules/{entry.schedule_id}"}
@@ -246,7 +253,8 @@ class TournamentsController(Controller):
         operation_id="cancelTournament",
         summary="Cancel a running tournament",
         description=(
-            "No new game starts; games already running finish but count for nothing. "
+            "No new game starts; its games still running are aborted (`GameAborted`, reason "
+            "`tournament_cancelled`: no result, not rated, their bots' slots freed). "
             "Cancelling again returns the cancelled tournament; a finished one is 409. "
             "A hosting operation: needs the admin key (in open mode, nothing)."
         ),

@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 
 from shared.catalog import get_game
-from shared.messages.common import GameCreated, GameFinished, Seat
+from shared.messages.common import GameAborted, GameCreated, GameFinished, Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments import model
 from shared.model.tournaments.standings import standings
@@ -32,7 +32,7 @@ from shared.ports.views.port import (
 )
 from shared.store.port import EventStore, FeedEntry, own_position, position_key
 
-_GAME_TYPES = frozenset({"GameCreated", "GameFinished"})
+_GAME_TYPES = frozenset({"GameCreated", "GameFinished", "GameAborted"})
 """The only events of a game's stream that the views read."""
 
 
@@ -130,6 +130,9 @@ class InMemoryTournamentViews(TournamentViews):
                 self._standalone[recorded.game_id] = recorded.recorded_at
             if not decoded.forked_from:  # a fork (a what-if) is never rated
                 self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
+        elif isinstance(decoded, GameAborted):  # over, with no result to rate
+            self._standalone.pop(recorded.game_id, None)
+            self._seats.pop(recorded.game_id, None)
         elif isinstance(decoded, GameFinished):
             self._standalone.pop(recorded.game_id, None)
             if recorded.game_id in self._seats:
