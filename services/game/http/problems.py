@@ -57,8 +57,43 @@ TITLES = {
     "invalid-log": "Game log refused",
     "game-exists": "Another game has this id",
     "internal-error": "Internal error",
+    "tournament-over": "Tournament over",
+    "unknown-schedule": "Unknown schedule",
+    "deal-sealed": "Deal sealed",
+    "game-running": "Game still running",
+    "feed-trimmed": "Feed trimmed",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
+
+STATUSES = {
+    "bad-request": 400,
+    "invalid-request": 422,
+    "illegal-action": 422,
+    "unknown-game": 404,
+    "unknown-tournament": 404,
+    "stale-version": 409,
+    "idempotency-key-reused": 422,
+    "store-unavailable": 503,
+    "not-ready": 503,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "rate-limited": 429,
+    "unknown-bot": 404,
+    "unknown-challenge": 404,
+    "challenge-closed": 409,
+    "challenge-refused": 403,
+    "too-many-challenges": 429,
+    "streams-busy": 503,
+    "invalid-log": 422,
+    "game-exists": 409,
+    "internal-error": 500,
+    "tournament-over": 409,
+    "unknown-schedule": 404,
+    "deal-sealed": 403,
+    "game-running": 403,
+    "feed-trimmed": 410,
+}
+"""The status every problem type is answered with (the document lists them per operation)."""
 
 
 class Problem(msgspec.Struct, frozen=True, omit_defaults=True):

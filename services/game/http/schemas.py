@@ -27,6 +27,13 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     version: str | None = None
 
 
+RESULT_STATUSES = ("finished", "capped", "loop")
+"""How a game can end (`Result.status`): `finished` by its rules, `capped` at the ruleset's cap
+of moves or cards, `loop` (Beggar-my-neighbour) when a trick's start repeated."""
+GAME_STATUSES = ("playing", *RESULT_STATUSES)
+"""A game's status: `playing` while it runs, else its result's status."""
+
+
 def status_of(result: Result | None) -> str:
     """Returns a game's status: `playing` while it runs, else its result's status."""
     return "playing" if result is None else result.status
@@ -112,3 +119,10 @@ class EventItem(msgspec.Struct, frozen=True):
     def of(cls, recorded: RecordedEvent, event: Any) -> EventItem:
         """Returns the item of `recorded`, whose decoded event is `event`."""
         return cls(recorded.version, recorded.type, recorded.recorded_at, to_json(event))
+
+
+class WebhookAnswer(msgspec.Struct, frozen=True):
+    """A webhook bot's answer to its turn's call."""
+
+    action: dict[str, Any]
+    """The seat's action: one of the call's `legal_actions` (tagged by its `type`)."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.games.autobus.rules import AutobusRuleset
-from shared.games.cards import Card
+from shared.games.autobus.rules import AutobusRuleset, RankNumber
+from shared.games.cards import Card, Rank
 from shared.messages.common import Action, Event, GameCreated, GameFinished
 
 Source = Literal["hand", "main", "slot"]
@@ -21,7 +21,7 @@ class PlayToSequence(Action, frozen=True, kw_only=True):
     card: Card | None = None
     slot: int | None = None
     sequence: int | None = None
-    joker_rank: str | None = None
+    joker_rank: Rank | None = None
 
 
 class Discard(Action, frozen=True, kw_only=True):
@@ -29,7 +29,7 @@ class Discard(Action, frozen=True, kw_only=True):
 
     card: Card
     slot: int
-    joker_rank: str | None = None
+    joker_rank: Rank | None = None
 
 
 class UnderTheBus(Action, frozen=True, kw_only=True):
@@ -63,7 +63,7 @@ class CardPlayed(Event, frozen=True, kw_only=True):
     source: Source
     card: Card
     sequence: int
-    rank: int
+    rank: RankNumber
     slot: int | None = None
     opened: bool = False
 
@@ -103,7 +103,7 @@ class CardDiscarded(Event, frozen=True, kw_only=True):
     seat: int
     card: Card
     slot: int
-    rank: int
+    rank: RankNumber
 
 
 class CardUnderTheBus(Event, frozen=True, kw_only=True):

@@ -18,7 +18,7 @@ from shared.games.autobus.messages import (
     TurnEnded,
     UnderTheBus,
 )
-from shared.games.autobus.rules import KING, RANKS, AutobusRuleset
+from shared.games.autobus.rules import KING, RANKS, AutobusRuleset, RankNumber
 from shared.games.autobus.state import AutobusState
 from shared.games.cards import HIDDEN, Card, is_joker
 from shared.messages.common import Event, Result
@@ -34,7 +34,7 @@ class AutobusView(msgspec.Struct, frozen=True):
     main_tops: list[Card]
     main_sizes: list[int]
     slots: list[list[list[Card]]]
-    slot_ranks: list[list[int | None]]
+    slot_ranks: list[list[RankNumber | None]]
     sequences: list[list[Card]]
     hand_sizes: list[int]
     draw_size: int

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.games.cards import Card
+from shared.games.cards import Card, Rank
 from shared.games.shithead.rules import ShitheadRuleset
 from shared.messages.common import Action, Event, GameCreated, GameFinished
 
@@ -78,7 +78,7 @@ class PlayStarted(Event, frozen=True, kw_only=True):
 
     seat: int
     rule: str
-    rank: str | None = None
+    rank: Rank | None = None
     zone: Zone | None = None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.games.cards import HIDDEN, Card
+from shared.games.cards import HIDDEN, Card, Rank
 from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
@@ -52,7 +52,7 @@ class ShitheadView(msgspec.Struct, frozen=True):
     known: list[list[Card]]
     """Per seat, the hand cards all players saw go in and not come out (public events)."""
     zone: Zone | None
-    opening: str | None
+    opening: Rank | None
     moves: int
     result: Result | None
 
