@@ -26,7 +26,8 @@ from shared.catalog import game_names, get_game
 SSE_OPT = "sse_events"
 """The key of a streaming handler's `opt` that holds its events (name to `SseEvent`)."""
 OPTIONAL: list[dict[str, list[str]]] = [{}, {SECURITY_SCHEME: []}]
-"""The security of an operation anyone may call, which takes a bot token or the admin key."""
+"""The security of an operation anyone may call, which takes a bot token or the admin key
+(one that declares none, or `auth.BEARER_OPTIONAL`)."""
 REQUIRED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 """The security of an operation that needs the admin key or a bot token."""
 
@@ -54,7 +55,8 @@ def complete_operation(
     operation: dict[str, Any], handler: HTTPRouteHandler, components: Components
 ) -> None:
     """Completes `operation`, the document of `handler`."""
-    operation["security"] = REQUIRED if handler.security else OPTIONAL
+    declared = handler.resolve_security()
+    operation["security"] = REQUIRED if declared and {} not in declared else OPTIONAL
     for status, response in operation.get("responses", {}).items():
         for header in response.get("headers", {}).values():
             if "schema" not in header and "content" not in header:

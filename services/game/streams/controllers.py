@@ -25,7 +25,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent
 
-from services.game.http.auth import BEARER, Access, Caller, calling_bot
+from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, calling_bot
 from services.game.http.credentials import checked
 from services.game.http.operations import SSE_OPT
 from services.game.http.params import GameId, SeatNumber, ViewerSeat, Wait
@@ -133,7 +133,7 @@ class GameStreamController(Controller):
             " is streamed as a running game, and only to its seats' bots and the host (else"
             " 403, rule `deal_sealed`)."
         ),
-        security=BEARER,
+        security=BEARER_OPTIONAL,
         responses={**_SSE, **responses(400, 401, 403, 404, 422, 503)},
         opt={SSE_OPT: GAME_STREAM},
     )
