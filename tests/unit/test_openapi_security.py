@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app

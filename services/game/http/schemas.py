@@ -27,9 +27,10 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     version: str | None = None
 
 
-RESULT_STATUSES = ("finished", "capped", "loop")
+RESULT_STATUSES = ("finished", "capped", "loop", "draw")
 """How a game can end (`Result.status`): `finished` by its rules, `capped` at the ruleset's cap
-of moves or cards, `loop` (Beggar-my-neighbour) when a trick's start repeated."""
+of moves or cards, `loop` (Beggar-my-neighbour) when a trick's start repeated, `draw`
+(Autobus) after a round without a play onto a sequence, or at the turn cap."""
 GAME_STATUSES = ("playing", *RESULT_STATUSES)
 """A game's status: `playing` while it runs, else its result's status."""
 
