@@ -16,9 +16,14 @@ class IssueChallenge(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     after the challenger, a clock, and how long it stays open."""
 
     game: str
+    """The game to play."""
     opponents: list[Opponent]
+    """The registered bots to seat after the challenger, in seat order."""
     ruleset: str | dict[str, Any] | None = None
+    """A preset's name or the ruleset's fields (none: the game's classic ruleset)."""
     clock: Clock | None = None
+    """The game's clock (none: the ruleset's, else the default for external and webhook seats, if
+    any)."""
     expires_in: ExpirySeconds = challenges.DEFAULT_EXPIRY_S
     """Seconds the challenge waits for its answers (10 to 86400)."""
 
@@ -27,3 +32,4 @@ class Decline(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Why the bot declines (optional, shown to the challenger)."""
 
     reason: Annotated[str, msgspec.Meta(max_length=200)] = ""
+    """Why the bot declines, shown to the challenger (at most 200 characters; may be empty)."""

@@ -105,15 +105,27 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """
 
     type: str
+    """The problem's type: a URN `urn:cardarena:problem:<slug>` (or `about:blank`); the operation's
+    answer lists those it can carry."""
     title: str
+    """The type's title, the same for every occurrence."""
     status: int
+    """The HTTP status of the answer."""
     detail: str
+    """What went wrong this time, for a person to read."""
     field: str | msgspec.UnsetType = msgspec.UNSET
+    """The input at fault: a body field's path (`seats[0].version`), a parameter or a header."""
     rule: str | msgspec.UnsetType = msgspec.UNSET
+    """The broken rule: of the game for an illegal action (see the operation's `x-illegal-action-
+    rules`), else the platform's (`deal_sealed`, `game_running`, `feed_trimmed`)."""
     current_version: int | msgspec.UnsetType = msgspec.UNSET
+    """On a stale `expected_version`: the game's version now."""
     game_id: str | msgspec.UnsetType = msgspec.UNSET
+    """The game that does not exist."""
     tournament_id: str | msgspec.UnsetType = msgspec.UNSET
+    """The tournament that does not exist."""
     challenge_id: str | msgspec.UnsetType = msgspec.UNSET
+    """The challenge that does not exist."""
     challenge_status: str | msgspec.UnsetType = msgspec.UNSET
     """A closed challenge's status (`started`, `declined`, `cancelled`, `expired`)."""
     event_version: int | msgspec.UnsetType = msgspec.UNSET
