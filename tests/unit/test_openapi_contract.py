@@ -157,6 +157,15 @@ def test_status_fields_are_enums(document: Document) -> None:
         "cancelled",
     }
     assert "expired" in found["Challenge"]["properties"]["status"]["enum"]
+    open_strings = [
+        (name, prop)
+        for name, schema in found.items()
+        for prop, typed in schema.get("properties", {}).items()
+        if prop == "status" or prop.endswith("_status")
+        for arm in [typed, *typed.get("oneOf", []), *typed.get("anyOf", [])]
+        if arm.get("type") == "string" and "enum" not in arm and "const" not in arm
+    ]
+    assert open_strings == []
 
 
 @pytest.mark.parametrize("game", game_names())
@@ -288,3 +297,45 @@ def test_every_property_of_every_schema_has_a_description(document: Document) ->
     ]
     assert len(walk_schemas(document)) > 100
     assert undescribed == []
+
+
+def _validate(document: Document, schema: dict[str, Any], body: Any) -> list[str]:
+    """Returns the errors of `body` against `schema` (refs into the document's components)."""
+    root = {**schema, "components": document["components"]}
+    return [error.message for error in Draft202012Validator(root).iter_errors(body)]
+
+
+def test_the_main_operations_have_examples_that_validate_against_their_schemas(
+    document: Document,
+) -> None:
+    main = [
+        "createGame",
+        "postAction",
+        "getSeatView",
+        "listGameEvents",
+        "registerBot",
+        "issueChallenge",
+        "createTournament",
+    ]
+    for operation_id in main:
+        op = operation(document, operation_id)
+        if "requestBody" in op:
+            body = op["requestBody"]["content"]["application/json"]
+            assert _validate(document, body["schema"], body["example"]) == [], operation_id
+        answered = [
+            content
+            for status, response in op["responses"].items()
+            if status.startswith("2")
+            for content in response.get("content", {}).values()
+            if "example" in content
+        ]
+        assert answered, f"{operation_id} has no example answer"
+        for content in answered:
+            errors = _validate(document, content["schema"], content["example"])
+            assert errors == [], (operation_id, errors[:3])
+
+
+def test_a_broken_example_would_not_validate(document: Document) -> None:
+    body = operation(document, "postAction")["requestBody"]["content"]["application/json"]
+    broken = {**body["example"], "action": {"type": "Swap", "hand_card": "10H"}}
+    assert _validate(document, body["schema"], broken) != []

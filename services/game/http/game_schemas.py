@@ -49,16 +49,25 @@ def prefix(spec: AnyGame) -> str:
 
 def kinds(spec: AnyGame) -> dict[str, list[object]]:
     """Returns the types of a game by kind: its actions (with the platform's, in a game with
-    decisions), the events of its log, its view, its state and its ruleset."""
-    hints = typing.get_type_hints
+    decisions), the events of its log, its view, its state (the return types of its `view`
+    and `evolve`: none where they are not annotated) and its ruleset."""
     actions = [*_members(spec.action_type), *(PLATFORM_ACTIONS if spec.has_decisions else ())]
     return {
         "action": actions,
         "event": _members(spec.log_type),
-        "view": [hints(spec.view)["return"]],
-        "state": [hints(spec.evolve)["return"]],
+        "view": _returned(spec.view),
+        "state": _returned(spec.evolve),
         "ruleset": [spec.ruleset_type],
     }
+
+
+def _returned(function: object) -> list[object]:
+    """Returns the annotated return type of `function` as a list, empty if it has none."""
+    try:
+        returned = typing.get_type_hints(function).get("return")
+    except (NameError, TypeError):
+        return []
+    return [] if returned is None else [returned]
 
 
 def _members(union: object) -> list[object]:

@@ -11,7 +11,7 @@ from typing import Any
 from services.game.http.game_schemas import REF, Components
 from services.game.http.schemas import GAME_STATUSES, RESULT_STATUSES
 from shared.model.challenges import Status as ChallengeStatus
-from shared.model.tournaments.model import TournamentState
+from shared.model.tournaments.model import Format, TournamentState
 
 VALUES: dict[str, dict[str, Any]] = {
     "Card": {
@@ -70,8 +70,10 @@ STATUS_SETS: dict[tuple[str, str], Callable[[], list[str]]] = {
     ("Standings", "status"): tournament_statuses,
     ("Problem", "challenge_status"): _challenge_statuses,
     ("Ready", "status"): lambda: ["ready", "degraded"],
+    ("TournamentSummary", "format"): lambda: list(typing.get_args(Format)),
 }
-"""The closed set of each status field, by component and property."""
+"""The closed set of each status field (and of a tournament summary's format, a plain string
+in the views), by component and property."""
 
 
 def add_values(components: Components) -> None:

@@ -35,8 +35,8 @@ class AutobusView(msgspec.Struct, frozen=True):
     """The seat to move."""
     hand: list[Card]
     """The seat's own hand."""
-    main_tops: list[Card]
-    """Each seat's main pile top (face up); "" for an empty pile."""
+    main_tops: list[str]
+    """Each seat's main pile top, a card code (face up); "" for an empty pile."""
     main_sizes: list[int]
     """The cards in each seat's main pile."""
     slots: list[list[list[Card]]]
