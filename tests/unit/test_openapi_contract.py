@@ -339,3 +339,13 @@ def test_a_broken_example_would_not_validate(document: Document) -> None:
     body = operation(document, "postAction")["requestBody"]["content"]["application/json"]
     broken = {**body["example"], "action": {"type": "Swap", "hand_card": "10H"}}
     assert _validate(document, body["schema"], broken) != []
+
+
+def test_problem_types_are_scoped_to_the_handlers_that_answer_them(document: Document) -> None:
+    challenge = f"{TYPE_PREFIX}challenge-refused"
+    assert challenge in _listed(document, "issueChallenge", 403)
+    assert challenge not in _listed(document, "getGame", 403)
+    assert f"{TYPE_PREFIX}game-running" in _listed(document, "replayGame", 403)
+    assert f"{TYPE_PREFIX}game-running" not in _listed(document, "getGame", 403)
+    assert f"{TYPE_PREFIX}unknown-tournament" not in _listed(document, "getGame", 404)
+    assert _listed(document, "getLeaderboard", 404) == [f"{TYPE_PREFIX}unknown-game"]

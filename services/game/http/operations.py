@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import pkgutil
 import sys
+import textwrap
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -32,7 +34,7 @@ REQUIRED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 """The security of an operation that needs the admin key or a bot token."""
 
 _NOT_FOUND_PARAMETERS = {
-    "unknown-game": ("game_id",),
+    "unknown-game": ("game_id", "game"),
     "unknown-tournament": ("tournament_id",),
     "unknown-challenge": ("challenge_id",),
     "unknown-schedule": ("schedule_id",),
@@ -62,30 +64,70 @@ def complete_operation(
             if "schema" not in header and "content" not in header:
                 header["schema"] = {"type": "string"}  # Litestar's documentation-only headers
         if status.isdigit() and int(status) >= 400:
-            _list_problems(operation, status, response)
+            _list_problems(operation, status, response, answerable(handler))
     events = (handler.opt or {}).get(SSE_OPT)
     if events:
         _describe_stream(operation, events, components)
     examples.add(operation)
 
 
-def problem_types(operation: dict[str, Any], status: str) -> list[str]:
-    """Returns the problem types the answer `status` of `operation` can carry."""
+def problem_types(
+    operation: dict[str, Any], status: str, answerable: frozenset[str] | None = None
+) -> list[str]:
+    """Returns the problem types the answer `status` of `operation` can carry: those of the
+    status that its exception handlers answer (`answerable`; None: any), a 404 only with a
+    path parameter naming what was not found."""
     path_parameters = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "path"}
     return [
         f"{TYPE_PREFIX}{slug}"
         for slug, answered in STATUSES.items()
         if str(answered) == status
+        and (answerable is None or slug in answerable)
         and (
             slug not in _NOT_FOUND_PARAMETERS or path_parameters & set(_NOT_FOUND_PARAMETERS[slug])
         )
     ]
 
 
-def _list_problems(operation: dict[str, Any], status: str, response: dict[str, Any]) -> None:
+def answerable(handler: HTTPRouteHandler) -> frozenset[str]:
+    """Returns the problem types the exception handlers of `handler` (its own, its
+    controller's and the app's) answer with: each one's `problem(status, "slug")` calls, and
+    every type of the status of a call whose slug is computed."""
+    found: set[str] = set()
+    for answer in handler.resolve_exception_handlers().values():
+        found |= _answered_by(answer)
+    return frozenset(found)
+
+
+@cache
+def _answered_by(function: Any) -> frozenset[str]:
+    """Returns the problem types `function` answers with, read from its source."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError):
+        return frozenset(STATUSES)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or getattr(node.func, "id", "") != "problem":
+            continue
+        if len(node.args) < 2:
+            continue
+        status, slug = node.args[0], node.args[1]
+        if isinstance(slug, ast.Constant) and isinstance(slug.value, str):
+            found.add(slug.value)
+        elif isinstance(status, ast.Constant):
+            found |= {name for name, answered in STATUSES.items() if answered == status.value}
+        else:
+            found |= set(STATUSES)
+    return frozenset(found)
+
+
+def _list_problems(
+    operation: dict[str, Any], status: str, response: dict[str, Any], handled: frozenset[str]
+) -> None:
     """Lists in `response` (and its description) the problem types it can carry, and for
     an operation that takes an action, the rules an illegal action can name."""
-    types = problem_types(operation, status)
+    types = problem_types(operation, status, handled)
     if not types:
         return
     response["x-problem-types"] = types
