@@ -8,14 +8,13 @@ from collections.abc import Callable
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 
 from services.game.bots.controllers import BotsController
 from services.game.challenges.controllers import ChallengesController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
-from services.game.http import auth, openapi, problems, strict
+from services.game.http import auth, document, openapi, problems, strict
 from services.game.http.context import GameContext
 from services.game.http.ops import HANDLERS as OPS_HANDLERS
 from services.game.http.ops import ObserveMiddleware, health, metrics, ready
@@ -118,6 +117,9 @@ def create_app(
     def provide_context() -> GameContext:
         return context
 
+    accepted = openapi.AcceptedValues()
+    completion = document.Completion(accepted)
+
     return Litestar(
         route_handlers=[
             GamesController,
@@ -163,14 +165,14 @@ def create_app(
             **SEALS,
         },
         middleware=[ObserveMiddleware(observed)],
-        plugins=[problems.ProblemDocumentation(), openapi.AcceptedValues()],
+        plugins=[problems.ProblemDocumentation(), accepted, completion],
         on_startup=[count_stalls],
         on_shutdown=[
             stop_counting_stalls,
             access.close,
             *([] if scheduler is not None else [schedules.close]),
         ],
-        openapi_config=OpenAPIConfig(
+        openapi_config=completion.config(
             title="cardarena game service",
             version="1.0.0",
             path="/schema",

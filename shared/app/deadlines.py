@@ -121,12 +121,19 @@ class WebhookTurn(msgspec.Struct, frozen=True):
     version they hold at and the deadline (ms since the epoch) to answer by."""
 
     game_id: str
+    """The game's id."""
     game: str
+    """The game's name."""
     seat: int
+    """The seat the game waits for."""
     version: int
+    """The game's version the turn is at."""
     deadline: int
+    """When the seat's time runs out, in ms since the epoch: answer before."""
     view: dict[str, Any]
+    """What the seat may know of the game, in its game's view schema."""
     legal_actions: list[dict[str, Any]]
+    """The actions the seat may take now; answer one of them."""
 
 
 def webhook_turn(loaded: LoadedGame, seat: int, turn_version: int) -> WebhookTurn | None:

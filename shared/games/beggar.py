@@ -70,46 +70,72 @@ class GameStarted(Event, frozen=True, kw_only=True):
     """The deal: each seat's pack, top card first."""
 
     ruleset: BeggarRuleset
+    """The game's ruleset."""
     players: int
+    """The number of seats."""
     packs: list[list[Card]]
+    """Each seat's pack, top card first."""
 
 
 class TrickPlayed(Event, frozen=True, kw_only=True):
     """One trick: the cards turned in order, who turned each, who collected (None if capped)."""
 
     leader: int
+    """The seat that led the trick."""
     cards: list[Card]
+    """The cards turned, in order."""
     seats: list[int]
+    """The seat that turned each card."""
     collector: int | None
+    """The seat that collected the pile; null if the card cap ended the game mid-trick."""
     eliminated: list[int] = []
+    """The seats that ran out of cards in this trick."""
 
 
 class BeggarState(msgspec.Struct, frozen=True):
     """The whole table between tricks."""
 
     ruleset: BeggarRuleset
+    """The game's ruleset."""
     packs: tuple[tuple[Card, ...], ...]
+    """Each seat's pack, top card first."""
     leader: int
+    """The seat that leads the next trick."""
     pile: tuple[Card, ...] = ()
+    """The cards on the table, bottom first."""
     cards: int = 0
+    """Cards turned so far."""
     tricks: int = 0
+    """Tricks played so far."""
     out: tuple[int, ...] = ()
+    """The seats out of cards, in the order they went out."""
     seen: frozenset[str] = frozenset()
+    """The positions seen at a trick's start (a repeat ends the game as a `loop`)."""
     result: Result | None = None
+    """The result once the game is over; else null."""
 
 
 class BeggarView(msgspec.Struct, frozen=True):
     """What a seat may know: pack sizes (packs are face down), the pile and the counts."""
 
     seat: int
+    """The seat this view is of."""
     pack_sizes: list[int]
+    """The cards in each seat's pack (packs are face down)."""
     leader: int
+    """The seat that leads the next trick."""
     pile: list[Card]
+    """The cards on the table, bottom first."""
     cards: int
+    """Cards turned so far."""
     tricks: int
+    """Tricks played so far."""
     out: list[int]
+    """The seats out of cards, in the order they went out."""
     status: Status
+    """`playing`, or how the game ended."""
     result: Result | None
+    """The result once the game is over; else null."""
 
 
 BeggarEvent = GameCreated | GameStarted | TrickPlayed | GameFinished

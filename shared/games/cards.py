@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TypeAlias
+from typing import Annotated, TypeAlias
 
-Card: TypeAlias = str
+import msgspec
+
+Card: TypeAlias = Annotated[str, msgspec.Meta(title="Card")]
+"""A card code (the title names the documented `Card` schema; it constrains nothing)."""
+Rank: TypeAlias = Annotated[str, msgspec.Meta(title="Rank")]
+"""A rank character, a card code's first (`"2"`-`"9"`, `"T"`, `"J"`, `"Q"`, `"K"`, `"A"`,
+`"X"` for a joker)."""
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
@@ -30,7 +36,7 @@ def standard_deck(decks: int = 1, jokers: int = 0) -> list[Card]:
     return cards
 
 
-def rank_of(card: Card) -> str:
+def rank_of(card: Card) -> Rank:
     """Returns the rank character of `card` (`"X"` for a joker)."""
     return card[0]
 

@@ -46,9 +46,15 @@ class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """
 
     kind: Literal["bot", "external", "webhook"] = "bot"
+    """`bot` (a built-in strategy), `external` (a client with a token) or `webhook` (the platform
+    calls the bot's URL)."""
     bot: str | None = None
+    """A `bot` seat's strategy; for an `external` or `webhook` seat, the registered bot it is bound
+    to."""
     name: str | None = None
+    """The seat's display name, or the bound bot's name."""
     version: str = ""
+    """The version label: the bound bot's, or a tournament entrant's; empty for an unrated seat."""
 
     @property
     def bound_bot(self) -> str | None:
@@ -71,10 +77,17 @@ class Result(msgspec.Struct, frozen=True):
     """How a game ended: one place per seat (1 is best, ties share), and game-specific figures."""
 
     status: str
+    """How the game ended: `finished` by its rules, `capped`, `loop` or `draw` (see docs/api-
+    values.md)."""
     places: list[int]
+    """Each seat's finishing place, in seat order: 1 is best, tied seats share a place."""
     reason: str = ""
+    """Why the game ended, for a person to read (not a code)."""
     scores: list[int] | None = None
+    """A game-specific figure per seat, in seat order (e.g. cards left); null when the game keeps
+    none."""
     detail: dict[str, int] = {}
+    """Game-specific counts of the whole game (e.g. `moves`, `turns`)."""
 
 
 class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -97,9 +110,13 @@ class GameCreated(Event, frozen=True, kw_only=True):
     """A game was created: which game, with which ruleset and seats. Written by the service."""
 
     game: str
+    """The game's name."""
     ruleset: dict[str, Any]
+    """The game's ruleset, every option a field."""
     seats: list[Seat]
+    """Who plays each seat, in seat order."""
     created_at: str = ""
+    """When the game was created (ISO 8601, UTC)."""
     bot_seed: str = ""
     """Seeds the built-in bots' choices (derived from the game's seed; hidden while it runs)."""
     tournament: str = ""
@@ -152,13 +169,16 @@ class TurnTimedOut(ClockEvent, frozen=True, kw_only=True):
     """`seat` let its move deadline and its time bank run out; `strikes` counts its timeouts."""
 
     seat: int
+    """The seat that ran out of time."""
     strikes: int
+    """The seat's timeouts so far."""
 
 
 class SeatForfeited(ClockEvent, frozen=True, kw_only=True):
     """`seat` reached the strikes to forfeit: it plays only default actions and places last."""
 
     seat: int
+    """The seat that forfeited."""
 
 
 class DefaultActionPlayed(ClockEvent, frozen=True, kw_only=True):
@@ -168,8 +188,11 @@ class DefaultActionPlayed(ClockEvent, frozen=True, kw_only=True):
     """
 
     seat: int
+    """The seat played for."""
     action: dict[str, Any]
+    """The action played, one of the seat's legal actions."""
     reason: Literal["timeout", "forfeited"]
+    """`timeout` (the seat ran out of time) or `forfeited` (it forfeited before)."""
 
 
 class WebhookFailed(ClockEvent, frozen=True, kw_only=True):
@@ -181,8 +204,12 @@ class WebhookFailed(ClockEvent, frozen=True, kw_only=True):
     """
 
     seat: int
+    """The webhook seat."""
     reason: str
+    """Why the call brought no legal action: `timeout`, `connection_error`, `url_refused`,
+    `http_status`, `invalid_answer`, `illegal_action` or `no_webhook`."""
     detail: str = ""
+    """More about it: a status, a rule, an error (at most 500 characters)."""
 
 
 class SeatResigned(ClockEvent, frozen=True, kw_only=True):

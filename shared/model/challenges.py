@@ -108,24 +108,36 @@ class Challenge(msgspec.Struct, frozen=True, omit_defaults=True):
     """A challenge as folded from its stream (its `status` as of `now` when it was read)."""
 
     challenge_id: str
+    """The challenge's id."""
     game: str
+    """The game to play."""
     ruleset: str | dict[str, Any] | None
+    """A preset's name or the ruleset's fields; null: the classic preset."""
     bots: list[str]
     """`name@version` of the bot in each seat, in seat order."""
     challenger: str
     """The bot that issued it; "" when the host did."""
     status: Status
+    """`open` (waiting for answers), `started` (its game began), `declined`, `cancelled` or
+    `expired`."""
     pending: list[str]
     """The bots whose answer the challenge still waits for."""
     accepted: list[str]
+    """The bots (`name@version`) that accepted so far."""
     issued_at: str
+    """When it was issued (ISO 8601, UTC)."""
     expires_at: str
+    """When it expires unless every bot accepted (ISO 8601, UTC)."""
     game_id: str
     """The game it starts (the id is known from the start; the game exists once started)."""
     version: int
+    """The challenge's stream version."""
     clock: Clock | None = None
+    """The game's clock; null: the ruleset's."""
     declined_by: str = ""
+    """The bot that declined it, if one did."""
     reason: str = ""
+    """Why it was declined or cancelled, if given."""
 
     @property
     def ready(self) -> bool:

@@ -55,7 +55,9 @@ class Verification(msgspec.Struct, frozen=True, omit_defaults=True):
     """
 
     status: Status
+    """`ok`, `failed`, `no_commitment` or `unrevealed`."""
     detail: str
+    """What was checked, or why it failed, for a person to read."""
     version: int | None = None
     """The first bad event's version, when `failed`."""
     commitment: str = ""

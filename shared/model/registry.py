@@ -111,13 +111,23 @@ class BotSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """
 
     name: str
+    """The bot's name: lowercase letters, digits, `_`, `.` and `-` (at most 63, not `me`)."""
     game: str
+    """The game it plays."""
     strategy: str = ""
+    """A `builtin` bot's strategy, one of the game's."""
     version: str = "1"
+    """The version label (default "1"); ratings are kept per `name@version`."""
     description: str = ""
+    """Free text about the bot."""
     kind: BotKind = "builtin"
+    """`builtin` (a strategy run by the platform), `external` (a client with a token) or `webhook`
+    (the platform calls its `url`)."""
     url: str = ""
+    """A `webhook` bot's http(s) URL."""
     accept_challenges: AcceptChallenges = "host"
+    """A webhook bot's: whose challenges seat it, `host` (default), `registered` (any registered
+    bot's too) or `none`."""
 
 
 class RegisteredBot(msgspec.Struct, frozen=True):

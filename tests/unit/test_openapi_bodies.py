@@ -93,7 +93,7 @@ def test_a_ruleset_named_by_a_string_is_one_of_the_presets(document: Document) -
     ruleset = document["components"]["schemas"]["CreateGame"]["properties"]["ruleset"]
     assert string_arm(ruleset)["enum"] == preset_names()
     assert {"classic", "holland-kocsma"} <= set(preset_names())
-    assert any(arm.get("type") == "object" for arm in ruleset["oneOf"])
+    assert {"$ref": "#/components/schemas/GameRuleset"} in ruleset["oneOf"]
 
 
 def test_a_strategy_is_one_of_the_built_in_strategies_or_none(document: Document) -> None:

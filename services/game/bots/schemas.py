@@ -15,14 +15,24 @@ class Bot(msgspec.Struct, frozen=True):
     """
 
     name: str
+    """The bot's name, unique per version."""
     version: str
+    """The bot's version label (default "1")."""
     key: str
+    """`name@version`: the key its ratings and leaderboard entries follow."""
     game: str
+    """The game the bot plays."""
     strategy: str
+    """A built-in bot's strategy; empty for an external or webhook bot."""
     description: str
+    """The host's free text about the bot."""
     registered_at: str
+    """When the bot was registered (ISO 8601, UTC)."""
     kind: BotKind = "builtin"
+    """How the bot plays: `builtin` (a strategy run by the platform), `external` (a client with a
+    token) or `webhook` (the platform calls its URL)."""
     url: str | msgspec.UnsetType = msgspec.UNSET
+    """A webhook bot's URL; shown to the host only."""
     token: str | msgspec.UnsetType = msgspec.UNSET
     """The bot's API token (`Authorization: Bearer <token>`); shown once."""
     signing_secret: str | msgspec.UnsetType = msgspec.UNSET
@@ -59,3 +69,4 @@ class Bots(msgspec.Struct, frozen=True):
     """Registered bots, in registration order."""
 
     bots: list[Bot]
+    """The bots, in registration order."""

@@ -15,6 +15,7 @@ from services.game.games.actions import take_action
 from services.game.games.schemas import ActionAccepted, CreateGame, EventPage, PostAction
 from services.game.http.auth import (
     BEARER,
+    BEARER_OPTIONAL,
     IDENTIFIED_BY_HANDLER,
     Access,
     Caller,
@@ -197,7 +198,7 @@ class GamesController(Controller):
             " `deal_sealed`)."
         ),
         sync_to_thread=True,
-        security=BEARER,
+        security=BEARER_OPTIONAL,
         responses=responses(400, 401, 403, 404, 503),
     )
     def read(
@@ -250,7 +251,7 @@ class GamesController(Controller):
             " only to its seats' bots and the host (else 403, rule `deal_sealed`)."
         ),
         sync_to_thread=True,
-        security=BEARER,
+        security=BEARER_OPTIONAL,
         responses=responses(400, 401, 403, 404, 422, 503),
     )
     def events(

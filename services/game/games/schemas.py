@@ -19,9 +19,13 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Creates a game: its name, a ruleset (a preset name or fields), seats or a player count."""
 
     game: str
+    """The game to create."""
     ruleset: str | dict[str, Any] | None = None
+    """A preset's name or the ruleset's fields (none: the game's `classic` preset)."""
     seats: list[SeatSpec] | None = None
+    """Who plays each seat, in seat order (none: `players` built-in bots)."""
     players: PlayerCount | None = None
+    """The number of seats, each a built-in bot, when `seats` is not given."""
     seed: int | str | None = None
     """The same seed on the same deployment deals the same cards, keyed with its deal secret
     (see the README's Seeds); none: fresh random cards."""
@@ -35,25 +39,37 @@ class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One action of `seat`, taken at `expected_version`; `action` is tagged by its `type`."""
 
     seat: NonNegative
+    """The seat that acts."""
     action: dict[str, Any]
+    """The action, one of the seat's legal actions (or a platform action such as `Resign`), tagged
+    by its `type`."""
     expected_version: NonNegative
+    """The game's version the action was chosen at; any other answers 409 and writes nothing."""
 
 
 class EventPage(msgspec.Struct, frozen=True):
     """Events of a game in version order, after a given version; `version` is the stream's."""
 
     game_id: str
+    """The game's id."""
     version: int
+    """The game's version: the number of events in its log."""
     events: list[EventItem]
+    """The events after the asked version, in version order, as the caller may see them."""
 
 
 class ActionAccepted(msgspec.Struct, frozen=True, omit_defaults=True):
     """An applied action: the versions it wrote, or those of the first try when `replayed`."""
 
     game_id: str
+    """The game's id."""
     version: int
+    """The game's version after the action: post the next action at this version."""
     first_version: int
+    """The version of the first event the action wrote."""
     replayed: bool
+    """True when this answers a retry (the same Idempotency-Key and body): nothing new was
+    written."""
     turn: SeatView | None = None
     """Asked for with `wait`: the seat's view once the game waits for it again or is over."""
 

@@ -51,7 +51,10 @@ SECURITY_SCHEMES: dict[str, SecurityScheme | Reference] = {
 }
 """The OpenAPI security schemes of the service."""
 BEARER: list[SecurityRequirement] = [{SECURITY_SCHEME: []}]
-"""The `security` of an operation that needs (or may take) credentials."""
+"""The `security` of an operation that needs credentials."""
+BEARER_OPTIONAL: list[SecurityRequirement] = [{}, {SECURITY_SCHEME: []}]
+"""The `security` of an operation anyone may call that answers more to some credentials (a
+seat's bot token, the admin key): a public read."""
 
 _log = logging.getLogger(__name__)
 

@@ -26,6 +26,7 @@ class Health(msgspec.Struct, frozen=True):
     """The service answers."""
 
     status: Literal["ok"] = "ok"
+    """Always `ok` while the process answers."""
 
 
 class Ready(msgspec.Struct, frozen=True):

@@ -57,8 +57,45 @@ TITLES = {
     "invalid-log": "Game log refused",
     "game-exists": "Another game has this id",
     "internal-error": "Internal error",
+    "tournament-over": "Tournament over",
+    "unknown-schedule": "Unknown schedule",
+    "deal-sealed": "Deal sealed",
+    "game-running": "Game still running",
+    "feed-trimmed": "Feed trimmed",
+    "game-over": "Game over",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
+
+STATUSES = {
+    "bad-request": 400,
+    "invalid-request": 422,
+    "illegal-action": 422,
+    "unknown-game": 404,
+    "unknown-tournament": 404,
+    "stale-version": 409,
+    "idempotency-key-reused": 422,
+    "store-unavailable": 503,
+    "not-ready": 503,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "rate-limited": 429,
+    "unknown-bot": 404,
+    "unknown-challenge": 404,
+    "challenge-closed": 409,
+    "challenge-refused": 403,
+    "too-many-challenges": 429,
+    "streams-busy": 503,
+    "invalid-log": 422,
+    "game-exists": 409,
+    "internal-error": 500,
+    "tournament-over": 409,
+    "unknown-schedule": 404,
+    "deal-sealed": 403,
+    "game-running": 403,
+    "feed-trimmed": 410,
+    "game-over": 409,
+}
+"""The status every problem type is answered with (the document lists them per operation)."""
 
 
 class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -70,15 +107,27 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """
 
     type: str
+    """The problem's type: a URN `urn:cardarena:problem:<slug>` (or `about:blank`); the operation's
+    answer lists those it can carry."""
     title: str
+    """The type's title, the same for every occurrence."""
     status: int
+    """The HTTP status of the answer."""
     detail: str
+    """What went wrong this time, for a person to read."""
     field: str | msgspec.UnsetType = msgspec.UNSET
+    """The input at fault: a body field's path (`seats[0].version`), a parameter or a header."""
     rule: str | msgspec.UnsetType = msgspec.UNSET
+    """The broken rule: of the game for an illegal action (see the operation's `x-illegal-action-
+    rules`), else the platform's (`deal_sealed`, `game_running`, `feed_trimmed`)."""
     current_version: int | msgspec.UnsetType = msgspec.UNSET
+    """On a stale `expected_version`: the game's version now."""
     game_id: str | msgspec.UnsetType = msgspec.UNSET
+    """The game that does not exist."""
     tournament_id: str | msgspec.UnsetType = msgspec.UNSET
+    """The tournament that does not exist."""
     challenge_id: str | msgspec.UnsetType = msgspec.UNSET
+    """The challenge that does not exist."""
     challenge_status: str | msgspec.UnsetType = msgspec.UNSET
     """A closed challenge's status (`started`, `declined`, `cancelled`, `expired`)."""
     event_version: int | msgspec.UnsetType = msgspec.UNSET

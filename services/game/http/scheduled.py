@@ -21,7 +21,9 @@ class ScheduleRun(msgspec.Struct, frozen=True):
     """A run of a schedule: its slot and the tournament it created."""
 
     slot: datetime
+    """The time the run was due."""
     tournament_id: str
+    """The tournament the run created."""
 
 
 class ScheduleSummary(msgspec.Struct, frozen=True):
@@ -29,10 +31,15 @@ class ScheduleSummary(msgspec.Struct, frozen=True):
     each run's tournament shows it once it ends) and next run."""
 
     schedule_id: str
+    """The schedule's id."""
     kind: Literal["once", "cron"]
+    """`once` (one run at a time) or `cron` (a run on each tick)."""
     schedule: Schedule
+    """When it runs."""
     definition: TournamentDefinition
+    """The tournament each run creates (its seed withheld)."""
     created_at: datetime
+    """When the schedule was created."""
     next_run: datetime | None
     """When the next run is due (maybe overdue); null once a once-schedule has run."""
 
@@ -41,6 +48,7 @@ class ScheduleDetail(ScheduleSummary, frozen=True):
     """A schedule with the tournaments of its runs so far (a cron's latest 100 slots)."""
 
     runs: list[ScheduleRun] = []
+    """The runs so far, oldest first (a cron's latest 100)."""
 
 
 def schedule_id_for(key: str | None) -> str:

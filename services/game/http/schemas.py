@@ -22,9 +22,24 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """
 
     kind: Literal["bot", "external", "webhook"] = "bot"
+    """`bot` (a built-in strategy), `external` (a client with a token) or `webhook` (the platform
+    calls the bot's URL)."""
     bot: str | None = None
+    """A `bot` seat's strategy (default: the game's first), or the registered bot an `external` or
+    `webhook` seat is bound to."""
     name: str | None = None
+    """The seat's display name."""
     version: str | None = None
+    """The registered bot's version label (default "1")."""
+
+
+RESULT_STATUSES = ("finished", "capped", "loop", "draw", "aborted")
+"""How a game can end (`Result.status`): `finished` by its rules, `capped` at the ruleset's cap
+of moves or cards, `loop` (Beggar-my-neighbour) when a trick's start repeated, `draw`
+(Autobus) after a round without a play onto a sequence, or at the turn cap, `aborted` by the
+platform with no places (`GameAborted`: the host, a cancelled tournament, a stale game)."""
+GAME_STATUSES = ("playing", *RESULT_STATUSES)
+"""A game's status: `playing` while it runs, else its result's status."""
 
 
 def status_of(result: Result | None) -> str:
@@ -36,15 +51,25 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game as anyone may see it; `view` only for games without decisions (all public)."""
 
     game_id: str
+    """The game's id."""
     game: str
+    """The game's name."""
     ruleset: dict[str, Any]
+    """The game's ruleset, every option a field."""
     seats: list[Seat]
+    """Who plays each seat, in seat order."""
     version: int
+    """The game's version: the number of events in its log."""
     status: str
+    """`playing` while the game runs, else its result's status."""
     to_move: list[int]
+    """The seats the game waits for; empty when it is over."""
     result: Result | None
+    """How the game ended; null while it runs."""
     created_at: str
+    """When the game was created (ISO 8601, UTC)."""
     view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    """The whole table, only for a game without decisions (everything in it is public)."""
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The game's clock; absent for an untimed game."""
 
@@ -73,12 +98,20 @@ class SeatView(msgspec.Struct, frozen=True):
     """What one seat may know of a game, its legal actions, and the version to act at."""
 
     game_id: str
+    """The game's id."""
     seat: int
+    """The seat this view is of."""
     version: int
+    """The game's version: post an action at this `expected_version`."""
     status: str
+    """`playing` while the game runs, else its result's status."""
     to_move: list[int]
+    """The seats the game waits for; empty when it is over."""
     view: dict[str, Any]
+    """What the seat may know of the game, in its game's view schema."""
     legal_actions: list[dict[str, Any]]
+    """The actions the seat may post now, in a stable order; empty when the game does not wait for
+    it."""
     deadline: int | msgspec.UnsetType = msgspec.UNSET
     """In a timed game waiting for this seat: when its time (the move deadline and what is
     left of its bank) runs out, in ms since the epoch."""
@@ -104,11 +137,22 @@ class EventItem(msgspec.Struct, frozen=True):
     """One stored event: its version, type tag, store time (ms since the epoch) and content."""
 
     version: int
+    """The event's version: its place in the game's log, from 1."""
     type: str
+    """The event's type, the same as `data.type`."""
     recorded_at: int
+    """When the store recorded it, in ms since the epoch."""
     data: dict[str, Any]
+    """The event, as the caller may see it (cards it may not know read `??`)."""
 
     @classmethod
     def of(cls, recorded: RecordedEvent, event: Any) -> EventItem:
         """Returns the item of `recorded`, whose decoded event is `event`."""
         return cls(recorded.version, recorded.type, recorded.recorded_at, to_json(event))
+
+
+class WebhookAnswer(msgspec.Struct, frozen=True):
+    """A webhook bot's answer to its turn's call."""
+
+    action: dict[str, Any]
+    """The seat's action: one of the call's `legal_actions` (tagged by its `type`)."""

@@ -12,7 +12,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
-from services.game.http.auth import BEARER, Access, Caller, check_seat, host_only
+from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, check_seat, host_only
 from services.game.http.params import GameId, IdempotencyKey, client_key_of
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.schemas import EventItem, Game
@@ -208,7 +208,7 @@ class ReplaysController(Controller):
             " bots and the host (else 403, rule `deal_sealed`)."
         ),
         sync_to_thread=True,
-        security=BEARER,
+        security=BEARER_OPTIONAL,
         responses=responses(400, 401, 403, 404, 422, 503),
     )
     def replay(

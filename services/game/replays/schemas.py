@@ -20,18 +20,30 @@ class Replay(msgspec.Struct, frozen=True):
     """
 
     game_id: str
+    """The game's id."""
     game: str
+    """The game's name."""
     version: int
+    """The version the game is replayed at."""
     last_version: int
+    """The game's last version."""
     over: bool
     """Whether the game is over at its last version (its whole log is then public)."""
     seat: int | None
+    """The seat whose knowledge the replay shows; null for the whole (public) game."""
     seats: list[Seat]
+    """Who plays each seat, in seat order."""
     ruleset: dict[str, Any]
+    """The game's ruleset, every option a field."""
     state: dict[str, Any] | None
+    """The engine's whole state at `version` (a finished game replayed without a seat); else
+    null."""
     view: dict[str, Any] | None
+    """What `seat` knew at `version`; null without a seat or at version 1."""
     events: list[EventItem]
+    """The events up to `version`, as the caller may see them."""
     result: Result | None
+    """The result, once the game is over at `version`; else null."""
 
 
 class ForkGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -39,4 +51,6 @@ class ForkGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     for its bots' choices (none: random)."""
 
     seats: list[SeatSpec] | None = None
+    """Who plays the fork's seats, as in `createGame` (none: the original's seats)."""
     seed: int | str | None = None
+    """Seeds the fork's built-in bots' choices (none: random)."""

@@ -11,3 +11,4 @@ class SchedulePage(msgspec.Struct, frozen=True):
     """Every schedule, oldest first."""
 
     schedules: list[ScheduleSummary]
+    """The schedules, newest first."""

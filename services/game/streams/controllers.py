@@ -25,8 +25,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent
 
-from services.game.http.auth import BEARER, Access, Caller, calling_bot
+from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, calling_bot
 from services.game.http.credentials import checked
+from services.game.http.operations import SSE_OPT
 from services.game.http.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.schemas import SeatView
@@ -34,6 +35,7 @@ from services.game.http.waiters import StreamsBusy, streams_of
 from services.game.streams.bot_stream import BotStream
 from services.game.streams.game_stream import GameStream, admit_spectator
 from services.game.streams.schemas import BotGames, ChallengeList, Turns
+from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM
 from services.game.streams.turns import (
     all_waiting,
     bots_games,
@@ -143,8 +145,9 @@ class GameStreamController(Controller):
             " is streamed as a running game, and only to its seats' bots and the host (else"
             " 403, rule `deal_sealed`)."
         ),
-        security=BEARER,
+        security=BEARER_OPTIONAL,
         responses={**_SSE, **responses(400, 401, 403, 404, 422, 503)},
+        opt={SSE_OPT: GAME_STREAM},
     )
     async def stream(
         self,
@@ -275,6 +278,7 @@ class BotStreamsController(Controller):
         ),
         security=BEARER,
         responses={**_SSE, **responses(400, 401, 403, 410, 503)},
+        opt={SSE_OPT: BOT_STREAM},
     )
     async def events(
         self,

@@ -34,8 +34,8 @@ class Turn(msgspec.Struct, frozen=True, omit_defaults=True):
     view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     """All the seat may know of the game at `version` (the `view` of `getSeatView`); other
     seats' hidden cards are never in it."""
-    status: str | msgspec.UnsetType = msgspec.UNSET
-    """The game's status at `version` (`playing` while it waits for the seat)."""
+    status: Literal["playing"] | msgspec.UnsetType = msgspec.UNSET
+    """The game's status at `version` (`playing`: it waits for the seat)."""
     to_move: list[int] | msgspec.UnsetType = msgspec.UNSET
     """The seats the game waits for at `version` (this one among them)."""
 
@@ -44,20 +44,25 @@ class ChallengeList(msgspec.Struct, frozen=True):
     """The open challenges waiting for the calling bot's answer, oldest first."""
 
     challenges: list[Challenge]
+    """The open challenges, oldest first."""
 
 
 class Turns(msgspec.Struct, frozen=True):
     """The games waiting for the calling bot's move (empty when none came in time)."""
 
     turns: list[Turn]
+    """The games waiting for the bot, one item per seat."""
 
 
 class StartedGame(msgspec.Struct, frozen=True):
     """The data of a bot's `game_started` event: a game it has seats in was created."""
 
     game_id: str
+    """The game's id."""
     game: str
+    """The game's name."""
     seats: list[int]
+    """The bot's seats in it."""
 
 
 class GameOver(msgspec.Struct, frozen=True):
@@ -66,8 +71,11 @@ class GameOver(msgspec.Struct, frozen=True):
     `tournament_cancelled`, `stale`)."""
 
     game_id: str
+    """The game's id."""
     seats: list[int]
+    """The bot's seats in it."""
     result: Result
+    """How the game ended."""
 
 
 class BotGame(msgspec.Struct, frozen=True):

@@ -48,7 +48,7 @@ def turn_of(game: str, view: SeatView) -> Turn:
         legal_actions=view.legal_actions,
         deadline=view.deadline,
         view=view.view,
-        status=view.status,
+        status="playing",  # a view with legal actions is of a running game
         to_move=view.to_move,
     )
 

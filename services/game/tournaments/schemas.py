@@ -18,10 +18,15 @@ class TournamentGame(msgspec.Struct, frozen=True):
     """A scheduled game: its id, its entrants in seat order, its places once over."""
 
     key: str
+    """The game's key in the tournament's schedule."""
     game_id: str
+    """The game's id."""
     entrants: list[int]
+    """The entrants (indexes into the tournament's `entrants`) in seat order."""
     places: list[int] | None
+    """Each seat's place once the game is over (1 is best, ties share); else null."""
     status: str | None
+    """The game's result status once it is over; else null."""
     deal: str = ""
     """Duplicate: the deal it plays (its other tables share the label and the cards)."""
 
@@ -30,21 +35,32 @@ class TournamentRound(msgspec.Struct, frozen=True):
     """A round's games and byes."""
 
     round: int
+    """The round's number, from 1."""
     games: list[TournamentGame]
+    """The round's games."""
     byes: list[int]
+    """The entrants that sit this round out."""
     completed: bool
+    """Whether every game of the round is over."""
 
 
 class Tournament(msgspec.Struct, frozen=True):
     """A tournament: its definition, status, rounds and games, and its winner (knockout)."""
 
     tournament_id: str
+    """The tournament's id."""
     status: str
+    """`running`, `finished` or `cancelled`."""
     definition: TournamentDefinition
+    """What the host asked for (its seed withheld while it runs)."""
     entrants: list[str]
+    """The entrants' labels (`bot@version`), in entrant order: an entrant is its index here."""
     rounds: list[TournamentRound]
+    """The rounds scheduled so far, in order."""
     games_played: int
+    """The games that are over."""
     winner: int | None
+    """The winning entrant's index, once known; else null."""
 
     @classmethod
     def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
@@ -84,17 +100,22 @@ class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Why a host cancels a tournament (optional)."""
 
     reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
+    """Why the host cancels it (at most 500 characters; may be empty)."""
 
 
 class Standings(msgspec.Struct, frozen=True):
     """A tournament's standings, best first."""
 
     tournament_id: str
+    """The tournament's id."""
     status: str
+    """The tournament's status."""
     standings: list[Standing]
+    """One line per entrant, best first."""
 
 
 class TournamentPage(msgspec.Struct, frozen=True):
     """Tournaments as the projection holds them, newest first."""
 
     tournaments: list[TournamentSummary]
+    """The tournaments, newest first."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 import msgspec
 
 from shared.errors import InvalidRuleset
@@ -12,6 +14,8 @@ RANKS = "A23456789TJQK"
 VALUE = {rank: index + 1 for index, rank in enumerate(RANKS)}
 """A = 1 ... K = 13."""
 KING = 13
+RankNumber: TypeAlias = Annotated[int, msgspec.Meta(title="RankNumber")]
+"""A rank as Autobus counts it, 1 (ace) to 13 (king); the title names the documented schema."""
 
 
 class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

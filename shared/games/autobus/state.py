@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.games.autobus.rules import AutobusRuleset
+from shared.games.autobus.rules import AutobusRuleset, RankNumber
 from shared.games.cards import Card
 from shared.messages.common import Result
 
@@ -13,20 +13,35 @@ class AutobusState(msgspec.Struct, frozen=True):
     """The whole table."""
 
     ruleset: AutobusRuleset
+    """The game's ruleset."""
     mains: tuple[tuple[Card, ...], ...]
+    """Each seat's main pile, top first."""
     hands: tuple[tuple[Card, ...], ...]
+    """Each seat's hand."""
     slots: tuple[tuple[tuple[Card, ...], ...], ...]
-    slot_ranks: tuple[tuple[int | None, ...], ...]
+    """Each seat's discard slots, each a pile bottom first."""
+    slot_ranks: tuple[tuple[RankNumber | None, ...], ...]
+    """The rank of each seat's slots; null for an empty slot."""
     draw: tuple[Card, ...]
+    """The draw pile, top first."""
     shuffle_seed: str
+    """Seeds each reshuffle of the completed stock."""
     sequences: tuple[tuple[Card, ...], ...] = ()
+    """The open sequences, each bottom (ace) first."""
     completed: tuple[Card, ...] = ()
+    """The completed sequences' cards, waiting to be reshuffled."""
     reshuffles: int = 0
+    """Reshuffles so far."""
     turn: int = 0
+    """The seat to move."""
     turns: int = 0
+    """Turns played so far."""
     played_this_turn: bool = False
+    """Whether the seat to move played onto a sequence this turn."""
     quiet_turns: int = 0
+    """Turns in a row without a play onto a sequence."""
     result: Result | None = None
+    """The result once the game is over; else null."""
 
     @property
     def players(self) -> int:

@@ -18,7 +18,7 @@ from shared.games.autobus.messages import (
     TurnEnded,
     UnderTheBus,
 )
-from shared.games.autobus.rules import KING, RANKS, AutobusRuleset
+from shared.games.autobus.rules import KING, RANKS, AutobusRuleset, RankNumber
 from shared.games.autobus.state import AutobusState
 from shared.games.cards import HIDDEN, Card, is_joker
 from shared.messages.common import Event, Result
@@ -28,20 +28,35 @@ class AutobusView(msgspec.Struct, frozen=True):
     """What one seat may know: its hand, and everything public on the table."""
 
     seat: int
+    """The seat this view is of."""
     ruleset: AutobusRuleset
+    """The game's ruleset."""
     turn: int
+    """The seat to move."""
     hand: list[Card]
-    main_tops: list[Card]
+    """The seat's own hand."""
+    main_tops: list[str]
+    """Each seat's main pile top, a card code (face up); "" for an empty pile."""
     main_sizes: list[int]
+    """The cards in each seat's main pile."""
     slots: list[list[list[Card]]]
-    slot_ranks: list[list[int | None]]
+    """Each seat's discard slots, each a pile bottom first (all face up)."""
+    slot_ranks: list[list[RankNumber | None]]
+    """The rank of each seat's slots; null for an empty slot."""
     sequences: list[list[Card]]
+    """The open sequences, each bottom (ace) first."""
     hand_sizes: list[int]
+    """The cards in each seat's hand."""
     draw_size: int
+    """The cards in the draw pile."""
     completed_size: int
+    """The cards of completed sequences waiting to be reshuffled."""
     turns: int
+    """Turns played so far."""
     played_this_turn: bool
+    """Whether the seat to move played onto a sequence this turn."""
     result: Result | None
+    """The result once the game is over; else null."""
 
 
 def view(state: AutobusState, seat: int) -> AutobusView:

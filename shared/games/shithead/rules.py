@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 
 from shared.errors import InvalidRuleset
-from shared.games.cards import RANKS
+from shared.games.cards import RANKS, Rank
 from shared.messages.common import Clock
 
 ORDER = {rank: index for index, rank in enumerate(RANKS)}
@@ -41,19 +41,19 @@ class ShitheadRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Who leads: the holder of the lowest plain card (who must play it), or seat 0."""
     multiples: Multiples = "any"
     """How many cards of one rank a play may hold: any number, one or three+, or one."""
-    reset: str | None = "2"
+    reset: Rank | None = "2"
     """The reset rank: goes on anything, and anything may follow it."""
-    burn: str | None = "T"
+    burn: Rank | None = "T"
     """The burn rank: goes on anything and burns the pile; the player plays again."""
     ten_not_on_faces: bool = False
     """The burn rank may not be played on J, Q, K or A."""
     burn_run: int | None = 4
     """This many cards of one rank on top of the pile burn it (None: never)."""
-    lower: str | None = None
+    lower: Rank | None = None
     """The lower rank: the next card must be equal or lower (reset and burn still go)."""
     lower_on_anything: bool = True
     """The lower rank goes on anything (else it follows the normal rule)."""
-    transparent: str | None = None
+    transparent: Rank | None = None
     """The transparent rank: the next card is compared with the card under it."""
     joker_reverses: bool = False
     """Each joker played reverses the direction of play."""

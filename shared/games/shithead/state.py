@@ -14,20 +14,35 @@ class ShitheadState(msgspec.Struct, frozen=True):
     """The whole table."""
 
     ruleset: ShitheadRuleset
+    """The game's ruleset."""
     hands: tuple[tuple[Card, ...], ...]
+    """Each seat's hand."""
     face_up: tuple[tuple[Card, ...], ...]
+    """Each seat's face-up cards."""
     face_down: tuple[tuple[Card, ...], ...]
+    """Each seat's face-down cards."""
     deck: tuple[Card, ...]
+    """The deck, top first."""
     pile: tuple[Card, ...] = ()
+    """The pile, bottom first."""
     burnt: tuple[Card, ...] = ()
+    """The cards burned out of the game."""
     phase: Phase = "swap"
+    """`swap`, `play` or `finished`."""
     ready: tuple[bool, ...] = ()
+    """Per seat, whether it finished swapping."""
     turn: int = 0
+    """The seat to move in the play phase."""
     direction: int = 1
+    """The direction of play: 1 (seat order) or -1."""
     opening: tuple[str, Zone] | None = None
+    """The rank and zone the leader must open with, if the ruleset says so."""
     moves: int = 0
+    """Moves played so far."""
     out: tuple[int, ...] = ()
+    """The seats out of cards, in the order they went out."""
     result: Result | None = None
+    """The result once the game is over; else null."""
     known: tuple[tuple[Card, ...], ...] = ()
     """Per seat, the cards of its hand that every player saw go in (a picked-up pile, a
     face-up card swapped into the hand) and that have not been played since; empty for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.games.cards import HIDDEN, Card
+from shared.games.cards import HIDDEN, Card, Rank
 from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
@@ -36,25 +36,44 @@ class ShitheadView(msgspec.Struct, frozen=True):
     """
 
     seat: int
+    """The seat this view is of."""
     ruleset: ShitheadRuleset
+    """The game's ruleset."""
     phase: Phase
+    """`swap`, `play` or `finished`."""
     turn: int
+    """The seat to move in the play phase."""
     direction: int
+    """The direction of play: 1 (seat order) or -1."""
     hand: list[Card]
+    """The seat's own hand."""
     face_up: list[list[Card]]
+    """Each seat's face-up cards."""
     hand_sizes: list[int]
+    """The cards in each seat's hand."""
     face_down_sizes: list[int]
+    """The face-down cards of each seat."""
     deck_size: int
+    """The cards left in the deck."""
     pile: list[Card]
+    """The pile, bottom first."""
     burnt: list[Card]
+    """The cards burned out of the game."""
     ready: list[bool]
+    """Per seat, whether it finished swapping."""
     out: list[int]
+    """The seats out of cards, in the order they went out."""
     known: list[list[Card]]
     """Per seat, the hand cards all players saw go in and not come out (public events)."""
     zone: Zone | None
-    opening: str | None
+    """Where the seat plays from now: `hand`, `face_up` or `face_down`; null with an empty hand
+    while the deck lasts, or with no cards."""
+    opening: Rank | None
+    """The rank the leader must open with, if the ruleset says so."""
     moves: int
+    """Moves played so far."""
     result: Result | None
+    """The result once the game is over; else null."""
 
 
 def view(state: ShitheadState, seat: int) -> ShitheadView:

@@ -36,10 +36,15 @@ class Entrant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """
 
     bot: str
+    """A registered bot's name, or a built-in strategy's."""
     version: str = "1"
+    """The version label (default "1"); ratings follow `bot@version`."""
     name: str = ""
+    """A display name (default: `bot`)."""
     strategy: str = ""
+    """The strategy it plays, filled in at creation."""
     kind: BotKind | None = None
+    """How it plays (`builtin`, `external`, `webhook`), filled in at creation."""
 
     @property
     def label(self) -> str:
@@ -51,10 +56,15 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     """What a host asks for: game, ruleset, entrants, table size, format and seed."""
 
     game: str
+    """The game to play."""
     entrants: list[Entrant]
+    """The bots entered, in entrant order."""
     table_size: int
+    """Seats per table."""
     format: Format = "round_robin"
+    """`round_robin`, `swiss`, `knockout` or `duplicate`."""
     ruleset: str | dict[str, Any] | None = None
+    """A preset's name or the ruleset's fields; none: the classic preset."""
     games_per_table: int = 1
     """Round robin: games per table (seats rotate); duplicate: cycles of one deal per entrant
     (each deal at every table the field fills, nobody at two of them)."""

@@ -35,8 +35,11 @@ class Schedule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     """
 
     at: datetime | None = None
+    """Run once at this time (with its offset)."""
     cron: str | None = None
+    """Run on each tick of this five-field cron expression."""
     timezone: str | None = None
+    """The IANA time zone `cron` is read in (default UTC)."""
 
     def __post_init__(self) -> None:
         if (self.at is None) == (self.cron is None):

@@ -40,15 +40,25 @@ class Standing(msgspec.Struct, frozen=True):
     """One entrant's line of the standings."""
 
     entrant: int
+    """The entrant's index in the tournament's `entrants`."""
     name: str
+    """The entrant's label."""
     games: int
+    """Games played."""
     points: float
+    """Points: at a table of k seats, place p earns k - p (a bye earns k - 1)."""
     wins: int
+    """Games it placed first in."""
     mean_place: float
+    """Its mean finishing place."""
     win_rate_low: float
+    """The low end of the 95% Wilson interval of its win rate."""
     win_rate_high: float
+    """The high end of the 95% Wilson interval of its win rate."""
     rating: float | None = None
+    """Its OpenSkill ordinal (mu - 3 sigma) over the tournament's games; null when unrated."""
     uncertainty: float | None = None
+    """Its OpenSkill sigma; null when unrated."""
     score: float | None = None
     """Duplicate: the sum of its seat-by-seat comparisons on each deal (None otherwise)."""
 

@@ -25,18 +25,27 @@ class TournamentSummary(msgspec.Struct, frozen=True):
     """One line of the tournament list: what it plays, how far it is, when it was created."""
 
     tournament_id: str
+    """The tournament's id."""
     game: str
+    """The game it plays."""
     format: str
+    """`round_robin`, `swiss`, `knockout` or `duplicate`."""
     status: TournamentStatus
+    """`running`, `finished` or `cancelled`."""
     table_size: int
+    """Seats per table."""
     entrants: list[str]
     """The entrants' labels, in entrant order."""
     rounds: int
     """Rounds scheduled so far."""
     games_scheduled: int
+    """Games scheduled so far."""
     games_played: int
+    """Games that are over."""
     winner: int | None
+    """The winning entrant's index, once known; else null."""
     created_at: datetime
+    """When it was created."""
 
 
 class TournamentStandings(msgspec.Struct, frozen=True):
@@ -53,9 +62,13 @@ class LeaderboardEntry(msgspec.Struct, frozen=True):
     key: str
     """The bot version, `name@version`."""
     games: int
+    """Rated games played."""
     mu: float
+    """The OpenSkill mean skill."""
     sigma: float
+    """The OpenSkill uncertainty of `mu`."""
     ordinal: float
+    """`mu - 3 sigma`: what the board ranks by."""
 
 
 class RatingPoint(msgspec.Struct, frozen=True):
