@@ -24,7 +24,11 @@ class Replay(msgspec.Struct, frozen=True):
     version: int
     last_version: int
     over: bool
-    """Whether the game is over at its last version (its whole log is then public)."""
+    """Whether the game is over at `version`: its result is decided by event `version` or
+    before (false at earlier versions of a finished game, and while its deal is sealed)."""
+    finished: bool
+    """Whether the game is over at its last version: its whole log is then public, and a
+    replay without `seat` is allowed (false while its deal is sealed)."""
     seat: int | None
     seats: list[Seat]
     ruleset: dict[str, Any]
