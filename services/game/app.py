@@ -17,6 +17,7 @@ from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
 from services.game.http import auth, openapi, problems, strict
 from services.game.http.context import GameContext
+from services.game.http.limits import RateLimitMiddleware
 from services.game.http.ops import HANDLERS as OPS_HANDLERS
 from services.game.http.ops import ObserveMiddleware, health, metrics, ready
 from services.game.http.seals import HANDLERS as SEALS
@@ -162,7 +163,7 @@ def create_app(
             **strict.HANDLERS,
             **SEALS,
         },
-        middleware=[ObserveMiddleware(observed)],
+        middleware=[ObserveMiddleware(observed), RateLimitMiddleware(auth.identify_late)],
         plugins=[problems.ProblemDocumentation(), openapi.AcceptedValues()],
         on_startup=[count_stalls],
         on_shutdown=[
