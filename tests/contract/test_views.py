@@ -217,11 +217,11 @@ def test_a_later_event_of_a_tournament_changes_its_views(
     assert cancelled.status == "cancelled"
 
 
-def test_the_leaderboard_rates_each_bot_version_by_its_games_in_the_order_they_finished(
+def test_the_leaderboard_rates_each_bot_version_by_its_games_in_the_standings_order(
     backend: Backend, scenario: Scenario
 ) -> None:
-    # In-process games finish in schedule order, the order tournament ratings fold them in,
-    # and t-shithead is the only rated Shithead play, so both ratings must be equal.
+    # The leaderboard takes a tournament's games in schedule order, as its standings do, and
+    # t-shithead is the only rated Shithead play, so both ratings must be equal.
     expected = tournament_ratings(scenario.states["t-shithead"])
     assert expected is not None
     board = backend.views().leaderboard("shithead")

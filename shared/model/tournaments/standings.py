@@ -9,7 +9,10 @@ points minus the mean points of the same seat on the same deal at the deal's oth
 as duplicate bridge compares a board across tables, so that the luck of a deal cancels.
 Games without decisions (Beggar-my-neighbour) are never rated.
 Ratings fold the games in schedule order (round, then table), not in the order they
-finished, so a tournament rates the same in-process and on concurrent workers.
+finished, so a tournament rates the same in-process and on concurrent workers. The
+leaderboard takes a tournament's games in the same order (`shared.ports.views.fold`: a
+round's games when the round completes, table by table), so from fresh ratings the
+standings' ratings and the leaderboard's are the same floats for the same games.
 """
 
 from __future__ import annotations
