@@ -12,6 +12,11 @@ import redis
 
 from services.ops.migrate import migrate
 from services.projection.projector import Projector, rebuild
+from services.projection.tournament_folds import (
+    SELECT_WITH_POSITION,
+    fold_ratings,
+    positioned_from_row,
+)
 from services.projection.views import PostgresTournamentViews
 from shared.app.bot_turns import play_bot_turns
 from shared.app.loading import load
@@ -220,3 +225,21 @@ def test_a_batch_redelivered_after_a_crash_rates_its_games_once(db: str) -> None
     views = PostgresTournamentViews(db)
     assert views.leaderboard("autobus") == InMemoryTournamentViews(store).leaderboard("autobus")
     assert [entry.games for entry in views.leaderboard("autobus")] == [2, 2, 2]
+
+
+def test_a_round_whose_games_were_rated_already_rates_none_of_them_again(db: str) -> None:
+    # A database projected before the leaderboard took tournament games by round rated them
+    # at their GameFinished; their RoundCompleted, folded after the upgrade, adds nothing.
+    store = InMemoryEventStore()
+    run_in_process(store, ROUND_ROBIN, "robin")
+    with Projector(db, InMemoryFeedConsumer(store, "projection", "p1")) as projector:
+        while projector.run_once(count=100):
+            pass
+    views = PostgresTournamentViews(db)
+    before = (views.leaderboard("autobus"), views.rating_history("autobus", "random@1"))
+    assert [entry.games for entry in before[0]] == [2, 2, 2]
+    with psycopg.connect(db) as conn, conn.transaction(), conn.cursor() as cur:
+        rows = cur.execute(SELECT_WITH_POSITION + " WHERE type = 'RoundCompleted'").fetchall()
+        assert len(rows) == 1
+        assert fold_ratings(cur, [positioned_from_row(row) for row in rows]) == 0
+    assert (views.leaderboard("autobus"), views.rating_history("autobus", "random@1")) == before

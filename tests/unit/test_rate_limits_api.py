@@ -184,6 +184,7 @@ def test_a_move_costs_nothing_and_lands_even_when_both_budgets_are_spent(
     views = [client.get(f"/v1/games/{game}/view?seat=0", headers=alice) for _ in range(3)]
     assert [v.status_code for v in views] == [200, 200, 200]
     assert [limits(v)[:2] for v in views] == [(3, 2), (3, 1), (3, 0)]  # the turns' budget
+    assert all("x-cardarena-charge" not in v.headers for v in views)
     assert client.get("/v1/bots/me", headers=alice).status_code == 429
     assert client.get(f"/v1/games/{game}/view?seat=0", headers=alice).status_code == 429
 
@@ -195,6 +196,7 @@ def test_a_move_costs_nothing_and_lands_even_when_both_budgets_are_spent(
         assert moved.status_code == 200, moved.text
         assert limits(moved)[:2] == (5, 0)
         assert moved.json()["replayed"] is False
+        assert "x-cardarena-charge" not in moved.headers  # the internal mark never leaves
         view = moved.json()["turn"]
     assert small.store.version(game) > views[-1].json()["version"]
 
