@@ -111,9 +111,14 @@ class GameSettings(CommonSettings):
     admin_key: str = ""
     """CARDARENA_ADMIN_KEY: the bearer key of hosting operations; empty runs in open mode."""
     rate_limit: Annotated[int, msgspec.Meta(ge=0)] = 600
-    """CARDARENA_RATE_LIMIT: requests per window and bot token (0: unlimited)."""
+    """CARDARENA_RATE_LIMIT: a bot token's bucket of requests (its burst), refilled evenly
+    over a window; a move and a read of the bot's own turn are not charged to it (0: unlimited)."""
     rate_window: Annotated[int, msgspec.Meta(ge=1)] = 60
-    """CARDARENA_RATE_WINDOW: the length of a rate-limit window, in seconds."""
+    """CARDARENA_RATE_WINDOW: the seconds in which a rate-limit bucket refills from empty."""
+    turn_rate_limit: Annotated[int, msgspec.Meta(ge=0)] = 2400
+    """CARDARENA_TURN_RATE_LIMIT: a bot token's bucket of reads of its own turns (a seat's view
+    or turn that waits for it, a turns poll that finds one), refilled over a window (0:
+    unlimited); the default is 2 reads a turn, a turn a second, in 20 games, for 60 s."""
     max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
     """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
     spectator_streams: Annotated[int, msgspec.Meta(ge=1)] = 64
@@ -222,6 +227,7 @@ _ENV = {
     "admin_key": "CARDARENA_ADMIN_KEY",
     "rate_limit": "CARDARENA_RATE_LIMIT",
     "rate_window": "CARDARENA_RATE_WINDOW",
+    "turn_rate_limit": "CARDARENA_TURN_RATE_LIMIT",
     "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
     "spectator_streams": "CARDARENA_SPECTATOR_STREAMS",
     "spectator_rate_limit": "CARDARENA_SPECTATOR_RATE_LIMIT",

@@ -16,6 +16,7 @@ from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
 from services.game.http import auth, document, openapi, problems, strict
 from services.game.http.context import GameContext
+from services.game.http.limits import RateLimitMiddleware
 from services.game.http.ops import HANDLERS as OPS_HANDLERS
 from services.game.http.ops import ObserveMiddleware, health, metrics, ready
 from services.game.http.seals import HANDLERS as SEALS
@@ -164,7 +165,7 @@ def create_app(
             **strict.HANDLERS,
             **SEALS,
         },
-        middleware=[ObserveMiddleware(observed)],
+        middleware=[ObserveMiddleware(observed), RateLimitMiddleware(auth.identify_late)],
         plugins=[problems.ProblemDocumentation(), accepted, completion],
         on_startup=[count_stalls],
         on_shutdown=[

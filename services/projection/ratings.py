@@ -25,11 +25,10 @@ from typing import Any
 import psycopg
 
 from services.projection.tournament_folds import (
-    FEED_ORDER,
     FEED_ORDER_DESC,
-    SELECT_WITH_POSITION,
     fold_ratings,
     positioned_from_row,
+    rating_events,
     rebuild_ratings,
 )
 from shared.model.tournaments import model
@@ -51,19 +50,11 @@ _FEED_KEY = (
     "(split_part(feed_position, '-', 1)::bigint,"
     " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint)"
 )
-_FINISHED_BETWEEN = (
-    SELECT_WITH_POSITION
-    + " WHERE type = 'GameFinished' AND kind <> %s"
-    + f" AND {_FEED_KEY} >= (%s, %s) AND {_FEED_KEY} < (%s, %s) ORDER BY "
-    + FEED_ORDER
-)
+_FINISHED_BETWEEN = rating_events(f"{_FEED_KEY} >= (%s, %s) AND {_FEED_KEY} < (%s, %s)")
+"""The rating events between two position keys (parameters: each kind, with both keys)."""
 
-_LAST_FINISHED = (
-    SELECT_WITH_POSITION
-    + " WHERE type = 'GameFinished' AND kind <> %s ORDER BY "
-    + FEED_ORDER_DESC
-    + " LIMIT 1"
-)
+_LAST_FINISHED = rating_events("TRUE", FEED_ORDER_DESC) + " LIMIT 1"
+"""The last rating event in feed order (parameters: the two kinds)."""
 
 
 def checkpoint_name(name: str, partition: int) -> str:
@@ -161,7 +152,9 @@ def fold_ordered_ratings(conn: psycopg.Connection[Any], name: str, partitions: i
         done = ratings_checkpoint(cur, name)
         if below is None or below <= done:
             return 0
-        rows = cur.execute(_FINISHED_BETWEEN, (model.KIND, *done, *below)).fetchall()
+        between = (*done, *below)
+        params = (model.KIND, *between, model.KIND, *between)
+        rows = cur.execute(_FINISHED_BETWEEN, params).fetchall()
         folded = fold_ratings(cur, [positioned_from_row(row) for row in rows])
         cur.execute(_STORE, (ratings_name(name), text(below)))
         return folded
@@ -183,6 +176,6 @@ def refold_if_late(cur: Cursor, name: str, finished_keys: Iterable[Key]) -> bool
 
 def reset_after_rebuild(cur: Cursor, name: str) -> None:
     """Moves the ratings checkpoint past every finished game a rebuild folded."""
-    row = cur.execute(_LAST_FINISHED, (model.KIND,)).fetchone()
+    row = cur.execute(_LAST_FINISHED, (model.KIND, model.KIND)).fetchone()
     if row is not None:
         cur.execute(_STORE, (ratings_name(name), text(after(str(row[7])))))

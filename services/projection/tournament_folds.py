@@ -19,14 +19,16 @@ from psycopg.types.json import Jsonb
 
 from services.projection.changes import decode
 from services.projection.queries import recorded_from_row
-from shared.messages.common import GameFinished, Seat
+from shared.messages.common import GameCreated, GameFinished, Result, Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments import model, seeds
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
+    RATING_EVENTS,
     RatedGame,
     RatingBook,
+    rated_at,
     rated_game,
     summary,
     tournament_id_of,
@@ -63,12 +65,27 @@ SELECT_WITH_POSITION = (
 
 _TRUNCATE = "TRUNCATE tournaments, tournament_entrants, tournament_games, tournament_standings"
 _TRUNCATE_RATINGS = "TRUNCATE ratings, rating_history"
-_FINISHED_BELOW = (
-    SELECT_WITH_POSITION
-    + " WHERE type = 'GameFinished' AND kind <> %s AND (split_part(feed_position, '-', 1)::bigint,"
-    " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint) < (%s, %s) ORDER BY "
-    + FEED_ORDER
+_FEED_KEY = (
+    "(split_part(feed_position, '-', 1)::bigint,"
+    " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint)"
 )
+
+
+def rating_events(where: str, order: str = FEED_ORDER) -> str:
+    """Returns the SELECT (`SELECT_WITH_POSITION`'s columns) of the archived events the
+    ratings fold, in `order`, that also match `where` (a condition on the feed position):
+    the GameFinished of games (kind not the tournament's: the first parameter), and the
+    tournaments' RATING_EVENTS (kind the tournament's: the second). Each half reads its own
+    partial index (migrations 006 and 007); `where`'s parameters follow, once per half."""
+    kinds = ", ".join(f"'{name}'" for name in RATING_EVENTS)
+    games = f"{SELECT_WITH_POSITION} WHERE type = 'GameFinished' AND kind <> %s AND {where}"
+    rounds = f"{SELECT_WITH_POSITION} WHERE type IN ({kinds}) AND kind = %s AND {where}"
+    # Constants of this package only: no input reaches the text (its values are parameters).
+    return f"SELECT * FROM ({games} UNION ALL {rounds}) AS rated ORDER BY {order}"  # noqa: S608
+
+
+_FINISHED_BELOW = rating_events(f"{_FEED_KEY} < (%s, %s)")
+"""The rating events below a position key (parameters: the two kinds, each with the key)."""
 _DELETE_TOURNAMENTS = "DELETE FROM tournaments WHERE tournament_id = ANY(%s)"
 _INSERT_TOURNAMENT = (
     "INSERT INTO tournaments (tournament_id, game, format, status, table_size, rounds,"
@@ -131,8 +148,11 @@ def update_tournament_views(cur: Cursor, entries: Sequence[FeedEntry]) -> None:
 
 
 def finished(recorded: RecordedEvent) -> bool:
-    """Returns whether `recorded` is a game's GameFinished event."""
-    return recorded.kind != model.KIND and recorded.type == "GameFinished"
+    """Returns whether the ratings fold `recorded`: a game's GameFinished, or a tournament's
+    event that rates its games (`RATING_EVENTS`)."""
+    if recorded.kind == model.KIND:
+        return recorded.type in RATING_EVENTS
+    return recorded.type == "GameFinished"
 
 
 def refold_tournaments(cur: Cursor, streams: Sequence[str]) -> int:
@@ -207,7 +227,11 @@ def _game_rows(tournament_id: str, state: model.TournamentState) -> list[tuple[A
 
 
 def fold_ratings(cur: Cursor, finished: Sequence[Positioned]) -> int:
-    """Folds finished games (GameFinished events) into the ratings, in feed order.
+    """Folds rating events (`finished`) into the ratings, in feed order: a GameFinished of a
+    game of no tournament rates that game; a tournament's RoundCompleted or
+    TournamentCancelled rates its games of that round (of the rounds not completed), in
+    schedule order (`shared.ports.views.fold`); a tournament's game already rated (folded at
+    its GameFinished before this rule) is not rated twice.
 
     Reads each game's seats from the `games` view, so runs after that view took the same
     events in. Returns how many of the games were rated.
@@ -218,22 +242,61 @@ def fold_ratings(cur: Cursor, finished: Sequence[Positioned]) -> int:
         finished,
         key=lambda item: (*position_key(item.position), item.event.game_id, item.event.version),
     )
-    cur.execute(_SELECT_SEATS, (sorted({item.event.game_id for item in ordered}),))
+    candidates = [_candidates(cur, item) for item in ordered]
+    ids = sorted({game_id for found in candidates for game_id, _ in found})
+    cur.execute(_SELECT_SEATS, (ids,))
     seats = {row[0]: (row[1], _seats(row[2])) for row in cur.fetchall()}
+    of_tournaments = _tournament_games(cur, [i for i in ids if i in seats])
     rated: list[tuple[Positioned, RatedGame]] = []
-    for item in ordered:
-        known = seats.get(item.event.game_id)
-        event = decode(item.event)
-        if known is None or not isinstance(event, GameFinished):
-            continue
-        game = rated_game(
-            known[0], item.event.game_id, known[1], event.result, item.event.recorded_at
-        )
-        if game is not None:
-            rated.append((item, game))
+    for item, found in zip(ordered, candidates, strict=True):
+        from_round = item.event.kind == model.KIND
+        for game_id, result in found:
+            known = seats.get(game_id)
+            if known is None or (game_id in of_tournaments) != from_round:
+                continue
+            game = rated_game(known[0], game_id, known[1], result, item.event.recorded_at)
+            if game is not None:
+                rated.append((item, game))
     if rated:
         _apply(cur, rated)
     return len(rated)
+
+
+def _candidates(cur: Cursor, item: Positioned) -> list[tuple[str, Result]]:
+    """Returns the games a rating event may rate, with their results, in the order to rate
+    them: a GameFinished's game; a tournament event's games (its stream folded up to it)."""
+    event = decode(item.event)
+    if isinstance(event, GameFinished):
+        return [(item.event.game_id, event.result)]
+    cur.execute(
+        SELECT_WITH_POSITION + " WHERE game_id = %s AND version <= %s ORDER BY version",
+        (item.event.game_id, item.event.version),
+    )
+    state = model.fold([decode(positioned_from_row(row).event) for row in cur.fetchall()])
+    already = _rated_before(cur, [record.game_id for record in rated_at(state, event)])
+    return [
+        (record.game_id, Result(record.status, list(record.places)))
+        for record in rated_at(state, event)
+        if record.game_id not in already
+    ]
+
+
+def _rated_before(cur: Cursor, game_ids: Sequence[str]) -> set[str]:
+    """Returns which of the games have rating points already."""
+    cur.execute("SELECT DISTINCT game_id FROM rating_history WHERE game_id = ANY(%s)", (game_ids,))
+    return {str(row[0]) for row in cur.fetchall()}
+
+
+def _tournament_games(cur: Cursor, game_ids: Sequence[str]) -> set[str]:
+    """Returns which of the games are a tournament's (their GameCreated, archived in the same
+    partition as their end, names it): the leaderboard rates them with their round."""
+    cur.execute(SELECT_WITH_POSITION + " WHERE game_id = ANY(%s) AND version = 1", (game_ids,))
+    found = set()
+    for row in cur.fetchall():
+        created = decode(positioned_from_row(row).event)
+        if isinstance(created, GameCreated) and created.tournament:
+            found.add(str(row[0]))
+    return found
 
 
 def _seats(value: Any) -> list[Seat]:
@@ -292,7 +355,7 @@ def rebuild_ratings(
     rated = 0
     bound = (2**63 - 1, 2**63 - 1) if below is None else below
     with conn.cursor(name="rebuild_finished") as source, conn.cursor() as target:
-        source.execute(_FINISHED_BELOW, (model.KIND, *bound))
+        source.execute(_FINISHED_BELOW, (model.KIND, *bound, model.KIND, *bound))
         while rows := source.fetchmany(chunk):
             rated += fold_ratings(target, [positioned_from_row(row) for row in rows])
     return rated

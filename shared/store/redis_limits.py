@@ -1,6 +1,6 @@
 """Redis adapters of the rate limiter and the game slots, shared by every server process.
 
-Keys under the namespace `ns`: `{ns}ratelimit:<key>` (a counter expiring with its window)
+Keys under the namespace `ns`: `{ns}ratelimit:<key>` (a token bucket: a hash expiring once full)
 and `{ns}botgames:<name@version>` (a sorted set: game ids scored +inf, reservations scored
 by when they expire, in Redis's milliseconds). Each check is one Lua script, atomic in Redis.
 """
@@ -17,19 +17,36 @@ from shared.ports.game_slots import GameSlots
 from shared.ports.ratelimit import RateLimiter
 from shared.store.redis_common import LUA_NOW_MS, reachable
 
-_COUNT = """
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+_TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = limit
+if held[1] and held[2] then
+  local elapsed = math.max(0, now - tonumber(held[2]))
+  tokens = math.min(limit, tonumber(held[1]) + elapsed * limit / window)
 end
-local left = redis.call('PTTL', KEYS[1])
-if left < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  left = tonumber(ARGV[1])
+local allowed = 0
+if tokens >= cost then
+  tokens = tokens - cost
+  allowed = 1
 end
-return {count, left}
+local shown = string.format('%.17g', tokens)
+if tokens < limit then
+  redis.call('HSET', KEYS[1], 'tokens', shown, 'at', string.format('%.17g', now))
+  redis.call('PEXPIRE', KEYS[1], math.ceil((limit - tokens) * window / limit / 1000) + 1000)
+else
+  redis.call('DEL', KEYS[1])
+end
+return {allowed, shown}
 """
-"""KEYS: the counter. ARGV: the window in ms. Returns the count and the ms left of the window."""
+"""KEYS: the bucket (a hash: `tokens`, `at` in Redis's microseconds). ARGV: its size, the
+window in microseconds, the cost. Returns 1 if it took the cost, and the tokens left. A
+bucket that is full again is deleted (absent is full); one that is not expires once it
+would be full."""
 
 _RESERVE = (
     LUA_NOW_MS
@@ -46,7 +63,7 @@ return 1
 
 
 class RedisRateLimiter(RateLimiter):
-    """A fixed-window RateLimiter counting in Redis: INCR, and PEXPIRE on a window's first."""
+    """A token-bucket RateLimiter in Redis: one Lua script refills and takes, atomically."""
 
     def __init__(
         self,
@@ -57,14 +74,16 @@ class RedisRateLimiter(RateLimiter):
     ) -> None:
         super().__init__(limit, window_s)
         self._namespace = namespace
-        self._script = client.register_script(_COUNT)
+        self._script = client.register_script(_TAKE)
 
-    def _count(self, key: str) -> tuple[int, int]:
+    def _take(self, key: str, cost: int) -> tuple[bool, float]:
         with reachable():
             reply: Any = self._script(
-                keys=[f"{self._namespace}ratelimit:{key}"], args=[self.window_s * 1000]
+                keys=[f"{self._namespace}ratelimit:{key}"],
+                args=[self.limit, self.window_s * 1_000_000, cost],
             )
-        return int(reply[0]), int(reply[1])
+        left = reply[1].decode() if isinstance(reply[1], bytes) else str(reply[1])
+        return int(reply[0]) == 1, float(left)
 
 
 class RedisGameSlots(GameSlots):

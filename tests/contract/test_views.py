@@ -163,7 +163,9 @@ def test_tournaments_are_listed_newest_first_with_their_progress(
     )
     assert shithead.entrants == SHITHEAD_KEYS
     assert (shithead.table_size, shithead.rounds) == (2, 1)
-    assert (shithead.games_scheduled, shithead.games_played, shithead.winner) == (6, 6, None)
+    assert (shithead.games_scheduled, shithead.games_played) == (6, 6)
+    first = standings(scenario.states[shithead.tournament_id])[0].entrant
+    assert shithead.winner == first == scenario.states[shithead.tournament_id].winner
     waiting = listed[0]
     assert (waiting.status, waiting.games_scheduled, waiting.games_played) == ("running", 1, 0)
     assert listed[0].created_at >= listed[-1].created_at
@@ -215,11 +217,11 @@ def test_a_later_event_of_a_tournament_changes_its_views(
     assert cancelled.status == "cancelled"
 
 
-def test_the_leaderboard_rates_each_bot_version_by_its_games_in_the_order_they_finished(
+def test_the_leaderboard_rates_each_bot_version_by_its_games_in_the_standings_order(
     backend: Backend, scenario: Scenario
 ) -> None:
-    # In-process games finish in schedule order, the order tournament ratings fold them in,
-    # and t-shithead is the only rated Shithead play, so both ratings must be equal.
+    # The leaderboard takes a tournament's games in schedule order, as its standings do, and
+    # t-shithead is the only rated Shithead play, so both ratings must be equal.
     expected = tournament_ratings(scenario.states["t-shithead"])
     assert expected is not None
     board = backend.views().leaderboard("shithead")

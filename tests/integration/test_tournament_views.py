@@ -12,6 +12,11 @@ import redis
 
 from services.ops.migrate import migrate
 from services.projection.projector import Projector, rebuild
+from services.projection.tournament_folds import (
+    SELECT_WITH_POSITION,
+    fold_ratings,
+    positioned_from_row,
+)
 from services.projection.views import PostgresTournamentViews
 from shared.app.bot_turns import play_bot_turns
 from shared.app.loading import load
@@ -22,7 +27,14 @@ from shared.app.tournaments import (
     run_in_process,
     start_game,
 )
-from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState, pending
+from shared.model.tournaments import model
+from shared.model.tournaments.model import (
+    Entrant,
+    RoundCompleted,
+    TournamentDefinition,
+    TournamentState,
+    pending,
+)
 from shared.model.tournaments.standings import standings
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
@@ -148,20 +160,30 @@ def test_rebuilding_from_the_archive_gives_the_live_tournaments_standings_and_ra
         assert pg["standings"][tournament_id].standings == standings(state)
 
 
-def finished_games_of(store: EventStore, key: str) -> list[str]:
-    """Returns the ids of the games `key` sat in, in the feed order of their GameFinished."""
-    return [
-        entry.event.game_id
-        for entry in store.read_feed("0", 1_000_000)
-        if entry.event.type == "GameFinished"
-        and key in {seat.rating_key for seat in load(store, entry.event.game_id).created.seats}
-    ]
+def rated_games_of(store: EventStore, key: str) -> list[str]:
+    """Returns the ids of the tournament games `key` sat in, in the order the leaderboard
+    rates them: at each RoundCompleted, in feed order, that round's games in schedule order."""
+    rated = []
+    for entry in store.read_feed("0", 1_000_000):
+        if entry.event.type != "RoundCompleted":
+            continue
+        state, _ = load_tournament(store, entry.event.game_id.removeprefix("tournament:"))
+        (completed,) = [
+            e for e in model.CODEC.decode_all([entry.event]) if isinstance(e, RoundCompleted)
+        ]
+        records = {record.key: record.game_id for record in state.records}
+        (rnd,) = [rnd for rnd in state.rounds if rnd.round == completed.round]
+        for game in rnd.games:
+            seats = load(store, records[game.key]).created.seats
+            if key in {seat.rating_key for seat in seats}:
+                rated.append(records[game.key])
+    return rated
 
 
 def test_a_rebuild_folds_ratings_in_feed_order_not_in_game_id_order(db: str) -> None:
     store = InMemoryEventStore()
     play_interleaved(store, {"b": ROUND_ROBIN, "a": SWISS})
-    finished = finished_games_of(store, "random@1")
+    finished = rated_games_of(store, "random@1")
     assert finished != sorted(finished)
     with Projector(db, InMemoryFeedConsumer(store, "projection", "p1")) as projector:
         while projector.run_once(count=50):
@@ -203,3 +225,21 @@ def test_a_batch_redelivered_after_a_crash_rates_its_games_once(db: str) -> None
     views = PostgresTournamentViews(db)
     assert views.leaderboard("autobus") == InMemoryTournamentViews(store).leaderboard("autobus")
     assert [entry.games for entry in views.leaderboard("autobus")] == [2, 2, 2]
+
+
+def test_a_round_whose_games_were_rated_already_rates_none_of_them_again(db: str) -> None:
+    # A database projected before the leaderboard took tournament games by round rated them
+    # at their GameFinished; their RoundCompleted, folded after the upgrade, adds nothing.
+    store = InMemoryEventStore()
+    run_in_process(store, ROUND_ROBIN, "robin")
+    with Projector(db, InMemoryFeedConsumer(store, "projection", "p1")) as projector:
+        while projector.run_once(count=100):
+            pass
+    views = PostgresTournamentViews(db)
+    before = (views.leaderboard("autobus"), views.rating_history("autobus", "random@1"))
+    assert [entry.games for entry in before[0]] == [2, 2, 2]
+    with psycopg.connect(db) as conn, conn.transaction(), conn.cursor() as cur:
+        rows = cur.execute(SELECT_WITH_POSITION + " WHERE type = 'RoundCompleted'").fetchall()
+        assert len(rows) == 1
+        assert fold_ratings(cur, [positioned_from_row(row) for row in rows]) == 0
+    assert (views.leaderboard("autobus"), views.rating_history("autobus", "random@1")) == before

@@ -381,7 +381,8 @@ def test_open_mode_needs_no_credentials_but_still_checks_the_ones_given(
 
 
 def test_a_token_over_its_rate_limit_gets_429_with_retry_after(store: InMemoryEventStore) -> None:
-    with app_client(store, admin_key=KEY, rate_limit=3, rate_window=60) as client:
+    settings = {"rate_limit": 3, "turn_rate_limit": 2, "rate_window": 60}
+    with app_client(store, admin_key=KEY, **settings) as client:
         alice = register(client, ALICE)["token"]
         bob = register(client, BOB)["token"]
         for _ in range(3):
@@ -396,9 +397,14 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(store: InMemoryEv
             json={"game": "shithead", "seats": [{"kind": "external", "bot": "alice"}] * 2},
             headers=ADMIN,
         ).json()["game_id"]
-        acted = client.post(f"/v1/games/{game}/actions", json=move, headers=bearer(alice))
-        assert problem(acted, 429)["type"].endswith("rate-limited")
+        # An action that is no move is paid from the turns' budget once the requests' is
+        # empty, then refused: nothing is appended either way.
+        url = f"/v1/games/{game}/actions"
+        answers = [client.post(url, json=move, headers=bearer(alice)) for _ in range(3)]
+        assert [a.status_code for a in answers] == [422, 422, 429]
+        assert problem(answers[2], 429)["type"].endswith("rate-limited")
         assert store.version(game) == 2
+        assert client.get(f"/v1/games/{game}/view?seat=0", headers=bearer(alice)).status_code == 429
         assert client.get("/v1/bots/me", headers=bearer(bob)).status_code == 200
         assert client.post("/v1/bots", json=HOOK, headers=ADMIN).status_code == 201
 

@@ -158,7 +158,10 @@ def test_a_replay_at_every_version_equals_the_state_of_the_live_run(
 
     for version in range(1, last + 1):
         body = replay(client, run.game_id, version=version)
-        assert (body["version"], body["last_version"], body["over"]) == (version, last, True)
+        over = version > 1 and spec.is_over(run.states[version])
+        assert (body["version"], body["last_version"], body["finished"]) == (version, last, True)
+        assert body["over"] is over, version
+        assert (body["result"] is not None) is over
         assert [item["version"] for item in body["events"]] == list(range(1, version + 1))
         if version == 1:
             assert (body["state"], body["view"], body["result"]) == (None, None, None)
@@ -190,7 +193,12 @@ def test_a_finished_games_replay_is_public_and_its_events_are_whole(
     stored = [to_json(e) for e in get_game("shithead").codec.decode_all(store.read(game_id))]
     assert [item["data"] for item in body["events"]] == builtins(stored)
     assert as_seat["events"] == body["events"]
-    assert (body["version"], body["over"], body["seat"]) == (last, True, None)
+    assert (body["version"], body["over"], body["finished"], body["seat"]) == (
+        last,
+        True,
+        True,
+        None,
+    )
     assert (body["game"], body["seats"], body["ruleset"]) == (
         "shithead",
         created["seats"],
@@ -236,7 +244,8 @@ def test_a_running_game_is_replayed_as_a_seat_its_view_and_redacted_events(
         body = replay(client, running, seat=seat)
         view = client.get(f"/v1/games/{running}/view", params={"seat": seat}).json()
         events = client.get(f"/v1/games/{running}/events", params={"seat": seat}).json()
-        assert (body["over"], body["version"], body["state"]) == (False, 40, None)
+        assert (body["over"], body["finished"], body["version"]) == (False, False, 40)
+        assert body["state"] is None
         assert body["view"] == view["view"]
         assert body["events"] == events["events"]
         assert body["result"] is None

@@ -23,6 +23,7 @@ from services.game.http.auth import (
     host_only,
 )
 from services.game.http.context import GameContext
+from services.game.http.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
 from services.game.http.params import (
     GameId,
     IdempotencyKey,
@@ -105,6 +106,11 @@ def _check_seat(loaded: LoadedGame, seat: int) -> None:
     count = len(loaded.created.seats)
     if not 0 <= seat < count:
         raise InvalidRequest("seat", f"seat must be 0 to {count - 1}, not {seat}")
+
+
+def _action_charge(body: Any) -> Charge:
+    """Returns how an action's answer is charged: a move when it applied the action."""
+    return "move" if isinstance(body, ActionAccepted) and not body.replayed else "other"
 
 
 def _seat_view(
@@ -225,7 +231,9 @@ class GamesController(Controller):
         ),
         sync_to_thread=True,
         security=BEARER,
-        responses=responses(400, 401, 403, 404, 422, 503),
+        responses=responses(400, 401, 403, 404, 422, 429, 503),
+        opt={CHARGED_ON_ANSWER: "reads"},
+        after_request=charged_as(view_charge),
     )
     def seat_view(
         self,
@@ -317,8 +325,9 @@ class GamesController(Controller):
         ),
         status_code=200,
         security=BEARER,
-        responses=responses(400, 401, 403, 404, 409, 422, 503),
-        opt={IDENTIFIED_BY_HANDLER: True},
+        responses=responses(400, 401, 403, 404, 409, 422, 429, 503),
+        opt={IDENTIFIED_BY_HANDLER: True, CHARGED_ON_ANSWER: "moves"},
+        after_request=charged_as(_action_charge),
     )
     async def post_action(
         self,

@@ -3,8 +3,9 @@
 Callers present `Authorization: Bearer <credential>`: the admin key (setting
 `CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.model.registry`). The app
 guard `authenticate` resolves every request's `Caller` once (401 for a credential that is
-neither, 429 for a bot token over its rate limit); handlers take it as the dependency
-`caller`. Hosting operations carry the guard `host_only`; seat access is `check_seat`.
+neither, 429 for a bot token over its rate limits, see `services.game.http.limits`);
+handlers take it as the dependency `caller`. Hosting operations carry the guard
+`host_only`; seat access is `check_seat`.
 
 With no admin key the service runs in open mode: a caller without credentials is the host
 (as the admin). A bot token is that bot in either mode, and only a bound seat's bot token
@@ -13,6 +14,7 @@ may act for it.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 from dataclasses import dataclass, field
@@ -24,9 +26,16 @@ from litestar.connection import ASGIConnection
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.spec import Reference, SecurityRequirement, SecurityScheme
-from litestar.types import ExceptionHandlersMap
+from litestar.types import ExceptionHandlersMap, Scope
 
 from services.game.http.follower import RegistryFollower
+from services.game.http.limits import (
+    CALLER_KEY,
+    CHARGED_ON_ANSWER,
+    TICKET_KEY,
+    RateLimited,
+    Ticket,
+)
 from services.game.http.problems import Problem, problem
 from services.settings import GameSettings, Settings
 from shared.app.registry import RegistryIndex
@@ -40,7 +49,6 @@ from shared.store.port import EventStore
 
 STATE_KEY = "access"
 """Where the app's `Access` lives in `app.state`."""
-_CALLER_KEY = "cardarena.caller"
 SECURITY_SCHEME = "bearer"
 SECURITY_SCHEMES: dict[str, SecurityScheme | Reference] = {
     SECURITY_SCHEME: SecurityScheme(
@@ -94,19 +102,11 @@ class Forbidden(Exception):
         self.message = message
 
 
-class RateLimited(Exception):
-    """A bot token made more requests than its window allows; retry after `retry_after` s."""
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retry_after = retry_after
-
-
 @dataclass(frozen=True)
 class Access:
-    """The admin key, the registry to check bot tokens in, the rate limiter, the game cap,
-    whether webhook URLs may reach loopback and private addresses, the rate limit of
+    """The admin key, the registry to check bot tokens in, the rate limiters of bot tokens
+    (`limiter`: their requests; `turn_limiter`: their reads of their own turns), the game
+    cap, whether webhook URLs may reach loopback and private addresses, the rate limit of
     anonymous streams (per client address), the cap on a bot's open challenges (the
     slots of `challenges`, 0: none), and what keeps the registry current (`follower`)."""
 
@@ -124,6 +124,8 @@ class Access:
     entrant_clock: Clock | None = None
     """The default clock of a tournament's or challenge's external and webhook entrants when
     it sets none (CARDARENA_ENTRANT_MOVE_SECONDS; None: untimed)."""
+    turn_limiter: RateLimiter = field(default_factory=lambda: InMemoryRateLimiter(0, 60))
+    """The budget of their reads of their own turns (CARDARENA_TURN_RATE_LIMIT)."""
 
     @classmethod
     def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
@@ -133,6 +135,7 @@ class Access:
             admin_key=settings.admin_key,
             registry=RegistryIndex(store),
             limiter=InMemoryRateLimiter(settings.rate_limit, settings.rate_window),
+            turn_limiter=InMemoryRateLimiter(settings.turn_rate_limit, settings.rate_window),
             slots=InMemoryGameSlots(),
             max_games_per_bot=settings.max_games_per_bot,
             webhook_allow_private=settings.webhook_allow_private,
@@ -186,7 +189,7 @@ class Access:
         """Returns the caller presenting `authorization` (an Authorization header, or None).
 
         Raises Unauthorized for a credential that is neither the admin key nor a live bot
-        token, RateLimited for a bot token over its limit.
+        token. (Charging a bot token's rate limits is `caller_of`'s.)
         """
         credential = _bearer(authorization)
         if credential is None:
@@ -198,14 +201,13 @@ class Access:
             raise Unauthorized(
                 "the credential is neither the admin key nor a live bot token", invalid_token=True
             )
-        decision = self.limiter.hit(f"token:{token_id_of(credential)}")
-        if not decision.allowed:
-            raise RateLimited(
-                f"{bot.key} made more than {self.limiter.limit} requests in "
-                f"{self.limiter.window_s} s; retry after {decision.retry_after} s",
-                decision.retry_after,
-            )
         return Caller("bot", bot=bot, token_id=token_id_of(credential))
+
+    def ticket(self, caller: Caller) -> Ticket | None:
+        """Returns the rate-limit ticket of a bot token's request, None for anyone else."""
+        if caller.token_id is None:
+            return None
+        return Ticket(caller.token_id, self.limiter, self.turn_limiter)
 
 
 def _bearer(authorization: str | None) -> str | None:
@@ -221,15 +223,34 @@ def _bearer(authorization: str | None) -> str | None:
 
 
 def caller_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
-    """Returns the caller of `connection`, identified once per request (see Access.identify)."""
+    """Returns the caller of `connection`, identified once per request (see Access.identify);
+    a bot token's request is charged to its rate limits there (`services.game.http.limits`:
+    RateLimited, 429, when it may not run)."""
     state = connection.state
-    known = state.get(_CALLER_KEY)
+    known = state.get(CALLER_KEY)
     if isinstance(known, Caller):
         return known
     access: Access = connection.app.state[STATE_KEY]
     caller = access.identify(connection.headers.get("authorization"))
-    state[_CALLER_KEY] = caller
+    state[CALLER_KEY] = caller
+    ticket = access.ticket(caller)
+    if ticket is not None and caller.bot is not None:
+        state[TICKET_KEY] = ticket
+        handler = connection.scope.get("route_handler")
+        ticket.enter(caller.bot.key, handler.opt.get(CHARGED_ON_ANSWER) if handler else None)
     return caller
+
+
+def identify_late(scope: Scope) -> None:
+    """Identifies (and so charges) the caller of a request answered before its handler
+    identified it (a route `IDENTIFIED_BY_HANDLER` whose input was refused at the door), so
+    that its answer carries the rate-limit headers; a credential that is not one changes
+    nothing (the answer stands)."""
+    state = scope.get("state")
+    if state is None or CALLER_KEY in state or scope.get("route_handler") is None:
+        return
+    with contextlib.suppress(Unauthorized, RateLimited):
+        caller_of(ASGIConnection(scope))
 
 
 IDENTIFIED_BY_HANDLER = "cardarena.identified_by_handler"
@@ -332,7 +353,7 @@ def _forbidden(_: Request[Any, Any, Any], error: Forbidden) -> Response[Problem]
 
 
 def _rate_limited(_: Request[Any, Any, Any], error: RateLimited) -> Response[Problem]:
-    headers = {"Retry-After": str(error.retry_after)}
+    headers = {"Retry-After": str(error.retry_after)}  # RateLimit-*: the middleware's
     return problem(429, "rate-limited", error.message, headers=headers)
 
 

@@ -46,7 +46,9 @@ class LeaderboardsController(Controller):
         summary="A game's leaderboard: rating per bot version, by mu - 3 sigma",
         description=(
             "OpenSkill (Plackett-Luce) ratings over every rated game (a tournament game whose "
-            "seats are all distinct bot versions), folded in the order the games finished. "
+            "seats are all distinct bot versions): a game of no tournament as it finishes, a "
+            "tournament's games when their round completes, in schedule order, the order its "
+            "standings rate them in, so both give the same ratings for the same games. "
             "Beggar-my-neighbour has no decisions and is never rated: its board is empty, "
             "with `rated` false. Reads the projection's views, which may lag the event store."
         ),

@@ -99,8 +99,9 @@ def replay_of(
     if seat is not None and not 0 <= seat < len(created.seats):
         raise InvalidRequest("seat", f"seat must be 0 to {len(created.seats) - 1}, not {seat}")
     state, final = _states(spec, events, version)
-    over = spec.is_over(final) and not sealed
-    if not over:
+    finished = spec.is_over(final) and not sealed
+    over = finished and state is not None and spec.is_over(state)
+    if not finished:
         if seat is None:
             raise GameRunning(
                 f"game {game_id} is still running: its full replay is public once it is over;"
@@ -114,6 +115,7 @@ def replay_of(
         version=version,
         last_version=last,
         over=over,
+        finished=finished,
         seat=seat,
         seats=created.seats,
         ruleset=created.ruleset,
@@ -125,9 +127,7 @@ def replay_of(
             EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed))
             for item, event in zip(log[:version], events[:version], strict=True)
         ],
-        result=spec.result(state)
-        if state is not None and spec.is_over(state) and not sealed
-        else None,
+        result=spec.result(state) if over else None,
     )
 
 

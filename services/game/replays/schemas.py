@@ -28,7 +28,11 @@ class Replay(msgspec.Struct, frozen=True):
     last_version: int
     """The game's last version."""
     over: bool
-    """Whether the game is over at its last version (its whole log is then public)."""
+    """Whether the game is over at `version`: its result is decided by event `version` or
+    before (false at earlier versions of a finished game, and while its deal is sealed)."""
+    finished: bool
+    """Whether the game is over at its last version: its whole log is then public, and a
+    replay without `seat` is allowed (false while its deal is sealed)."""
     seat: int | None
     """The seat whose knowledge the replay shows; null for the whole (public) game."""
     seats: list[Seat]

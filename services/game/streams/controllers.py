@@ -27,6 +27,7 @@ from litestar.response import ServerSentEvent
 
 from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, calling_bot
 from services.game.http.credentials import checked
+from services.game.http.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
 from services.game.http.operations import SSE_OPT
 from services.game.http.params import GameId, SeatNumber, ViewerSeat, Wait
 from services.game.http.problems import Problem, problem, responses
@@ -200,7 +201,9 @@ class GameStreamController(Controller):
             " and no event-stream parser. Needs the same credentials as the seat's view."
         ),
         security=BEARER,
-        responses=responses(400, 401, 403, 404, 422, 503),
+        responses=responses(400, 401, 403, 404, 422, 429, 503),
+        opt={CHARGED_ON_ANSWER: "reads"},
+        after_request=charged_as(view_charge),
     )
     async def turn(
         self,
@@ -220,6 +223,11 @@ class GameStreamController(Controller):
         with streams.watch(store, access.registry).hold(caller) as hold:
             args = (store, archive, game_id, seat, caller, wait, chunk, hold)
             return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
+
+
+def _turns_charge(body: Any) -> Charge:
+    """Returns how a turns poll is charged: a turn when it found one."""
+    return "turn" if isinstance(body, Turns) and body.turns else "other"
 
 
 class CursorTrimmed(Exception):
@@ -310,7 +318,9 @@ class BotStreamsController(Controller):
             " list."
         ),
         security=BEARER,
-        responses=responses(400, 401, 403, 503),
+        responses=responses(400, 401, 403, 429, 503),
+        opt={CHARGED_ON_ANSWER: "reads"},
+        after_request=charged_as(_turns_charge),
     )
     async def turns(
         self,

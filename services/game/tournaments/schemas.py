@@ -45,7 +45,7 @@ class TournamentRound(msgspec.Struct, frozen=True):
 
 
 class Tournament(msgspec.Struct, frozen=True):
-    """A tournament: its definition, status, rounds and games, and its winner (knockout)."""
+    """A tournament: its definition, status, rounds and games, and its winner once finished."""
 
     tournament_id: str
     """The tournament's id."""
@@ -60,7 +60,9 @@ class Tournament(msgspec.Struct, frozen=True):
     games_played: int
     """The games that are over."""
     winner: int | None
-    """The winning entrant's index, once known; else null."""
+    """The winner's index in `entrants` once the tournament finished (null before, and for a
+    cancelled one): a knockout's last entrant; a round robin's, Swiss or duplicate's first
+    of the final standings: (duplicate score,) points, wins, mean place, then entry order."""
 
     @classmethod
     def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:

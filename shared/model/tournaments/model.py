@@ -203,7 +203,9 @@ class RoundCompleted(TournamentEvent, frozen=True, kw_only=True):
 
 
 class TournamentFinished(TournamentEvent, frozen=True, kw_only=True):
-    """The tournament is over; `winner` is the knockout's last entrant (None otherwise)."""
+    """The tournament is over; `winner` is the knockout's last entrant, else the first of the
+    final standings (`ranking`). A stream written before that rule named no winner of a
+    round robin, Swiss or duplicate: folding it names the standings' first all the same."""
 
     winner: int | None = None
 
@@ -309,7 +311,10 @@ def evolve(state: TournamentState | None, event: Event) -> TournamentState:
     if isinstance(event, RoundCompleted):
         return msgspec.structs.replace(state, completed=event.round)
     if isinstance(event, TournamentFinished):
-        return msgspec.structs.replace(state, status="finished", winner=event.winner)
+        winner = event.winner
+        if winner is None and state.definition.format != "knockout":
+            winner = ranking(state)[0]
+        return msgspec.structs.replace(state, status="finished", winner=winner)
     if isinstance(event, TournamentCancelled):
         return msgspec.structs.replace(state, status="cancelled")
     raise TypeError(f"a tournament has no event {type(event).__name__}")
@@ -400,6 +405,58 @@ def _results(state: TournamentState) -> list[tuple[int, int]]:
     ]
 
 
+def ranking(state: TournamentState) -> list[int]:
+    """Returns every entrant, best first: by duplicate score (duplicate only), then points,
+    wins, mean place (lower first; none played counts 0), then the order of entry, so that
+    a first place shared on every count goes to the entrant entered first. The standings
+    list their lines in this order; a finished round robin, Swiss or duplicate names its
+    first as the winner."""
+    n = len(state.definition.entrants)
+    points = _points(state)
+    wins, games, place_sum = [0] * n, [0] * n, [0] * n
+    for entrant, place in _results(state):
+        games[entrant] += 1
+        wins[entrant] += place == 1
+        place_sum[entrant] += place
+    scores = duplicate_scores(state) if state.definition.format == "duplicate" else {}
+    return sorted(
+        range(n),
+        key=lambda e: (
+            -scores.get(e, 0.0),
+            -points.get(e, 0.0),
+            -wins[e],
+            place_sum[e] / games[e] if games[e] else 0.0,
+            e,
+        ),
+    )
+
+
+def duplicate_scores(state: TournamentState) -> dict[int, float]:
+    """Returns each entrant's duplicate score: over its recorded games, its points minus the
+    mean points of the same seat on the same deal at the deal's other recorded tables (a
+    deal recorded at one table only compares nothing)."""
+    size = state.definition.table_size
+    records = {record.key: record for record in state.records}
+    by_seat: dict[tuple[int, str, int], list[tuple[int, float]]] = {}
+    for rnd in state.rounds:
+        for game in rnd.games:
+            record = records.get(game.key)
+            if record is None:
+                continue
+            for seat, (entrant, place) in enumerate(zip(game.table, record.places, strict=True)):
+                by_seat.setdefault((rnd.round, game.deal, seat), []).append(
+                    (entrant, float(size - place))
+                )
+    scores: dict[int, float] = {}
+    for results in by_seat.values():
+        total = sum(points for _, points in results)
+        for entrant, points in results:
+            others = len(results) - 1
+            compared = points - (total - points) / others if others else 0.0
+            scores[entrant] = scores.get(entrant, 0.0) + compared
+    return scores
+
+
 def _alive(state: TournamentState) -> list[int]:
     """Returns the knockout's entrants still in: the field, then each round's winners and byes."""
     if not state.rounds:
@@ -418,9 +475,10 @@ def _is_over(state: TournamentState) -> tuple[bool, int | None]:
     """Returns whether the tournament is over after its last completed round, and any winner."""
     d = state.definition
     if d.format in ("round_robin", "duplicate"):
-        return True, None
+        return True, ranking(state)[0]
     if d.format == "swiss":
-        return state.completed >= d.rounds, None
+        over = state.completed >= d.rounds
+        return over, ranking(state)[0] if over else None
     alive = _alive(state)
     return (len(alive) == 1, alive[0] if len(alive) == 1 else None)
 

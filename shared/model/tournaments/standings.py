@@ -9,7 +9,10 @@ points minus the mean points of the same seat on the same deal at the deal's oth
 as duplicate bridge compares a board across tables, so that the luck of a deal cancels.
 Games without decisions (Beggar-my-neighbour) are never rated.
 Ratings fold the games in schedule order (round, then table), not in the order they
-finished, so a tournament rates the same in-process and on concurrent workers.
+finished, so a tournament rates the same in-process and on concurrent workers. The
+leaderboard takes a tournament's games in the same order (`shared.ports.views.fold`: a
+round's games when the round completes, table by table), so from fresh ratings the
+standings' ratings and the leaderboard's are the same floats for the same games.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from shared.catalog import get_game
-from shared.model.tournaments.model import TournamentState, _results
+from shared.model.tournaments.model import TournamentState, _results, duplicate_scores, ranking
 
 
 class Rating(msgspec.Struct, frozen=True):
@@ -91,7 +94,9 @@ def update_ratings(
 
 
 def standings(state: TournamentState) -> list[Standing]:
-    """Returns the standings, best first: by points, then wins, then mean place."""
+    """Returns the standings, best first, in `ranking`'s order: (duplicate score,) points,
+    wins, mean place, then the order of entry; the first line is a finished tournament's
+    winner (a knockout's winner is its last entrant, wherever its line)."""
     d = state.definition
     size = d.table_size
     names = [entrant.label for entrant in d.entrants]
@@ -128,35 +133,7 @@ def standings(state: TournamentState) -> list[Standing]:
                 score=scores.get(index, 0.0) if scores is not None else None,
             )
         )
-    return sorted(
-        lines, key=lambda s: (-(s.score or 0.0), -s.points, -s.wins, s.mean_place, s.entrant)
-    )
-
-
-def duplicate_scores(state: TournamentState) -> dict[int, float]:
-    """Returns each entrant's duplicate score: over its recorded games, its points minus the
-    mean points of the same seat on the same deal at the deal's other recorded tables (a
-    deal recorded at one table only compares nothing)."""
-    size = state.definition.table_size
-    records = {record.key: record for record in state.records}
-    by_seat: dict[tuple[int, str, int], list[tuple[int, float]]] = {}
-    for rnd in state.rounds:
-        for game in rnd.games:
-            record = records.get(game.key)
-            if record is None:
-                continue
-            for seat, (entrant, place) in enumerate(zip(game.table, record.places, strict=True)):
-                by_seat.setdefault((rnd.round, game.deal, seat), []).append(
-                    (entrant, float(size - place))
-                )
-    scores: dict[int, float] = {}
-    for results in by_seat.values():
-        total = sum(points for _, points in results)
-        for entrant, points in results:
-            others = len(results) - 1
-            compared = points - (total - points) / others if others else 0.0
-            scores[entrant] = scores.get(entrant, 0.0) + compared
-    return scores
+    return [lines[entrant] for entrant in ranking(state)]
 
 
 def tournament_ratings(state: TournamentState) -> dict[int, Rating] | None:

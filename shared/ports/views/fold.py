@@ -3,10 +3,14 @@
 Rated games: a game with decisions (never Beggar-my-neighbour) whose every seat has a
 rating key (a tournament seat: `name@version`, see `Seat.rating_key`), each key on one
 seat only (a bot version playing itself has no defined update), and a place per seat.
-Ratings are per game and per key, and fold the rated games in feed order: the order of
-their GameFinished events in the global feed. The live projection meets them in that
-order and a rebuild reads the archive ordered by feed position (numerically), so both
-reach the same floats.
+Ratings are per game and per key, and fold the rated games in feed order: a game of no
+tournament at its GameFinished; a tournament's games when their round completes
+(RoundCompleted; those recorded in an unfinished round when the tournament is cancelled),
+in schedule order, which is the order the standings rate them in, so for the same games
+from fresh ratings the standings' ratings and the leaderboard's are the same floats. A
+tournament game that ends after its tournament was cancelled counts for nothing, and is
+not rated. The live projection meets these events in feed order and a rebuild reads the
+archive ordered by feed position (numerically), so both reach the same floats.
 """
 
 from __future__ import annotations
@@ -18,8 +22,13 @@ import msgspec
 
 from shared.catalog import get_game
 from shared.errors import GameNotFound
-from shared.messages.common import Result, Seat
-from shared.model.tournaments.model import TournamentState
+from shared.messages.common import Event, Result, Seat
+from shared.model.tournaments.model import (
+    GameRecorded,
+    RoundCompleted,
+    TournamentCancelled,
+    TournamentState,
+)
 from shared.model.tournaments.standings import Rating, update_ratings
 from shared.ports.views.port import LeaderboardEntry, RatingPoint, TournamentSummary
 
@@ -64,6 +73,32 @@ def rated_game(
     if len(rated) != len(keys) or len(set(rated)) != len(rated):
         return None
     return RatedGame(game, game_id, list(zip(rated, result.places, strict=True)), finished_ms)
+
+
+RATING_EVENTS = ("RoundCompleted", "TournamentCancelled")
+"""The tournament events at which the leaderboard takes a tournament's games in."""
+
+
+def rated_at(state: TournamentState, event: Event) -> list[GameRecorded]:
+    """Returns the records of the tournament games the leaderboard rates at `event` (folded
+    into `state` already), in schedule order: a completed round's, or at a cancellation
+    those of the rounds not completed."""
+    if isinstance(event, RoundCompleted):
+        rounds = [rnd for rnd in state.rounds if rnd.round == event.round]
+    elif isinstance(event, TournamentCancelled):
+        rounds = [rnd for rnd in state.rounds if rnd.round > state.completed]
+    else:
+        return []
+    records = {record.key: record for record in state.records}
+    return [records[g.key] for rnd in rounds for g in rnd.games if g.key in records]
+
+
+def rated_record(
+    game: str, seats: Sequence[Seat], record: GameRecorded, at_ms: int
+) -> RatedGame | None:
+    """Returns a tournament's recorded game as a rated game, None when it is not rated."""
+    result = Result(record.status, list(record.places))
+    return rated_game(game, record.game_id, seats, result, at_ms)
 
 
 def rate(current: Mapping[str, LeaderboardEntry], game: RatedGame) -> list[RatingPoint]:

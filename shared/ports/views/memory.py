@@ -14,11 +14,15 @@ from shared.catalog import get_game
 from shared.messages.common import GameAborted, GameCreated, GameFinished, Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments import model
+from shared.model.tournaments.model import GameRecorded
 from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
+    RatedGame,
     RatingBook,
     ranked,
+    rated_at,
     rated_game,
+    rated_record,
     summary,
     tournament_id_of,
 )
@@ -54,6 +58,8 @@ class InMemoryTournamentViews(TournamentViews):
         self._lock = threading.Lock()
         self._position = "0"
         self._seats: dict[str, tuple[str, list[Seat]]] = {}
+        self._of_tournaments: set[str] = set()
+        """The games of a tournament: rated when their round completes, not as they end."""
         self._tournaments: dict[str, _Tournament] = {}
         self._book = RatingBook()
         self._history: dict[tuple[str, str], list[RatingPoint]] = {}
@@ -121,6 +127,8 @@ class InMemoryTournamentViews(TournamentViews):
                 self._tournaments[tournament_id] = _Tournament(state, created, recorded.recorded_at)
             else:
                 known.state = model.evolve(known.state, event)
+                for record in rated_at(known.state, event):
+                    self._rate_record(record, recorded.recorded_at)
             return
         if recorded.type not in _GAME_TYPES:
             return
@@ -128,6 +136,8 @@ class InMemoryTournamentViews(TournamentViews):
         if isinstance(decoded, GameCreated):
             if not decoded.tournament:
                 self._standalone[recorded.game_id] = recorded.recorded_at
+            else:
+                self._of_tournaments.add(recorded.game_id)
             if not decoded.forked_from:  # a fork (a what-if) is never rated
                 self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
         elif isinstance(decoded, GameAborted):  # over, with no result to rate
@@ -135,13 +145,25 @@ class InMemoryTournamentViews(TournamentViews):
             self._seats.pop(recorded.game_id, None)
         elif isinstance(decoded, GameFinished):
             self._standalone.pop(recorded.game_id, None)
-            if recorded.game_id in self._seats:
+            if recorded.game_id in self._of_tournaments:
+                self._of_tournaments.discard(recorded.game_id)
+            elif recorded.game_id in self._seats:
                 self._rate(recorded, decoded)
 
     def _rate(self, recorded: RecordedEvent, finished: GameFinished) -> None:
         """Folds a game's GameFinished into the ratings, when the game is rated."""
         game, seats = self._seats.pop(recorded.game_id)
         rated = rated_game(game, recorded.game_id, seats, finished.result, recorded.recorded_at)
+        self._apply(rated)
+
+    def _rate_record(self, record: GameRecorded, at_ms: int) -> None:
+        """Folds a tournament's recorded game into the ratings, when the game is rated."""
+        known = self._seats.pop(record.game_id, None)
+        if known is not None:
+            self._apply(rated_record(known[0], known[1], record, at_ms))
+
+    def _apply(self, rated: RatedGame | None) -> None:
+        """Folds a rated game into the book and the histories."""
         if rated is not None:
             for point in self._book.apply(rated):
-                self._history.setdefault((game, point.key), []).append(point)
+                self._history.setdefault((rated.game, point.key), []).append(point)

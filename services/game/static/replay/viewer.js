@@ -567,12 +567,12 @@
         h(
           "option",
           { value: "" },
-          replay.over ? "Spectator (every card)" : "Spectator (after the end)",
+          replay.finished ? "Spectator (every card)" : "Spectator (after the end)",
         ),
         ...replay.seats.map((seat, i) => h("option", { value: String(i) }, seatName(seat, i))),
       );
     }
-    select.options[0].disabled = !replay.over;
+    select.options[0].disabled = !replay.finished;
     select.value = wanted;
   }
 
@@ -581,7 +581,7 @@
     page.last = replay.last_version;
     page.seat = replay.seat;
     page.seats = replay.seats;
-    page.over = replay.over;
+    page.over = replay.finished;
     const title = TITLES[replay.game] || replay.game;
     document.title = `${title} · event ${replay.version} of ${replay.last_version} · cardarena`;
     byTestId("title").textContent = `${title} replay`;

@@ -1,0 +1,189 @@
+"""A finished tournament names its winner: a knockout's last entrant, else the first of the
+final standings, ranked by (duplicate score,) points, wins, mean place, then entry order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+import pytest
+
+from shared.app.tournaments import run_in_process
+from shared.model.tournaments import model
+from shared.model.tournaments.model import (
+    Entrant,
+    GameRecorded,
+    RoundScheduled,
+    TournamentCreated,
+    TournamentDefinition,
+    TournamentFinished,
+    TournamentState,
+    advance,
+    evolve,
+    ranking,
+)
+from shared.model.tournaments.standings import standings
+from shared.ports import views
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.store.memory import InMemoryEventStore
+
+pytestmark = pytest.mark.unit
+
+ENTRANTS = [Entrant(bot="random", version="1", name=f"bot{i}") for i in range(4)]
+
+
+def played(
+    definition: TournamentDefinition, rounds: Sequence[Sequence[list[int]]]
+) -> TournamentState:
+    """Returns the state after the process ran `definition`, each round's games ending with
+    the given places (in the order `advance` scheduled them), and the events it returned."""
+    state = evolve(None, TournamentCreated(definition=definition))
+    for event in advance(state, "t"):
+        state = evolve(state, event)
+    for places_of_round in rounds:
+        current = state.rounds[-1]
+        assert len(current.games) == len(places_of_round)
+        for game, places in zip(current.games, places_of_round, strict=True):
+            recorded = GameRecorded(
+                round=current.round,
+                key=game.key,
+                game_id=game.key,
+                places=places,
+                status="finished",
+            )
+            state = evolve(state, recorded)
+            for event in advance(state, "t"):
+                state = evolve(state, event)
+    return state
+
+
+def round_robin(entrants: int, size: int) -> TournamentDefinition:
+    """Returns a round robin of the first `entrants` ENTRANTS at tables of `size`."""
+    return TournamentDefinition(
+        game="autobus", entrants=ENTRANTS[:entrants], table_size=size, seed="w"
+    )
+
+
+def test_a_round_robin_names_the_entrant_with_the_most_points() -> None:
+    state = played(round_robin(3, 2), [[[2, 1], [1, 2], [1, 2]]])  # (0,1) (0,2) (1,2)
+    assert state.status == "finished"
+    assert state.winner == 1
+    assert standings(state)[0].entrant == 1
+
+
+def test_equal_points_go_to_more_wins() -> None:
+    # Three at one table, twice: entrant 0 places 1 then 3 (2 + 0 points, a win), entrant 1
+    # places 2 then 2 (1 + 1, no win), entrant 2 places 3 then 1 (0 + 2, a win, later).
+    definition = TournamentDefinition(
+        game="autobus", entrants=ENTRANTS[:3], table_size=3, games_per_table=2, seed="w"
+    )
+    state = played(definition, [[[1, 2, 3], [2, 1, 3]]])
+    tables = [game.table for game in state.rounds[0].games]
+    assert tables == [(0, 1, 2), (1, 2, 0)]  # the seats rotate: places are in seat order
+    lines = standings(state)
+    assert [(line.entrant, line.points, line.wins) for line in lines] == [
+        (0, 2.0, 1),
+        (2, 2.0, 1),
+        (1, 2.0, 0),
+    ]
+    assert state.winner == 0
+
+
+def test_a_first_place_shared_on_every_count_goes_to_the_entrant_entered_first() -> None:
+    # A cycle: 0 beats 1, 2 beats 0, 1 beats 2: one point, one win, mean place 1.5 each.
+    state = played(round_robin(3, 2), [[[1, 2], [2, 1], [1, 2]]])
+    lines = standings(state)
+    assert {(line.points, line.wins, line.mean_place) for line in lines} == {(1.0, 1, 1.5)}
+    assert [line.entrant for line in lines] == [0, 1, 2]
+    assert state.winner == 0
+
+
+def test_a_place_shared_in_a_game_counts_a_win_for_both_and_entry_order_breaks_the_tie() -> None:
+    # (0,1) drawn: both place 1 (a point and a win each); 0 and 1 each beat 2.
+    state = played(round_robin(3, 2), [[[1, 1], [1, 2], [1, 2]]])
+    lines = standings(state)
+    assert [(line.entrant, line.points, line.wins) for line in lines] == [
+        (0, 2.0, 2),
+        (1, 2.0, 2),
+        (2, 0.0, 0),
+    ]
+    assert state.winner == 0
+
+
+def test_swiss_names_its_winner_only_after_its_last_round() -> None:
+    definition = TournamentDefinition(
+        game="autobus", entrants=ENTRANTS, table_size=2, format="swiss", rounds=2, seed="w"
+    )
+    state = evolve(None, TournamentCreated(definition=definition))
+    for event in advance(state, "t"):
+        state = evolve(state, event)
+    first = state.rounds[-1]
+    for game in first.games:
+        state = evolve(
+            state,
+            GameRecorded(round=1, key=game.key, game_id=game.key, places=[1, 2], status="finished"),
+        )
+    events = advance(state, "t")
+    assert [type(e) for e in events] == [model.RoundCompleted, RoundScheduled]
+    for event in events:
+        state = evolve(state, event)
+    assert state.winner is None
+    second = state.rounds[-1]
+    for game in second.games:
+        state = evolve(
+            state,
+            GameRecorded(round=2, key=game.key, game_id=game.key, places=[2, 1], status="finished"),
+        )
+    events = advance(state, "t")
+    finished = events[-1]
+    assert isinstance(finished, TournamentFinished)
+    state = evolve(state, events[0])
+    state = evolve(state, finished)
+    assert finished.winner == ranking(state)[0] == standings(state)[0].entrant == state.winner
+    top = standings(state)[0]
+    assert top.points == max(line.points for line in standings(state))
+
+
+def test_swiss_with_a_bye_counts_it_as_a_win_s_points() -> None:
+    definition = TournamentDefinition(
+        game="autobus", entrants=ENTRANTS[:3], table_size=2, format="swiss", rounds=1, seed="w"
+    )
+    state = played(definition, [[[2, 1]]])
+    (bye,) = state.rounds[0].byes
+    (table,) = [game.table for game in state.rounds[0].games]
+    lines = {line.entrant: line for line in standings(state)}
+    assert lines[bye].points == lines[table[1]].points == 1.0
+    assert lines[bye].games == 0
+    # Equal points; the table's winner has a win, the bye none.
+    assert state.winner == table[1]
+
+
+def test_a_finished_event_of_an_older_stream_without_a_winner_folds_to_the_standings_first() -> (
+    None
+):
+    state = played(round_robin(3, 2), [[[2, 1], [1, 2], [1, 2]]])
+    before = msgspec.structs.replace(state, status="running", winner=None)
+    assert evolve(before, TournamentFinished(winner=None)).winner == 1
+
+
+@pytest.mark.parametrize("fmt", ["round_robin", "swiss", "duplicate", "knockout"])
+def test_every_format_run_in_process_names_a_winner_the_views_show(fmt: str) -> None:
+    definition = TournamentDefinition(
+        game="autobus",
+        entrants=[
+            Entrant(bot=b, name=f"{b}{i}") for i, b in enumerate(["heuristic", "random"] * 2)
+        ],
+        table_size=2,
+        format=fmt,  # type: ignore[arg-type]
+        rounds=2,
+        seed="5",
+    )
+    store = InMemoryEventStore()
+    state = run_in_process(store, definition, "t")
+    assert state.status == "finished"
+    assert state.winner is not None
+    if fmt != "knockout":
+        assert state.winner == standings(state)[0].entrant
+    (line,) = InMemoryTournamentViews(store).tournaments()
+    assert line.winner == state.winner
+    assert views.fold.summary("t", state, 0).winner == state.winner
