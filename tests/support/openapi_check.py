@@ -34,6 +34,7 @@ class Exchange:
 
     method: str
     path: str
+    query: tuple[str, ...]
     request_type: str
     request_body: bytes
     status: int
@@ -47,6 +48,7 @@ class Exchange:
         return cls(
             method=request.method,
             path=request.url.path,
+            query=tuple(key for key, _ in request.url.params.multi_items()),
             request_type=request.headers.get("content-type", "").split(";")[0].strip(),
             request_body=request.content,
             status=response.status_code,
@@ -92,6 +94,9 @@ class Checker:
             return
         template, operation = found
         name = operation["operationId"]
+        documented = {p["name"] for p in operation.get("parameters", ()) if p["in"] == "query"}
+        for key in sorted(set(exchange.query) - documented):
+            yield f"{what}: {name} has no query parameter {key!r}"
         if exchange.request_body and exchange.request_type == "application/json":
             yield from self._request_errors(what, template, exchange)
         response = operation["responses"].get(str(exchange.status))
@@ -105,8 +110,8 @@ class Checker:
                 yield f"{what}: {name} documents no body, got {exchange.response_body[:80]!r}"
             return
         if exchange.response_type not in content:
-            documented = ", ".join(content)
-            yield f"{what}: {name} answers {exchange.response_type!r}, documents {documented}"
+            media = ", ".join(content)
+            yield f"{what}: {name} answers {exchange.response_type!r}, documents {media}"
             return
         if exchange.response_type != "application/json" and not exchange.response_type.endswith(
             "+json"

@@ -114,3 +114,14 @@ def test_the_document_is_still_served_as_json_and_yaml(client: TestClient[Litest
     assert client.get("/schema/openapi.json").json()["openapi"].startswith("3.1")
     yaml = client.get("/schema/openapi.yaml")
     assert (yaml.status_code, yaml.text.count("openapi: 3.1")) == (200, 1)
+
+
+def test_the_page_forbids_every_other_origin_by_its_policy(client: TestClient[Litestar]) -> None:
+    head = client.get("/schema").text.split("<body", 1)[0]
+    assert head.index('http-equiv="Content-Security-Policy"') < head.index("<script")
+    policy = head.split('content="', 1)[1].split('"', 1)[0]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["default-src"] == "'self'"
+    for sources in directives.values():
+        assert "http" not in sources
+        assert "*" not in sources
