@@ -104,6 +104,9 @@ def refusals(host: httpx.Client, bot: httpx.Client, game_id: str) -> None:
     host.post("/v1/games", json={"game": "chess"})  # 400
     host.post("/v1/games", json={"game": "shithead", "players": 99})  # 422
     host.post("/v1/games", content=b" " * (2**20 + 1), headers={"content-type": "application/json"})
+    host.get("/v1/no-such-route")  # 404, in no operation
+    host.get("/schema/no-such-page")  # 404, in no operation
+    host.delete("/v1/games")  # 405, in no operation
 
 
 def test_every_answer_of_a_run_validates_against_its_documented_schema(

@@ -18,6 +18,9 @@ from referencing.jsonschema import DRAFT202012
 Document = dict[str, Any]
 UNDOCUMENTED = ("/schema", "/metrics")
 """Routes outside the document: the document and its page themselves, Prometheus metrics."""
+PROBLEM = "application/problem+json"
+PROBLEMS = "urn:cardarena:problem:"
+"""The prefix of every problem type the service answers (never `about:blank`)."""
 DOCUMENT_URI = "urn:cardarena:openapi"
 """The URI the document is registered under; its `$ref`s (`#/components/...`) resolve in it."""
 
@@ -88,8 +91,11 @@ class Checker:
         what = f"{exchange.method} {exchange.path} -> {exchange.status}"
         found = self.operation(exchange.method, exchange.path)
         if found is None:
-            if exchange.status in {404, 405} or exchange.path.startswith(UNDOCUMENTED):
-                return  # an unknown route or method is in no operation (problem: see tests)
+            if exchange.path.startswith(UNDOCUMENTED) and exchange.status < 400:
+                return
+            if exchange.status in {404, 405}:
+                yield from self._unrouted(what, exchange)
+                return
             yield f"{what}: no operation of the document"
             return
         template, operation = found
@@ -117,11 +123,25 @@ class Checker:
             "+json"
         ):
             return  # JSON lines, text, HTML: the documented media type is all there is to check
+        body = json.loads(exchange.response_body)
+        if exchange.response_type == PROBLEM and not str(body.get("type")).startswith(PROBLEMS):
+            yield f"{what}: a problem of type {body.get('type')!r}, not one of the project's"
         ref = pointer(
             "paths", template, exchange.method.lower(), "responses", str(exchange.status),
             "content", exchange.response_type, "schema",
         )  # fmt: skip
-        yield from self._validate(f"{what} ({name})", ref, json.loads(exchange.response_body))
+        yield from self._validate(f"{what} ({name})", ref, body)
+
+    def _unrouted(self, what: str, exchange: Exchange) -> Iterator[str]:
+        """Yields how the answer to a request that reached no operation (an unknown route, a
+        wrong method) is not the document's Problem of one of the project's types."""
+        if exchange.response_type != PROBLEM:
+            yield f"{what}: answered {exchange.response_type!r}, not {PROBLEM}"
+            return
+        body = json.loads(exchange.response_body)
+        if not str(body.get("type")).startswith(PROBLEMS):
+            yield f"{what}: a problem of type {body.get('type')!r}, not one of the project's"
+        yield from self._validate(what, pointer("components", "schemas", "Problem"), body)
 
     def _request_errors(self, what: str, template: str, exchange: Exchange) -> Iterator[str]:
         """Yields how a JSON request body disagrees with its operation's request schema; a

@@ -85,3 +85,26 @@ def test_a_path_outside_the_document_is_a_disagreement(checker: Checker, game: E
     ]
     assert checker.operation("GET", "/v1/bots/me") is not None
     assert checker.operation("GET", "/v1/bots/me")[0] == "/v1/bots/me"  # type: ignore[index]
+
+
+def test_a_problem_of_another_type_than_the_projects_is_a_disagreement(
+    client: TestClient[Litestar], checker: Checker
+) -> None:
+    recorder = Recorder()
+    recorder(client.get("/v1/games/nope"))
+    missing = recorder.exchanges[0]
+    assert list(checker.errors(missing)) == []
+    blank = json.loads(missing.response_body) | {"type": "about:blank"}
+    wrong = dataclasses.replace(missing, response_body=json.dumps(blank).encode())
+    assert any("not one of the project's" in error for error in checker.errors(wrong))
+
+
+def test_an_unknown_route_must_answer_a_problem_of_the_projects(
+    client: TestClient[Litestar], checker: Checker
+) -> None:
+    recorder = Recorder()
+    recorder(client.get("/v1/no-such-route"))
+    recorder(client.delete("/v1/games"))
+    assert [list(checker.errors(exchange)) for exchange in recorder.exchanges] == [[], []]
+    html = dataclasses.replace(recorder.exchanges[0], response_type="text/html")
+    assert ["not application/problem+json" in e for e in checker.errors(html)] == [True]
