@@ -156,3 +156,12 @@ def test_no_answer_of_the_service_has_the_type_about_blank(
     ]
     for answer in answers:
         assert answer.json()["type"].startswith(TYPE_PREFIX), answer.text
+
+
+def test_the_documented_413_names_the_problem_type_it_answers(
+    client: TestClient[Litestar],
+) -> None:
+    document = client.get("/schema/openapi.json").json()
+    too_large = document["paths"]["/v1/games"]["post"]["responses"]["413"]
+    assert "`body-too-large`" in too_large["description"]
+    assert "`limit`" in too_large["description"]

@@ -327,8 +327,9 @@ def reads_body(handler: HTTPRouteHandler) -> bool:
 
 def _too_large(limit: int) -> ResponseSpec:
     return _problem_spec(
-        f"The request body is over {limit / 2**20:g} MiB, the most this operation reads;"
-        " it was refused before it was read whole and nothing was done"
+        f"The request body is over {limit / 2**20:g} MiB, the most this operation reads"
+        " (type `body-too-large`, `limit` in bytes); it was refused before it was read whole"
+        " and nothing was done"
     )
 
 
