@@ -135,7 +135,8 @@ async function main(): Promise<number> {
     }
     for (const gameId of seen) {
       if (!finished.has(gameId)) {
-        const game = await new Api(baseUrl).call<Game>("GET", `/v1/games/${gameId}`);
+        // With the token: a sealed table (a duplicate deal still in play) is read by its seats only.
+        const game = await api.call<Game>("GET", `/v1/games/${gameId}`);
         if (game.status !== "playing") {
           finished.add(gameId);
         }
