@@ -58,6 +58,8 @@ def problem(response: Any, status: int, slug: str) -> dict[str, Any]:
         "/schema/openapi.xml",
         "/schema/assets/redoc-0.0.0.js",
         "/v1/%ff%fe",
+        "/schema/assets/%2e%2e/%2e%2e/pyproject.toml",
+        "/schema/assets/redoc.standalone.js",
     ],
 )
 def test_an_unknown_route_is_a_404_problem_of_type_unknown_route(
@@ -165,3 +167,20 @@ def test_the_documented_413_names_the_problem_type_it_answers(
     too_large = document["paths"]["/v1/games"]["post"]["responses"]["413"]
     assert "`body-too-large`" in too_large["description"]
     assert "`limit`" in too_large["description"]
+
+
+def test_a_bots_own_token_or_a_wrong_one_gets_the_same_problems(
+    client: TestClient[Litestar],
+) -> None:
+    registered = client.post(
+        "/v1/bots", json={"name": "prober", "game": "shithead", "kind": "external"}, headers=ADMIN
+    )
+    live, wrong = registered.json()["token"], "cab_0000000000000000.not-a-token"
+    over = b" " * (MAX_BODY_SIZE + 1)
+    for token in (live, wrong):
+        bearer = {"Authorization": f"Bearer {token}", "content-type": "application/json"}
+        problem(client.get("/v1/nope", headers=bearer), 404, "unknown-route")
+        problem(client.put("/v1/games/x/actions", headers=bearer), 405, "method-not-allowed")
+        # The limit holds for every caller: the body is refused before it is read whole.
+        answer = client.post("/v1/games/x/actions", content=over, headers=bearer)
+        assert problem(answer, 413, "body-too-large")["limit"] == MAX_BODY_SIZE
