@@ -121,8 +121,13 @@ class Schemas:
         found: set[str] = set()
         for arm in self.arms(schema):
             kind = arm.get("type")
-            if kind is None and "enum" in arm:
-                kind = sorted({_json_type(value) for value in arm["enum"]})
+            if kind is None and ("enum" in arm or "const" in arm):
+                values = arm.get("enum", [arm.get("const")])
+                kind = sorted({_json_type(value) for value in values})
+            if kind is None and arm.get("allOf"):
+                narrowest = [self.kinds(part) for part in arm["allOf"]]
+                kind = sorted(min((k for k in narrowest if k is not None), key=len, default=()))
+                kind = kind or None
             if kind is None:
                 return None
             found.update([kind] if isinstance(kind, str) else kind)
@@ -275,3 +280,23 @@ def test_every_request_and_answer_of_the_client_validates_against_the_document(
         "postAction", "issueChallenge", "getChallenge", "listBotChallenges", "declineChallenge",
         "acceptChallenge",
     } <= used  # fmt: skip
+
+
+def test_the_comparison_reads_enums_consts_and_alternatives_of_objects() -> None:
+    doc = Schemas(
+        {
+            "Play": {"type": "object", "properties": {"type": {"const": "Play"}}},
+            "Pass": {"type": "object", "properties": {"type": {"enum": ["Pass"]}}},
+        },
+        "#/components/schemas/",
+    )
+    action = {
+        "oneOf": [{"$ref": "#/components/schemas/Play"}, {"$ref": "#/components/schemas/Pass"}]
+    }
+    assert doc.kinds(action) == {"object"}
+    assert doc.kinds({"const": "Play"}) == {"string"}
+    assert doc.kinds({"allOf": [{"type": "integer"}, {"minimum": 0}]}) == {"integer"}
+    client = Schemas({}, "#/$defs/")
+    assert list(drift(client, {"type": "object"}, doc, action, "action")) == []
+    found = list(drift(client, {"type": "string"}, doc, action, "action"))
+    assert found == ["action: the document allows ['object'], the client ['string']"]
