@@ -1,6 +1,7 @@
 """The TypeScript example bot (examples/typescript) plays a game to the end against the real
 stack (game service, worker and projection over Redis and PostgreSQL), typed by a client that
-openapi-typescript generates from the running service's OpenAPI document.
+openapi-typescript generates from the running service's OpenAPI document; each request it
+sends and each answer it reads (through a recording proxy) validates against the document.
 
 The test takes the machine's Node.js: it runs `npm ci` (the pinned package-lock.json) in
 examples/typescript when node_modules is missing, then works in a temporary copy of the example
@@ -22,6 +23,8 @@ import pytest
 
 from tests.e2e.conftest import ADMIN_KEY, Stack
 from tests.e2e.support import ROOT, check_projected_and_archived
+from tests.support.openapi_check import Checker
+from tests.support.recording_proxy import RecordingProxy
 
 pytestmark = pytest.mark.e2e
 
@@ -123,14 +126,15 @@ def test_the_typescript_bot_type_checks_and_plays_a_game_to_the_end(
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
 
-        output = run(
-            ["node", str(work / "dist" / "bot.js"), "1"],
-            work,
-            timeout=240,
-            CARDARENA_URL=secured_stack.base_url,
-            CARDARENA_TOKEN=token,
-            CARDARENA_CHOICE="random",
-        )
+        with RecordingProxy(secured_stack.base_url) as proxy:
+            output = run(
+                ["node", str(work / "dist" / "bot.js"), "1"],
+                work,
+                timeout=240,
+                CARDARENA_URL=proxy.url,
+                CARDARENA_TOKEN=token,
+                CARDARENA_CHOICE="random",
+            )
         summary = json.loads(output.strip().splitlines()[-1])
         assert summary["bot"] == "ts-bot@1"
         assert summary["finished"] == [game_id]
@@ -143,4 +147,11 @@ def test_the_typescript_bot_type_checks_and_plays_a_game_to_the_end(
         by_the_bot = [e for e in events if e["data"].get("seat") == 0 and e["type"] != "Dealt"]
         assert len(by_the_bot) >= summary["actions"]
         assert not [e for e in events if e["type"] in {"TurnTimedOut", "DefaultActionPlayed"}]
+
+    # Every request the bot sent and every answer it read agree with the document.
+    checker = Checker(document)
+    assert [error for exchange in proxy.exchanges for error in checker.errors(exchange)] == []
+    assert {"getCallingBot", "waitBotTurns", "postAction", "getGame"} <= {
+        name for name, _ in checker.checked
+    }
     check_projected_and_archived(secured_stack, "shithead", game_id, game)
