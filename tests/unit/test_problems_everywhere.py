@@ -60,6 +60,8 @@ def problem(response: Any, status: int, slug: str) -> dict[str, Any]:
         "/v1/%ff%fe",
         "/schema/assets/%2e%2e/%2e%2e/pyproject.toml",
         "/schema/assets/redoc.standalone.js",
+        "/replay/static/nope.js",
+        "/replay/static/%2e%2e/viewer.py",
     ],
 )
 def test_an_unknown_route_is_a_404_problem_of_type_unknown_route(
