@@ -15,6 +15,7 @@ from services.cli import (
     database,
     dev,
     game_logs,
+    openapi,
     probe,
     serve,
     simulate,
@@ -22,7 +23,7 @@ from services.cli import (
     tournament,
 )
 
-GROUPS = (serve, beggar, simulate, database, store, dev, tournament, game_logs, probe)
+GROUPS = (serve, beggar, simulate, database, store, dev, tournament, game_logs, probe, openapi)
 """The command groups, in the order `cardarena --help` lists their commands."""
 
 

@@ -4,17 +4,20 @@ contexts (one package each, none importing another) over the shared plumbing of 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+import msgspec
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi.spec import Components
+from litestar.serialization import encode_json
 
 from services.game.bots.controllers import BotsController
 from services.game.challenges.controllers import ChallengesController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
-from services.game.http import auth, document, openapi, problems, strict
+from services.game.http import auth, docs, document, openapi, problems, strict
 from services.game.http.context import GameContext
 from services.game.http.limits import RateLimitMiddleware
 from services.game.http.ops import HANDLERS as OPS_HANDLERS
@@ -31,18 +34,22 @@ from services.game.tournaments.controllers import TournamentsController
 from services.ops.health import Readiness, StoreReadiness
 from services.ops.metrics import GameMetrics
 from shared.app import stalls
-from shared.app.runtime import InProcessScheduler
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler
 from shared.ports.archive import EventArchive, StoreArchive
 from shared.ports.bot_index import BotIndex
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.scheduler import Scheduler
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
+from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 
 MAX_BODY_SIZE = 1024 * 1024
 """The largest request body the service reads (1 MiB; imports: `exports.IMPORT_MAX_BODY_SIZE`);
 a larger one is refused with 413 before it is read whole."""
+
+SCHEMA_PATH = "/schema"
+"""Where the OpenAPI document (`/openapi.json`, `/openapi.yaml`) and its page are served."""
 
 
 def create_app(
@@ -176,10 +183,20 @@ def create_app(
         openapi_config=completion.config(
             title="cardarena game service",
             version="1.0.0",
-            path="/schema",
+            path=SCHEMA_PATH,
+            render_plugins=docs.render_plugins(SCHEMA_PATH),
             components=Components(security_schemes=auth.SECURITY_SCHEMES),
         ),
         request_max_body_size=MAX_BODY_SIZE,
         logging_config=None,  # logging is the process's: see services.ops.logs
         debug=debug,
     )
+
+
+def openapi_document() -> dict[str, Any]:
+    """Returns the service's OpenAPI document, as `/schema/openapi.json` serves it, from an app
+    over the in-memory store that is built but never started (no server, no thread)."""
+    store = InMemoryEventStore()
+    app = create_app(store, InProcessDispatcher(store))
+    document: dict[str, Any] = msgspec.json.decode(encode_json(app.openapi_schema.to_schema()))
+    return document

@@ -36,38 +36,69 @@ class RegisteredBot(msgspec.Struct, frozen=True, kw_only=True):
     """A registered bot; `token` only in the answer that issued it."""
 
     name: str
+    """The bot's name."""
     version: str
+    """Its version label."""
     key: str
+    """`name@version`, as standings and leaderboards show it."""
     game: str
+    """The game it plays."""
+    strategy: str = ""
+    """A built-in bot's strategy (`""` for an external or webhook bot)."""
+    description: str = ""
+    """What its registration says of it."""
+    registered_at: str = ""
+    """When it was registered (ISO 8601, UTC)."""
     kind: str = "builtin"
+    """`builtin`, `external` or `webhook`."""
     token: str | None = None
+    """Its bearer token: only in the answer that issued it."""
     signing_secret: str | None = None
+    """A webhook bot's signing secret: only in the answer that issued it."""
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True):
     """A game waiting for one of the bot's seats, with the seat's view at `version`."""
 
     game_id: str
+    """The game."""
     game: str
+    """Which game it is (`shithead`, ...)."""
     seat: int
+    """The bot's seat that is to move."""
     version: int
+    """The game's version: post the action with it as `expected_version`."""
     legal_actions: list[dict[str, Any]]
+    """The actions the seat may post, each an object with its `type`."""
     deadline: int | None = None
+    """When the seat's time runs out (ms since the epoch), in a game with a clock."""
     view: dict[str, Any] | None = None
+    """The seat's view at `version` (as `getSeatView` answers it)."""
     status: str | None = None
+    """The game's status at `version` (`playing`)."""
     to_move: list[int] | None = None
+    """The seats the game waits for at `version`."""
 
 
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """What a seat may know, its legal actions and the version to act at."""
 
     game_id: str
+    """The game."""
     seat: int
+    """The seat this view is of."""
     version: int
+    """The game's version: post an action with it as `expected_version`."""
     status: str
+    """`playing`, or how the game ended."""
     to_move: list[int]
+    """The seats the game waits for."""
     view: dict[str, Any]
+    """All the seat may know of the game (its shape is the game's)."""
     legal_actions: list[dict[str, Any]]
+    """The actions the seat may post now (empty unless the game waits for it)."""
+    deadline: int | None = None
+    """When the seat's time runs out (ms since the epoch), while the game waits for it."""
 
 
 class StreamEvent(msgspec.Struct, frozen=True):
@@ -262,10 +293,11 @@ class Client:
         view = self.wait_turn(game_id, seat, wait)
         while view.status == "playing":
             answer = self.act(game_id, seat, choose, view=view, wait=wait)
-            if answer is None:  # no move for the seat now: its wait ran out, or a 409 said so
+            turn = None if answer is None else answer.get("turn")
+            if turn is None:  # no move for the seat now (its wait ran out, a 409), or no turn
                 view = self.wait_turn(game_id, seat, wait)
             else:
-                view = msgspec.convert(answer["turn"], SeatView)
+                view = msgspec.convert(turn, SeatView)
         return view
 
     def _post_action(

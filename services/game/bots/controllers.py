@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
-from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
@@ -145,7 +144,7 @@ class BotsController(Controller):
     ) -> Bot:
         bot = find_bot(store, name, version)
         if bot is None:
-            raise NotFoundException(f"no bot {name}@{version} is registered")
+            raise UnknownBot(name, version)
         return Bot.of(bot, host=caller.host)
 
     @post(

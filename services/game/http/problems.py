@@ -11,7 +11,14 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response
-from litestar.exceptions import ClientException, HTTPException, ValidationException
+from litestar.exceptions import (
+    ClientException,
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIHeader, OpenAPIResponse, OpenAPIType, Operation, Schema
@@ -63,6 +70,10 @@ TITLES = {
     "game-running": "Game still running",
     "feed-trimmed": "Feed trimmed",
     "game-over": "Game over",
+    "unknown-route": "No such route",
+    "method-not-allowed": "Method not allowed on this route",
+    "body-too-large": "Request body too large",
+    "http-error": "HTTP error",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
 
@@ -94,6 +105,9 @@ STATUSES = {
     "game-running": 403,
     "feed-trimmed": 410,
     "game-over": 409,
+    "unknown-route": 404,
+    "method-not-allowed": 405,
+    "body-too-large": 413,
 }
 """The status every problem type is answered with (the document lists them per operation)."""
 
@@ -133,15 +147,16 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     event_version: int | msgspec.UnsetType = msgspec.UNSET
     """The version of the first bad event of a refused import."""
     limit: int | msgspec.UnsetType = msgspec.UNSET
-    """The limit reached: anonymous streams open at once, or a bot's open challenges."""
+    """The limit reached: anonymous streams open at once, a bot's open challenges, or the
+    bytes of a request body (413)."""
 
 
 def problem(
     status: int, slug: str, detail: str, headers: Mapping[str, str] | None = None, **extension: Any
 ) -> Response[Problem]:
-    """Returns a problem-details response of type `slug` (none: about:blank) with extensions."""
+    """Returns a problem-details response of type `slug` (a key of TITLES) with extensions."""
     body = Problem(
-        type=f"{TYPE_PREFIX}{slug}" if slug else "about:blank",
+        type=f"{TYPE_PREFIX}{slug}",
         title=TITLES.get(slug) or HTTPStatus(status).phrase,
         status=status,
         detail=detail,
@@ -229,7 +244,33 @@ def _http(_: Request[Any, Any, Any], error: HTTPException) -> Response[Problem]:
     if type(error) is ClientException:
         detail = f"the request body cannot be decoded: {error.detail}"
         return problem(400, "bad-request", detail, field="body")
-    return problem(error.status_code, "", error.detail, headers=error.headers)
+    if error.status_code >= 500:
+        return problem(error.status_code, "internal-error", error.detail, headers=error.headers)
+    # Any other 4xx Litestar raises: its own status, one type (the document lists it nowhere).
+    return problem(error.status_code, "http-error", error.detail, headers=error.headers)
+
+
+def _unknown_route(_: Request[Any, Any, Any], error: NotFoundException) -> Response[Problem]:
+    # Raised by the router before any handler runs: the path names no route (or no file).
+    return problem(404, "unknown-route", "no route or file is served at this path")
+
+
+def _method_not_allowed(
+    _: Request[Any, Any, Any], error: MethodNotAllowedException
+) -> Response[Problem]:
+    allowed = (error.headers or {}).get("allow", "")
+    detail = f"this route answers {allowed}" if allowed else "this route answers no such method"
+    return problem(405, "method-not-allowed", detail, headers=error.headers)
+
+
+def _body_too_large(
+    request: Request[Any, Any, Any], error: RequestEntityTooLarge
+) -> Response[Problem]:
+    limit = request.route_handler.resolve_request_max_body_size()
+    if limit is None:  # pragma: no cover - Litestar raises this only where a limit is set
+        return problem(413, "body-too-large", "the request body is too large")
+    detail = f"the request body is over {limit} bytes, the most this operation reads"
+    return problem(413, "body-too-large", detail, limit=limit)
 
 
 def _too_deep(_: Request[Any, Any, Any], error: RecursionError) -> Response[Problem]:
@@ -256,6 +297,9 @@ HANDLERS: ExceptionHandlersMap = {
     IdempotencyKeyReused: _key_reused,
     StoreUnavailable: _unavailable,
     HTTPException: _http,
+    NotFoundException: _unknown_route,
+    MethodNotAllowedException: _method_not_allowed,
+    RequestEntityTooLarge: _body_too_large,
     RecursionError: _too_deep,
     Exception: _unexpected,
 }
@@ -343,8 +387,9 @@ def reads_body(handler: HTTPRouteHandler) -> bool:
 
 def _too_large(limit: int) -> ResponseSpec:
     return _problem_spec(
-        f"The request body is over {limit / 2**20:g} MiB, the most this operation reads;"
-        " it was refused before it was read whole and nothing was done"
+        f"The request body is over {limit / 2**20:g} MiB, the most this operation reads"
+        " (type `body-too-large`, `limit` in bytes); it was refused before it was read whole"
+        " and nothing was done"
     )
 
 

@@ -49,7 +49,7 @@ _NOT_FOUND = {
     "name": "unknown-bot",
     "version": "unknown-bot",
 }
-"""The problem type of a path parameter that names nothing (none: `about:blank`)."""
+"""The problem type of a path parameter that names nothing (any other: `unknown-route`)."""
 
 
 class NoSuchId(Exception):
@@ -58,7 +58,7 @@ class NoSuchId(Exception):
     def __init__(self, parameter: str, found: str) -> None:
         super().__init__(f"no {parameter} holds {found}")
         self.parameter = parameter
-        self.slug = _NOT_FOUND.get(parameter, "")
+        self.slug = _NOT_FOUND.get(parameter, "unknown-route")
 
 
 def _no_such_id(_: Request[Any, Any, Any], error: NoSuchId) -> Response[Problem]:

@@ -1,0 +1,88 @@
+"""The documentation page `/schema` renders in headless Chromium with every other origin cut
+off: the operations' summaries appear, and the page asked no other origin for anything.
+
+The game service runs in a thread (uvicorn over the embedded app). The browser is Debian's
+`chromium`, driven by Playwright; without it the test is skipped (a failure under
+CARDARENA_REQUIRE_SERVICES=1, as in CI).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+import uvicorn
+from playwright.sync_api import Route, sync_playwright
+
+from services.game.app import create_app
+from shared.app.runtime import InProcessDispatcher
+from shared.store.memory import InMemoryEventStore
+from tests.e2e.support import free_port, wait_until_healthy
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """Serves the embedded game service with uvicorn in a thread; returns its base URL."""
+    store = InMemoryEventStore()
+    app = create_app(store, InProcessDispatcher(store))
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    serving = threading.Thread(target=server.run, name="schema-page-server")
+    serving.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_healthy(url, "the game service")
+        yield url
+    finally:
+        server.should_exit = True
+        serving.join(timeout=30)
+
+
+def test_the_documentation_page_renders_its_operations_with_no_other_origin(
+    base_url: str,
+) -> None:
+    executable = shutil.which("chromium")
+    if executable is None:
+        message = "the browser test needs Debian's chromium (apt-get install chromium)"
+        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
+            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
+        pytest.skip(message)
+    origin = urlsplit(base_url).netloc
+    elsewhere: list[str] = []
+
+    def only_the_service(route: Route) -> None:
+        url = route.request.url
+        if url.startswith("data:") or urlsplit(url).netloc == origin:
+            route.continue_()
+        else:
+            elsewhere.append(url)
+            route.abort()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            context = browser.new_context(base_url=base_url)
+            context.route("**/*", only_the_service)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto("/schema")
+            # Redoc draws each operation's summary as a heading of the middle panel.
+            page.locator("h2", has_text="Create a game").first.wait_for(timeout=30_000)
+            page.locator("h2", has_text="Take an action").first.wait_for(timeout=10_000)
+            assert page.title() == "cardarena game service"
+            context.close()
+        finally:
+            browser.close()
+    assert elsewhere == []
+    assert errors == []
