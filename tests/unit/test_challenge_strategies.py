@@ -60,7 +60,9 @@ def test_a_bot_challenges_a_built_in_strategy_and_plays_the_game_to_its_end(
     assert play_seat(arena, "alice", game_id, 0) > 0
     game = arena.client.get(f"/v1/games/{game_id}").json()
     assert game["status"] in {"finished", "capped"}  # RULES caps a game at 40 moves
-    assert sorted(game["result"]["places"]) == [1, 2]
+    # A capped game ranks by the cards left: two seats holding as many share the first place.
+    tied = [[1, 2], [1, 1]] if game["status"] == "capped" else [[1, 2]]
+    assert sorted(game["result"]["places"]) in tied
 
 
 def test_a_strategy_holds_no_cap_of_running_games(arena: Arena) -> None:
