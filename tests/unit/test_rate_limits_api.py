@@ -280,3 +280,21 @@ def test_a_bot_that_hammers_reads_is_throttled(default: Service) -> None:
     # A minute later both budgets are full again.
     default.clock.now += DEFAULTS.rate_window
     assert limits(client.get("/v1/bots/me", headers=alice))[1] == DEFAULTS.rate_limit - 1
+
+
+def test_the_document_declares_the_rate_limit_headers_on_every_answer(default: Service) -> None:
+    document = default.client.get("/schema/openapi.json").json()
+    declared = document["components"]["headers"]
+    assert set(HEADERS) == {name.lower() for name in declared}
+    answers = [
+        (operation["operationId"], status, response)
+        for path in document["paths"].values()
+        for operation in path.values()
+        for status, response in operation["responses"].items()
+    ]
+    assert answers
+    for operation_id, status, response in answers:
+        names = {name.lower() for name in response.get("headers", {})}
+        assert set(HEADERS) <= names, (operation_id, status)
+        if status == "429":
+            assert "retry-after" in names, operation_id

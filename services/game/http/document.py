@@ -66,6 +66,7 @@ class Completion(ReceiveRoutePlugin):
         add_games(components)
         values.add_values(components)
         document["webhooks"] = operations.webhooks(components)
+        document["components"].setdefault("headers", {}).update(operations.RATE_LIMIT_HEADERS)
         for path in document.get("paths", {}).values():
             for operation in path.values():
                 handler = self.handlers.get(operation.get("operationId", ""))

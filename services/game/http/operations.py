@@ -44,6 +44,29 @@ _NOT_FOUND_PARAMETERS = {
 _RULES_OF_ACTIONS = "illegal-action"
 
 
+RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit-Limit": {
+        "description": "On an answer to a bot token: the size of the budget its request was"
+        " charged to (see the README's Rate limits).",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Remaining": {
+        "description": "On an answer to a bot token: the requests that budget allows at once.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Reset": {
+        "description": "On an answer to a bot token: seconds until that budget is full again.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+}
+"""The IETF draft's rate-limit headers (httpapi-ratelimit-headers), in `components.headers`:
+every answer to a bot token carries them (services/game/http/limits.py)."""
+RETRY_AFTER = {
+    "description": "Seconds to wait before a request is allowed again.",
+    "schema": {"type": "integer", "minimum": 0},
+}
+
+
 @dataclass(frozen=True)
 class SseEvent:
     """One server-sent event of a stream: the types its `data` may hold (as JSON), and what
@@ -63,6 +86,11 @@ def complete_operation(
         for header in response.get("headers", {}).values():
             if "schema" not in header and "content" not in header:
                 header["schema"] = {"type": "string"}  # Litestar's documentation-only headers
+        headers = response.setdefault("headers", {})
+        for name in RATE_LIMIT_HEADERS:
+            headers.setdefault(name, {"$ref": f"#/components/headers/{name}"})
+        if status in {"429", "503"}:
+            headers.setdefault("Retry-After", RETRY_AFTER)
         if status.isdigit() and int(status) >= 400:
             _list_problems(operation, status, response, answerable(handler))
     events = (handler.opt or {}).get(SSE_OPT)
