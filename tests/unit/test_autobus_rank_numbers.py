@@ -225,3 +225,20 @@ def test_an_old_or_new_default_action_naming_another_rank_than_logged_is_named(
     assert not report.ok
     assert report.version == index + offset
     assert why in report.reason
+
+
+def test_an_old_log_with_the_joker_q_imports_and_exports_as_it_was(
+    client: Client, forfeited: list[Event]
+) -> None:
+    old = forfeited
+    for index in _queens(forfeited):
+        old = _with_joker_rank(old, index, "Q")
+    text = exported_log.export_bytes("old-autobus", old)
+    imported = client.post("/v1/games/import", content=text)
+    assert imported.status_code == 201, imported.text
+    assert client.get("/v1/games/old-autobus/export").content == text
+    assert client.get("/v1/games/old-autobus").json()["status"] != "playing"
+    tampered = exported_log.export_bytes("old-j", _with_joker_rank(old, _queens(forfeited)[0], "J"))
+    refused = client.post("/v1/games/import", content=tampered)
+    assert refused.status_code == 422, refused.text
+    assert client.get("/v1/games/old-j").status_code == 404
