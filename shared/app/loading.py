@@ -213,7 +213,7 @@ def parse_action(spec: AnyGame, payload: Any) -> Action:
     try:
         action: Action = msgspec.convert(payload, spec.command_type)
     except msgspec.ValidationError as error:
-        raise InvalidRequest("action", str(error)) from None
+        raise InvalidRequest("action", spec.action_problem(payload, str(error))) from None
     return action
 
 

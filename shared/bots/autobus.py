@@ -248,8 +248,7 @@ def discard_score(view: AutobusView, action: Discard) -> tuple[bool, int, bool, 
         place = 4 if is_joker(cards[-1]) and not is_joker(action.card) else 10
     else:
         place = 6 if empties > 1 else 2
-    rank = VALUE[action.joker_rank] if action.joker_rank else None
-    rank = rank or view.slot_ranks[seat][action.slot] or value(action.card)
+    rank = action.joker_rank or view.slot_ranks[seat][action.slot] or value(action.card)
     twin = sum(card[0] == action.card[0] for card in view.hand) > 1
     return not is_joker(action.card), place, twin, -distance(view, rank)
 

@@ -85,6 +85,12 @@ class GameSpec(Generic[S, R, V, A]):
     """Returns the seat and the action whose decision's events begin with `event`, None for
     an event that begins no decision; an offline replay recovers each decision with it (see
     `shared.model.exported_log`). None: the replay tries every legal action of the seats to move."""
+    upgrade_action: Callable[[dict[str, Any]], dict[str, Any]] = lambda stored: stored
+    """Returns a stored action (`DefaultActionPlayed.action`) in today's shape: the one place
+    an older log's actions are upgraded (see `stored_action`). The default: unchanged."""
+    action_problem: Callable[[Any, str], str] = lambda _payload, error: error
+    """Returns the message of a 422 for a posted action payload that msgspec refused with
+    `error`, in the game's words. The default: msgspec's message."""
 
     @cached_property
     def log_type(self) -> object:
@@ -101,6 +107,12 @@ class GameSpec(Generic[S, R, V, A]):
         if not self.has_decisions:
             return self.action_type
         return Union[(self.action_type, *PLATFORM_ACTIONS)]
+
+    def stored_action(self, stored: dict[str, Any]) -> A:
+        """Returns the action a stored dict records, upgraded by `upgrade_action`; raises
+        msgspec.ValidationError when it is none of the game's."""
+        action: A = msgspec.convert(self.upgrade_action(stored), self.action_type)
+        return action
 
     @cached_property
     def codec(self) -> EventCodec[Event]:

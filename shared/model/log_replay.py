@@ -223,7 +223,7 @@ def _search(replay: _Replay, waiting: Sequence[int]) -> tuple[int, Action] | Non
 def _logged_action(replay: _Replay, played: DefaultActionPlayed, version: int) -> Action:
     """Returns the action a DefaultActionPlayed records, in the game's types."""
     try:
-        action: Action = msgspec.convert(played.action, replay.spec.action_type)
+        action: Action = replay.spec.stored_action(played.action)
     except msgspec.ValidationError as error:
         raise _Bad(version, f"not an action of {replay.spec.name}: {error}") from None
     return action
@@ -238,9 +238,11 @@ def _forced(
     if played.seat not in replay.spec.to_move(replay.state):
         raise _Bad(version, f"seat {played.seat} is not to move")
     action = _logged_action(replay, played, version)
-    marker = DefaultActionPlayed(
-        seat=played.seat, action=msgspec.to_builtins(action), reason=played.reason
-    )
+    encoded = msgspec.to_builtins(action)
+    # An older log's action is checked in today's shape (`upgrade_action`) and kept as logged.
+    if replay.spec.upgrade_action(played.action) == encoded:
+        encoded = played.action
+    marker = DefaultActionPlayed(seat=played.seat, action=encoded, reason=played.reason)
     return [marker, *_outcome(replay, played.seat, action, forfeits, version)]
 
 

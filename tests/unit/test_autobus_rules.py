@@ -126,7 +126,7 @@ def test_a_joker_on_a_sequence_counts_as_the_needed_rank() -> None:
     assert events[0] == CardPlayed(seat=0, source="hand", card="X2", sequence=0, rank=3, slot=None)
     after, _ = apply(after, 0, from_hand("4C", 0))
     assert after.sequences == (("AS", "2D", "X2", "4C"),)
-    wrong = PlayToSequence(source="hand", card="X2", sequence=0, joker_rank="5")
+    wrong = PlayToSequence(source="hand", card="X2", sequence=0, joker_rank=5)
     assert refused(state, 0, wrong) == "joker_rank"
 
 
@@ -217,9 +217,9 @@ def test_a_joker_takes_the_slot_rank_or_the_rank_named_for_an_empty_slot() -> No
     assert events[0] == CardDiscarded(seat=0, card="X1", slot=0, rank=7)
     assert after.slots[0][0] == ("7S", "X1")
     assert refused(state, 0, Discard(card="X2", slot=1)) == "joker_rank"
-    named, events = apply(state, 0, Discard(card="X2", slot=1, joker_rank="Q"))
+    named, events = apply(state, 0, Discard(card="X2", slot=1, joker_rank=12))
     assert named.slot_ranks[0][1] == 12
-    assert refused(state, 0, Discard(card="X2", slot=0, joker_rank="Q")) == "joker_rank"
+    assert refused(state, 0, Discard(card="X2", slot=0, joker_rank=12)) == "joker_rank"
 
 
 def test_under_the_bus_only_when_no_slot_fits_and_the_main_top_stays() -> None:

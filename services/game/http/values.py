@@ -35,8 +35,8 @@ VALUES: dict[str, dict[str, Any]] = {
         "minimum": 1,
         "maximum": 13,
         "description": "A rank as Autobus counts a sequence: 1 (ace), 2-10, 11 (jack), 12"
-        " (queen), 13 (king); a joker is counted as the rank it stands for. Autobus's actions"
-        " name a joker's rank by its character (`Rank`).",
+        " (queen), 13 (king); a joker is counted as the rank it stands for. Autobus uses them"
+        " everywhere: its events, view, state and actions (`joker_rank`).",
         "examples": [1, 10, 13],
     },
 }

@@ -16,8 +16,10 @@ Choices the rules page leaves open, each covered by a test:
   start event, hidden while the game runs) and the number of the reshuffle; the new order
   is recorded in the event. It happens whenever a card must be drawn from an empty draw
   pile, also in the middle of a refill.
-- A joker discarded onto an empty slot needs `joker_rank`; onto a slot of a rank it takes
-  that rank (a `joker_rank` given must match). A joker always fits some slot, so it never
+- A joker discarded onto an empty slot needs `joker_rank`, a rank number (1 ace ... 13
+  king, as everywhere in Autobus's API); onto a slot of a rank it takes that rank (a
+  `joker_rank` given must match). Older logs' actions name it by its character
+  (`upgrade_action`). A joker always fits some slot, so it never
   goes under the bus.
 - `legal_actions` lists one action per rank (suits never matter): the first card of that
   rank in the hand; a joker discarded to an empty slot is listed once per rank it may name.
@@ -31,7 +33,12 @@ from __future__ import annotations
 from shared.games.autobus.decide import deal, decide
 from shared.games.autobus.evolve import evolve
 from shared.games.autobus.legal import default_action, legal_actions
-from shared.games.autobus.messages import AutobusAction, AutobusEvent
+from shared.games.autobus.messages import (
+    AutobusAction,
+    AutobusEvent,
+    action_problem,
+    upgrade_action,
+)
 from shared.games.autobus.rules import AutobusRuleset, validate
 from shared.games.autobus.state import AutobusState, is_over, result, to_move
 from shared.games.autobus.view import AutobusView, action_of, redact, view
@@ -63,4 +70,6 @@ SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameS
     redact=redact,
     default_action=default_action,
     action_of=action_of,
+    upgrade_action=upgrade_action,
+    action_problem=action_problem,
 )

@@ -21,7 +21,7 @@ from shared.games.autobus.messages import (
     TurnPassed,
     UnderTheBus,
 )
-from shared.games.autobus.rules import KING, RANKS, VALUE, AutobusRuleset, validate, value
+from shared.games.autobus.rules import KING, RANKS, AutobusRuleset, validate, value
 from shared.games.autobus.state import AutobusState
 from shared.games.base import Decision
 from shared.games.cards import Card, is_joker, shuffled, standard_deck
@@ -55,17 +55,23 @@ def _evolve(state: AutobusState, event: Event) -> AutobusState:
     return evolve(state, event)
 
 
-def _check_joker_rank(card: Card, joker_rank: str | None, rank: int | None) -> int | None:
-    """Returns the rank a joker names, checking it against `rank` where that is fixed."""
+def _check_joker_rank(card: Card, joker_rank: int | None, rank: int | None) -> int | None:
+    """Returns the rank number a joker names, checking it against `rank` where that is fixed."""
     if joker_rank is None:
         return rank
     if not is_joker(card):
         raise IllegalAction("joker_rank", "only a joker takes a joker_rank")
-    if joker_rank not in VALUE:
-        raise IllegalAction("joker_rank", f"{joker_rank!r} is not a rank; one of {RANKS}")
-    if rank is not None and VALUE[joker_rank] != rank:
-        raise IllegalAction("joker_rank", f"here the joker stands for {RANKS[rank - 1]}")
-    return VALUE[joker_rank]
+    if (
+        isinstance(joker_rank, bool)
+        or not isinstance(joker_rank, int)
+        or not 1 <= joker_rank <= KING
+    ):
+        raise IllegalAction(
+            "joker_rank", f"{joker_rank!r} is not a rank number: 1 (ace) to {KING} (king)"
+        )
+    if rank is not None and joker_rank != rank:
+        raise IllegalAction("joker_rank", f"here the joker stands for {rank} ({RANKS[rank - 1]})")
+    return joker_rank
 
 
 def _play(d: Decision[AutobusState], seat: int, action: PlayToSequence) -> None:

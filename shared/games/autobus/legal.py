@@ -13,7 +13,7 @@ from shared.games.autobus.messages import (
     Source,
     UnderTheBus,
 )
-from shared.games.autobus.rules import RANKS, value
+from shared.games.autobus.rules import KING, value
 from shared.games.autobus.state import AutobusState
 from shared.games.cards import Card, is_joker
 
@@ -89,7 +89,8 @@ def _turn_enders(state: AutobusState, seat: int) -> list[AutobusAction]:
             if not slot_fits(state, seat, slot, card):
                 continue
             if is_joker(card) and state.slot_ranks[seat][slot] is None:
-                enders.extend(Discard(card=card, slot=slot, joker_rank=r) for r in RANKS)
+                ranks = range(1, KING + 1)
+                enders.extend(Discard(card=card, slot=slot, joker_rank=r) for r in ranks)
             else:
                 enders.append(Discard(card=card, slot=slot))
         if fits_no_slot(state, seat, card):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from shared.games.autobus.rules import AutobusRuleset, RankNumber
-from shared.games.cards import Card, Rank
+from shared.games.autobus.rules import KING, RANKS, AutobusRuleset, RankNumber
+from shared.games.cards import Card
 from shared.messages.common import Action, Event, GameCreated, GameFinished
 
 Source = Literal["hand", "main", "slot"]
@@ -25,8 +25,8 @@ class PlayToSequence(Action, frozen=True, kw_only=True):
     """The slot whose top is played (only from a slot)."""
     sequence: int | None = None
     """The open sequence it goes onto; null opens a new one (an ace or a joker)."""
-    joker_rank: Rank | None = None
-    """The rank a joker stands for, where it is not implied."""
+    joker_rank: RankNumber | None = None
+    """The rank number (1 ace ... 13 king) a joker stands for, where it is not implied."""
 
 
 class Discard(Action, frozen=True, kw_only=True):
@@ -36,8 +36,8 @@ class Discard(Action, frozen=True, kw_only=True):
     """The hand card discarded."""
     slot: int
     """The own slot it goes onto (one of its rank, or an empty one)."""
-    joker_rank: Rank | None = None
-    """The rank a joker stands for on an empty slot."""
+    joker_rank: RankNumber | None = None
+    """The rank number (1 ace ... 13 king) a joker stands for on an empty slot."""
 
 
 class UnderTheBus(Action, frozen=True, kw_only=True):
@@ -52,6 +52,25 @@ class EndTurn(Action, frozen=True, kw_only=True):
 
 
 AutobusAction = PlayToSequence | Discard | UnderTheBus | EndTurn
+
+
+def upgrade_action(stored: dict[str, Any]) -> dict[str, Any]:
+    """Returns a stored action (`DefaultActionPlayed.action`) in today's shape: logs written
+    before actions took rank numbers name a joker's rank by its character (`"Q"` is 12)."""
+    named = stored.get("joker_rank")
+    if isinstance(named, str) and len(named) == 1 and named in RANKS:
+        return {**stored, "joker_rank": RANKS.index(named) + 1}
+    return stored
+
+
+def action_problem(payload: Any, error: str) -> str:
+    """Returns the message of a refused action payload, msgspec's `error`, saying what a
+    `joker_rank` is when that is what was wrong."""
+    named = payload.get("joker_rank") if isinstance(payload, dict) else None
+    if named is None or (type(named) is int and 1 <= named <= KING):
+        return error
+    meaning = f"1 ace ... 10, 11 jack, 12 queen, {KING} king"
+    return f"joker_rank is a rank number 1-{KING} ({meaning}), not {named!r}: {error}"
 
 
 class GameStarted(Event, frozen=True, kw_only=True):

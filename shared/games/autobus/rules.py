@@ -14,8 +14,9 @@ RANKS = "A23456789TJQK"
 VALUE = {rank: index + 1 for index, rank in enumerate(RANKS)}
 """A = 1 ... K = 13."""
 KING = 13
-RankNumber: TypeAlias = Annotated[int, msgspec.Meta(title="RankNumber")]
-"""A rank as Autobus counts it, 1 (ace) to 13 (king); the title names the documented schema."""
+RankNumber: TypeAlias = Annotated[int, msgspec.Meta(ge=1, le=KING, title="RankNumber")]
+"""A rank as Autobus counts it, 1 (ace) to 13 (king), in its events, view, state and actions;
+the title names the documented schema."""
 
 
 class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -18,7 +18,7 @@ from shared.games.autobus.messages import (
     TurnEnded,
     UnderTheBus,
 )
-from shared.games.autobus.rules import KING, RANKS, AutobusRuleset, RankNumber
+from shared.games.autobus.rules import AutobusRuleset, RankNumber
 from shared.games.autobus.state import AutobusState
 from shared.games.cards import HIDDEN, Card, is_joker
 from shared.messages.common import Event, Result
@@ -112,7 +112,7 @@ def action_of(event: Event) -> tuple[int, AutobusAction] | None:
                 source=source, card=named, slot=event.slot, sequence=sequence
             )
         case CardDiscarded(seat=seat, card=card, slot=slot, rank=rank):
-            named_rank = RANKS[rank - 1] if is_joker(card) and 1 <= rank <= KING else None
+            named_rank = rank if is_joker(card) else None
             return seat, Discard(card=card, slot=slot, joker_rank=named_rank)
         case CardUnderTheBus(seat=seat, card=card):
             return seat, UnderTheBus(card=card)
