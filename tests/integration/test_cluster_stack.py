@@ -59,7 +59,9 @@ Api = TestClient[Any]
 
 def _settings(redis_url: str, namespace: str, *, cluster: bool, **env: str) -> Settings:
     """Returns the game service's settings on `redis_url` under `namespace`, with an admin
-    key and a rate limit that the scenario stays under (every bot request still counts)."""
+    key and a rate limit that the scenario stays under (every bot request still counts). The
+    buckets refill over a day, so that the scenario's stay in Redis after it (a bucket's key
+    expires once it is full again)."""
     return load_settings(
         {
             "CARDARENA_STORE": "redis",
@@ -68,6 +70,7 @@ def _settings(redis_url: str, namespace: str, *, cluster: bool, **env: str) -> S
             "CARDARENA_NAMESPACE": namespace,
             "CARDARENA_ADMIN_KEY": KEY,
             "CARDARENA_RATE_LIMIT": "100000",
+            "CARDARENA_RATE_WINDOW": "86400",
             **env,
         }
     )
