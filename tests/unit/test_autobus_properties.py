@@ -11,7 +11,7 @@ import pytest
 from shared.games import autobus as ab
 from shared.games.autobus.decide import deal, decide
 from shared.games.autobus.evolve import evolve
-from shared.games.autobus.legal import legal_actions
+from shared.games.autobus.legal import can_play_to_sequence, legal_actions
 from shared.games.autobus.messages import PlayToSequence
 from shared.games.autobus.rules import AutobusRuleset
 from shared.games.autobus.state import AutobusState, is_over, to_move
@@ -75,5 +75,9 @@ def test_random_games_conserve_all_108_cards_always_offer_a_move_end_and_refold(
         assert min(state.result.places) == 1
         assert state.turns <= state.ruleset.max_turns
         assert ab.SPEC.fold(log) == state
-        statuses[state.result.status] += 1
-    assert statuses["finished"] > 0
+        if state.result.reason == "no_move_possible":
+            assert not state.draw
+            assert not state.completed
+            assert not any(can_play_to_sequence(state, seat) for seat in range(players))
+        statuses[state.result.reason] += 1
+    assert statuses["main_pile_emptied"] > 0

@@ -273,15 +273,44 @@ def test_only_the_seat_whose_turn_it_is_may_act() -> None:
 # Ending the game ----------------------------------------------------------------------------
 
 
-def test_a_full_round_without_sequence_play_and_nothing_to_draw_is_a_draw() -> None:
+def test_a_full_round_without_a_move_nothing_to_draw_and_no_move_possible_is_a_draw() -> None:
     state = table([["5D"], ["6D"]], mains=[["9S", "9H"], ["KS"]])
     state, events = apply(state, 0, Discard(card="5D", slot=0))
     assert not isinstance(events[-1], GameFinished)
     state, events = apply(state, 1, Discard(card="6D", slot=0))
     assert isinstance(events[-1], GameFinished)
     result = events[-1].result
-    assert (result.status, result.reason) == ("draw", "no_sequence_play_in_a_round")
+    assert (result.status, result.reason) == ("draw", "no_move_possible")
     assert result.places == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("hands", "mains", "sequences"),
+    [
+        ([["5D", "AS"], ["6D"]], [["9S", "9H"], ["KS"]], []),
+        ([["5D"], ["6D"]], [["9S", "9H"], ["AS", "KS"]], []),
+        ([["5D", "4C"], ["6D"]], [["9S", "9H"], ["KS"]], [["AH", "2H", "3D"]]),
+        ([["5D", "X1"], ["6D"]], [["9S", "9H"], ["KS"]], []),
+    ],
+    ids=["an-ace-in-hand", "an-ace-on-a-main-pile", "a-card-a-sequence-needs", "a-joker"],
+)
+def test_a_full_round_without_a_move_is_no_draw_while_a_seat_could_play_onto_a_sequence(
+    hands: list[list[str]], mains: list[list[str]], sequences: list[list[str]]
+) -> None:
+    state = table(hands, mains=mains, sequences=sequences)
+    state, _ = apply(state, 0, Discard(card="5D", slot=0))
+    state, events = apply(state, 1, Discard(card="6D", slot=0))
+    assert state.quiet_turns == 2
+    assert not any(isinstance(event, GameFinished) for event in events)
+    assert state.result is None
+
+
+def test_a_round_of_seats_that_could_play_but_do_not_is_bounded_by_the_turn_cap() -> None:
+    state = table([["5D", "AS", "7C"], ["6D", "8C"]], mains=[["9S", "9H"], ["KS"]], max_turns=4)
+    for seat, card, slot in ((0, "5D", 0), (1, "6D", 0), (0, "7C", 1), (1, "8C", 1)):
+        state, events = apply(state, seat, Discard(card=card, slot=slot))
+    assert isinstance(events[-1], GameFinished)
+    assert (events[-1].result.status, events[-1].result.reason) == ("draw", "turn_cap")
 
 
 def test_a_sequence_play_resets_the_quiet_round() -> None:

@@ -1,4 +1,4 @@
-"""Hospodský autobus, as ../shared/rules/hospodsky-autobus.md describes it.
+"""Hospodský autobus, as docs/rules/hospodsky-autobus.md describes it.
 
 A turn is several decisions by one seat: any number of plays onto the shared sequences,
 then exactly one discard, under-the-bus or end-turn. `decide` builds a decision's events
@@ -23,9 +23,11 @@ Choices the rules page leaves open, each covered by a test:
   goes under the bus.
 - `legal_actions` lists one action per rank (suits never matter): the first card of that
   rank in the hand; a joker discarded to an empty slot is listed once per rank it may name.
-- Draws (no sequence play in a full round with nothing to draw, or the turn cap) rank the
-  players by the cards left in their main piles, fewest first, ties sharing; a win ranks
-  the winner first and the others the same way.
+- The draw follows the original's rule 10: a full round without a play onto a sequence,
+  the draw pile and the completed stock empty, and no seat able to play onto one (reason
+  `no_move_possible`); seats that could play but do not are bounded by the turn cap
+  (reason `turn_cap`). Draws rank the players by the cards left in their main piles,
+  fewest first, ties sharing; a win ranks the winner first and the others the same way.
 """
 
 from __future__ import annotations

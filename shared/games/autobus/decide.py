@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from shared.errors import IllegalAction
 from shared.games.autobus.evolve import evolve
-from shared.games.autobus.legal import fits_no_slot, fits_sequence, slot_fits, source_card
+from shared.games.autobus.legal import (
+    can_play_to_sequence,
+    fits_no_slot,
+    fits_sequence,
+    slot_fits,
+    source_card,
+)
 from shared.games.autobus.messages import (
     CardDiscarded,
     CardPlayed,
@@ -151,12 +157,19 @@ def _end_turn_action(d: Decision[AutobusState], seat: int) -> None:
 
 
 def _pass_turn(d: Decision[AutobusState], seat: int) -> None:
-    """Passes the turn on, ends the game by the draw rules, or refills the next hand."""
+    """Passes the turn on, ends the game by the draw rules, or refills the next hand.
+
+    The draw (the seed's rule 10): a full round of turns without a play onto a sequence,
+    nothing left to draw (the draw pile and the completed stock empty), and no seat holding
+    a card that could go onto one. A round where seats could play but did not goes on; the
+    turn cap bounds it."""
     nxt = (seat + 1) % d.state.players
     d.emit(TurnPassed(seat=nxt))
     state = d.state
-    if state.quiet_turns >= state.players:
-        d.emit(GameFinished(result=_ranked(state, "draw", "no_sequence_play_in_a_round")))
+    if state.quiet_turns >= state.players and not any(
+        can_play_to_sequence(state, other) for other in range(state.players)
+    ):
+        d.emit(GameFinished(result=_ranked(state, "draw", "no_move_possible")))
     elif state.turns >= state.ruleset.max_turns:
         d.emit(GameFinished(result=_ranked(state, "draw", "turn_cap")))
     else:

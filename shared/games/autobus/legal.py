@@ -74,6 +74,12 @@ def _plays(state: AutobusState, seat: int) -> list[AutobusAction]:
     return plays
 
 
+def can_play_to_sequence(state: AutobusState, seat: int) -> bool:
+    """Returns whether `seat` holds a card that may go onto a sequence now (from its hand, its
+    main-pile top or a slot top, onto an open sequence or as a new one), whoever's turn it is."""
+    return bool(_plays(state, seat))
+
+
 def _turn_enders(state: AutobusState, seat: int) -> list[AutobusAction]:
     """Returns the legal ways to end the turn."""
     hand = state.hands[seat]
