@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.integration.test_streams_http import ADMIN, service, sse
+from tests.support.tournaments import alice_swiss
 
 pytestmark = pytest.mark.integration
 
@@ -158,20 +159,7 @@ def test_an_entrant_hears_of_its_tournament_and_plays_it_from_its_turns(
     with httpx.Client(base_url=service, timeout=60) as http:
         alice, carol = register(http, "alice"), register(http, "carol")
         carols = Listener(service, carol)
-        definition = {
-            "game": "shithead",
-            "ruleset": {"max_moves": 40},
-            "entrants": [
-                {"bot": "alice"},
-                {"bot": "heuristic"},
-                {"bot": "random"},
-                {"bot": "random", "version": "2"},
-            ],
-            "table_size": 2,
-            "format": "swiss",
-            "rounds": 2,
-            "seed": "11",
-        }
+        definition = alice_swiss("11")
         alices = Listener(service, alice)
         created = http.post("/v1/tournaments", json=definition, headers=ADMIN)
         assert created.status_code == 201, created.text

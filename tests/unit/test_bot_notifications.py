@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 from litestar.testing import TestClient
@@ -22,6 +21,7 @@ from services.settings import Settings
 from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
 from shared.model.challenges import Opponent
+from tests.support.tournaments import alice_swiss
 from tests.unit.test_challenges_api import Arena
 from tests.unit.test_streams_api import ADMIN, KEY, SHORT, Sse, bearer, parse
 
@@ -211,20 +211,7 @@ def test_issuing_more_records_the_expiry_of_a_full_challengers_old_ones() -> Non
         assert arena.events("alice") == []
 
 
-SWISS: dict[str, Any] = {
-    "game": "shithead",
-    "ruleset": {"max_moves": 40},
-    "entrants": [
-        {"bot": "alice"},
-        {"bot": "heuristic"},
-        {"bot": "random"},
-        {"bot": "random", "version": "2"},
-    ],
-    "table_size": 2,
-    "format": "swiss",
-    "rounds": 2,
-    "seed": "7",
-}
+SWISS = alice_swiss("7")
 
 
 def play_turns(arena: Notified, bot: str, tournament_id: str) -> None:

@@ -4,7 +4,6 @@ enums, and the 0 bounds of optional numbers; and the service still accepts what 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 import msgspec
@@ -13,30 +12,12 @@ from litestar import Litestar, post
 from litestar.params import JSONBody
 from litestar.testing import TestClient
 
-from services.game.app import create_app
 from services.game.http.openapi import AcceptedValues, preset_names, strategy_names
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names
-from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 
 Document = dict[str, Any]
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    """Returns a client of the service over the in-memory store, in open mode."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def document(client: TestClient[Litestar]) -> Document:
-    """Returns the served OpenAPI document."""
-    served: Document = client.get("/schema/openapi.json").json()
-    return served
 
 
 def component(document: Document, reference: dict[str, Any]) -> dict[str, Any]:

@@ -6,26 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
 from tests.support.openapi_check import Checker, Exchange, Recorder
 
 pytestmark = pytest.mark.unit
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    """Returns a client of the embedded service whose answers are recorded."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")

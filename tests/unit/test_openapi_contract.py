@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,35 +16,19 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from openapi_spec_validator import validate
 
-from services.game.app import create_app
 from services.game.http.document import is_bare_object, walk_schemas
 from services.game.http.operations import illegal_action_rules
 from services.game.http.problems import STATUSES, TITLES, TYPE_PREFIX
 from services.game.streams.notices import CHALLENGE_EVENTS, TOURNAMENT_EVENTS
 from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
 from shared.messages.common import PLATFORM_ACTIONS
-from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 
 Document = dict[str, Any]
 REF = "#/components/schemas/"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def document(client: TestClient[Litestar]) -> Document:
-    served: Document = client.get("/schema/openapi.json").json()
-    return served
 
 
 def schemas(document: Document) -> dict[str, Any]:

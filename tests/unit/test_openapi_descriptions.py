@@ -4,18 +4,13 @@ invalid value (422), never as malformed (400), so the document's union is not a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import create_app
 from services.game.http.descriptions import field_docs, tag_doc
-from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import Event, Resign
-from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 
@@ -52,13 +47,6 @@ def test_a_tagged_struct_s_tag_is_described_as_its_kind() -> None:
     assert tag_doc(_Happened) == "The kind of this event: always `_Happened`."
     assert tag_doc(Resign) == "The kind of this action: always `Resign`."
     assert tag_doc(_Base) is None
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
-        yield client
 
 
 def test_another_game_s_action_is_an_invalid_value_not_a_malformed_body(
