@@ -270,6 +270,16 @@ def test_only_the_seat_whose_turn_it_is_may_act() -> None:
     assert legal_actions(state, 1) == []
 
 
+@pytest.mark.parametrize("source", ["hand", "main"])
+def test_only_a_play_from_a_slot_names_a_slot(source: str) -> None:
+    state = table([["AS"], ["6D"]], mains=[["AH", "9H"], ["KS"]], slots={(0, 1): (["AC"], 1)})
+    card = "AS" if source == "hand" else None
+    action = PlayToSequence(source=source, card=card, slot=1)  # type: ignore[arg-type]
+    assert refused(state, 0, action) == "slot_not_allowed"
+    _, events = apply(state, 0, PlayToSequence(source=source, card=card))  # type: ignore[arg-type]
+    assert events[0].slot is None  # type: ignore[attr-defined]
+
+
 # Ending the game ----------------------------------------------------------------------------
 
 

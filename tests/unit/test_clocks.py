@@ -320,6 +320,20 @@ def test_autobus_default_is_the_first_legal_way_to_end_the_turn() -> None:
     assert action == next(a for a in legal_actions(state, 0) if not isinstance(a, PlayToSequence))
 
 
+def test_autobus_default_discards_before_it_puts_a_card_under_the_bus() -> None:
+    state = ab.SPEC.fold([ab_deal(AutobusRuleset(), 2, 3)])
+    slots = (("2C",), ("3C",), ("4C",), ("9C",))
+    state = msgspec.structs.replace(
+        state,
+        hands=(("6D", "9H"), state.hands[1]),
+        slots=(slots, state.slots[1]),
+        slot_ranks=((2, 3, 4, 9), state.slot_ranks[1]),
+    )
+    enders = [a for a in legal_actions(state, 0) if not isinstance(a, PlayToSequence)]
+    assert enders == [UnderTheBus(card="6D"), Discard(card="9H", slot=3)]
+    assert ab_default_action(state, 0) == Discard(card="9H", slot=3)
+
+
 def test_beggars_default_is_its_only_action_and_nobody_else_has_one() -> None:
     state = bg.SPEC.fold([bg.deal(bg.BeggarRuleset(), 2, 3)])
     assert bg.default_action(state, 0) == bg.PlayTrick()

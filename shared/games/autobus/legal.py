@@ -39,9 +39,13 @@ def source_card(state: AutobusState, seat: int, action: PlayToSequence) -> Card:
     if action.source == "hand":
         if action.card is None or action.card not in state.hands[seat]:
             raise IllegalAction("card_not_held", f"{action.card} is not in the hand")
+        if action.slot is not None:
+            raise IllegalAction("slot_not_allowed", "only a play from a slot names a slot")
         return action.card
     if action.card is not None:
         raise IllegalAction("card_not_allowed", "only a play from the hand names a card")
+    if action.source == "main" and action.slot is not None:
+        raise IllegalAction("slot_not_allowed", "only a play from a slot names a slot")
     if action.source == "main":
         return state.mains[seat][0]
     slot = action.slot
@@ -113,7 +117,9 @@ def legal_actions(state: AutobusState, seat: int) -> list[AutobusAction]:
 
 def default_action(state: AutobusState, seat: int) -> AutobusAction:
     """Returns what the platform plays for `seat` when it runs out of time: the first legal
-    way to end the turn (a discard, else under the bus, else EndTurn with an empty hand)."""
+    discard (cards in code order, slots from 0), else the first card under the bus, else
+    EndTurn with an empty hand."""
     if state.result is not None or seat != state.turn:
         raise IllegalAction("not_your_turn", f"seat {seat} has nothing to do")
-    return _turn_enders(state, seat)[0]
+    enders = _turn_enders(state, seat)
+    return next((a for a in enders if isinstance(a, Discard)), enders[0])
