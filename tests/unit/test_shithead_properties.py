@@ -1,4 +1,4 @@
-"""Shithead properties over thousands of seeded random games, both presets, 2 to 6 players."""
+"""Shithead properties over thousands of seeded random games, every preset, 2 to 6 players."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadStat
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize("preset", ["classic", "holland-kocsma"])
+@pytest.mark.parametrize("preset", ["classic", "holland-kocsma", "swedish"])
 def test_random_games_conserve_cards_always_offer_a_move_end_and_refold(
     preset: str, players: int
 ) -> None:

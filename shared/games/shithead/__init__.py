@@ -1,24 +1,34 @@
-"""Shithead (Palace; Hungarian "holland kocsma"), as ../shared/rules/shithead.md describes it.
+"""Shithead (Palace; Hungarian "holland kocsma"), as docs/rules/shithead.md describes it.
 
-The ruleset (`shared.games.shithead.rules`) states every optional rule. The game has three
-phases: swap (each seat exchanges hand and face-up cards, then is ready), play, finished.
-`decide` builds a decision's events one at a time, folding each into a working state
-so that follow-ups (drawing, burning, going out, the next turn) read the state they act on.
+The ruleset (`shared.games.shithead.rules`) states every optional rule; the presets are
+`classic`, `holland-kocsma` (seed 000 as written) and `swedish` (seed 004's rules). The game
+has three phases: swap (each seat exchanges hand and face-up cards, stacks where the ruleset
+allows, then is ready), play, finished. `decide` builds a decision's events one at a time,
+folding each into a working state so that follow-ups (drawing, burning, skipping, going out,
+the next turn) read the state they act on.
 
-Choices the rules page leaves open, each covered by a test:
+Choices the texts leave open, each covered by a test (the rules page says why):
 - Seats are 0-based; the dealer is the last seat, so ties for the lowest card go to the
-  lowest seat. The lowest card is the lowest plain rank (not reset, burn or joker) in
-  any hand or face-up cards; it is played from the hand when the hand holds that rank,
-  else from the face-up cards (the one time face-up cards go before the hand).
+  lowest seat. The lowest card is the lowest plain rank (not reset, burn or joker; the
+  lower rank counts) in any hand or face-up cards; `lowest_card` plays it from the hand
+  when the hand holds that rank, else from the face-up cards; `face_up_first` looks face up
+  first at each rank, then in the hands, and plays it from where it was found.
 - The cards a play lists must be held in the zone it plays from; suits never matter, so
   `legal_actions` lists one play per rank and count (the first cards of that rank).
 - Jokers are wild (like a reset) and count as their own rank for multiples and runs.
 - A turned card (face-down or the deck's top) that can be played is played with its
-  specials; one that cannot goes on the pile, which the player then picks up.
+  specials; one that cannot goes on the pile, which the player then picks up. A playable
+  deck card that burns passes the turn on (seed 000), unless `deck_burn_plays_again`.
 - The transparent rank is played by the normal rule; the lower rank, when it does not go
-  on anything, too. A burn-rank card on a lower card is allowed.
-- The move cap counts decisions (swaps and ready included); a capped game and a game that
-  stops at the first player out rank the others by cards left, fewest first, ties sharing.
+  on anything, too; "lower" means equal or lower. A burn-rank card on a lower card is
+  allowed; with `ten_not_on_faces` it is refused on J, Q and K (the court cards), not on A.
+- Each skip card passes the turn over one more seat still in (round the table, the
+  player's own seat included); each reverse card flips the direction; a burn skips nobody.
+- Nothing but the opening card may be played while the leader opens: no pickup, no deck
+  play (no bluff).
+- The move cap counts decisions (swaps, stacks and ready included); a capped game and a
+  game that stops at the first player out rank the others by cards left, fewest first,
+  ties sharing.
 - "All public events" are part of what a seat may know, so the view carries, per seat,
   the hand cards everyone saw go in (a picked-up pile, a face-up card swapped into the
   hand) until they are played again: what a player with a perfect memory would know.
@@ -40,6 +50,7 @@ from shared.games.shithead.view import ShitheadView, action_of, redact, view
 SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = GameSpec(
     name="shithead",
     title="Shithead",
+    rules_page="docs/rules/shithead.md",
     min_players=2,
     max_players=10,
     has_decisions=True,

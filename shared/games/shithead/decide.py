@@ -15,6 +15,7 @@ from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
     CardsSwapped,
+    CardStacked,
     DeckCardTurned,
     DirectionReversed,
     FaceDownRevealed,
@@ -29,6 +30,8 @@ from shared.games.shithead.messages import (
     PlayFromDeck,
     PlayStarted,
     Ready,
+    SeatsSkipped,
+    Stack,
     Swap,
     TurnPassed,
     Zone,
@@ -57,10 +60,13 @@ def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
 def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
     """Applies a swap-phase action."""
     state = d.state
-    if not isinstance(action, Swap | Ready):
+    if not isinstance(action, Swap | Stack | Ready):
         raise IllegalAction("swap_phase", "before play every seat swaps, then declares Ready")
     if state.ready[seat]:
         raise IllegalAction("already_ready", f"seat {seat} is ready and may no longer swap")
+    if isinstance(action, Stack):
+        _stack(d, seat, action.hand_card)
+        return
     if isinstance(action, Swap):
         if action.hand_card not in state.hands[seat]:
             raise IllegalAction("card_not_held", f"{action.hand_card} is not in the hand")
@@ -75,22 +81,47 @@ def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
         d.emit(_opening(d.state))
 
 
+def _stack(d: Decision[ShitheadState], seat: int, card: Card) -> None:
+    """Stacks a hand card onto the face-up cards of its rank, and draws one back."""
+    state = d.state
+    if not state.ruleset.stacking:
+        raise IllegalAction("stack_not_allowed", "this ruleset does not stack face-up cards")
+    if card not in state.hands[seat]:
+        raise IllegalAction("card_not_held", f"{card} is not in the hand")
+    if not any(rank_of(up) == rank_of(card) for up in state.face_up[seat]):
+        raise IllegalAction("stack_needs_rank", f"no face-up card of the rank of {card}")
+    d.emit(CardStacked(seat=seat, card=card))
+    if d.state.deck:
+        d.emit(CardsDrawn(seat=seat, cards=[d.state.deck[0]]))
+
+
 def _opening(state: ShitheadState) -> PlayStarted:
-    """Returns who leads: the holder of the lowest plain card, or seat 0."""
+    """Returns who leads: the holder of the lowest plain card (by the start rule), or seat 0.
+
+    `lowest_card` looks at hands and face-up cards alike, the earliest seat first; the leader
+    plays the rank from its hand when the hand holds it. `face_up_first` goes rank by rank
+    from the lowest: the earliest seat with the rank face up, else the earliest with it in
+    hand, and the leader plays it from where it was found.
+    """
     rules = state.ruleset
     if rules.start == "first_seat":
         return PlayStarted(seat=0, rule="first_seat")
     special = {rules.reset, rules.burn, JOKER}
-    best: tuple[int, int] | None = None
-    for seat in range(state.players):
-        for card in state.hands[seat] + state.face_up[seat]:
-            if rank_of(card) not in special:
-                best = min(best or (99, seat), (ORDER[rank_of(card)], seat))
-    if best is None:
+    zones: tuple[Zone, Zone] = ("hand", "face_up")
+    candidates = [
+        (ORDER[rank_of(card)], rank_of(card), zone, seat)
+        for seat in range(state.players)
+        for zone in zones
+        for card in cards_in(state, seat, zone)
+        if rank_of(card) not in special
+    ]
+    if not candidates:
         return PlayStarted(seat=0, rule="no_plain_card")
-    rank, seat = next(r for r, i in ORDER.items() if i == best[0]), best[1]
-    zone: Zone = "hand" if any(rank_of(c) == rank for c in state.hands[seat]) else "face_up"
-    return PlayStarted(seat=seat, rule="lowest_card", rank=rank, zone=zone)
+    if rules.start == "face_up_first":
+        _, rank, zone, seat = min(candidates, key=lambda c: (c[0], c[2] != "face_up", c[3]))
+    else:
+        _, rank, zone, seat = min(candidates, key=lambda c: (c[0], c[3], c[2] != "hand"))
+    return PlayStarted(seat=seat, rule=rules.start, rank=rank, zone=zone)
 
 
 def _decide_play(d: Decision[ShitheadState], seat: int, action: Action) -> None:
@@ -166,9 +197,13 @@ def _play_face_down(d: Decision[ShitheadState], seat: int, index: int) -> None:
     d.emit(FaceDownRevealed(seat=seat, index=index, card=card, playable=playable))
     if playable:
         _resolve(d, seat, [card], refill=False)
-    else:
-        d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_reveal"))
-        d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
+        return
+    d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_reveal"))
+    if _is_out(d.state, seat):
+        d.emit(PlayerOut(seat=seat, place=len(d.state.out) + 1))
+        if _game_over(d):
+            return
+    d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
 
 
 def _play_from_deck(d: Decision[ShitheadState], seat: int) -> None:
@@ -185,7 +220,7 @@ def _play_from_deck(d: Decision[ShitheadState], seat: int) -> None:
     playable = refusal(rules, state.pile, rank_of(card)) is None
     d.emit(DeckCardTurned(seat=seat, card=card, playable=playable, blind=can_play))
     if playable:
-        _resolve(d, seat, [card], refill=False)
+        _resolve(d, seat, [card], refill=False, from_deck=True)
     else:
         d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_gamble"))
         d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
@@ -206,25 +241,58 @@ def _pick_up(d: Decision[ShitheadState], seat: int) -> None:
 
 
 def _resolve(
-    d: Decision[ShitheadState], seat: int, played: Sequence[Card], *, refill: bool
+    d: Decision[ShitheadState],
+    seat: int,
+    played: Sequence[Card],
+    *,
+    refill: bool,
+    from_deck: bool = False,
 ) -> None:
-    """Applies what follows a play: reversals, drawing, burning, going out, the next turn."""
+    """Applies what follows a play: reversals, drawing, burning, going out, the next turn.
+
+    A burn gives the burner another turn, except a card turned from the deck (seed 000: the
+    game goes on with the opponent's turn) unless the ruleset's `deck_burn_plays_again`."""
     rules = d.state.ruleset
-    if rules.joker_reverses:
-        for card in played:
-            if rank_of(card) == JOKER:
-                d.emit(DirectionReversed(direction=-d.state.direction))
+    for card in played:
+        rank = rank_of(card)
+        if (rank == JOKER and rules.joker_reverses) or rank == rules.reverse_rank:
+            d.emit(DirectionReversed(direction=-d.state.direction))
     need = rules.hand - len(d.state.hands[seat])
     if refill and need > 0 and d.state.deck:
         d.emit(CardsDrawn(seat=seat, cards=list(d.state.deck[:need])))
     burned = _burn(d, seat, played)
-    if cards_left(d.state, seat) == 0:
+    if _is_out(d.state, seat):
         d.emit(PlayerOut(seat=seat, place=len(d.state.out) + 1))
         if _game_over(d):
             return
-    elif burned:
+    elif burned and (not from_deck or rules.deck_burn_again):
         return
+    if not burned:
+        skips = sum(rank_of(card) == rules.skip_rank for card in played)
+        skipped = _skipped(d.state, seat, skips)
+        if skipped:
+            d.emit(SeatsSkipped(seats=skipped))
+            seat = skipped[-1]
     d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
+
+
+def _skipped(state: ShitheadState, seat: int, skips: int) -> list[int]:
+    """Returns the seats `skips` skip cards pass over after `seat`, among those still in."""
+    skipped: list[int] = []
+    for _ in range(skips):
+        seat = _next_seat(state, seat)
+        skipped.append(seat)
+    return skipped
+
+
+def _is_out(state: ShitheadState, seat: int) -> bool:
+    """Returns whether `seat` is out now: no cards left, or (`goes_out: face_down_gone`) its
+    last face-down card turned."""
+    if seat in state.out:
+        return False
+    if state.ruleset.out_when_face_down_gone and not state.face_down[seat]:
+        return True
+    return cards_left(state, seat) == 0
 
 
 def _burn(d: Decision[ShitheadState], seat: int, played: Sequence[Card]) -> bool:

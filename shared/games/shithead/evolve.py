@@ -12,6 +12,7 @@ from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
     CardsSwapped,
+    CardStacked,
     DeckCardTurned,
     DirectionReversed,
     FaceDownRevealed,
@@ -21,6 +22,7 @@ from shared.games.shithead.messages import (
     PlayerOut,
     PlayerReady,
     PlayStarted,
+    SeatsSkipped,
     TurnPassed,
     Zone,
 )
@@ -72,6 +74,15 @@ def _swapped(state: ShitheadState, e: CardsSwapped) -> ShitheadState:
         hands=replace_at(state.hands, e.seat, hand),
         face_up=replace_at(state.face_up, e.seat, face_up),
         known=_with_known(state, e.seat, [e.face_up_card], [e.hand_card]),
+    )
+
+
+def _stacked(state: ShitheadState, e: CardStacked) -> ShitheadState:
+    return msgspec.structs.replace(
+        state,
+        hands=replace_at(state.hands, e.seat, without(state.hands[e.seat], [e.card])),
+        face_up=replace_at(state.face_up, e.seat, (*state.face_up[e.seat], e.card)),
+        known=_with_known(state, e.seat, removed=[e.card]),
     )
 
 
@@ -136,6 +147,8 @@ def evolve(state: ShitheadState | None, event: Event) -> ShitheadState:
     match event:
         case CardsSwapped():
             return _swapped(state, event)
+        case CardStacked():
+            return _stacked(state, event)
         case PlayerReady():
             return _ready(state, event)
         case PlayStarted():
@@ -158,6 +171,8 @@ def evolve(state: ShitheadState | None, event: Event) -> ShitheadState:
             return msgspec.structs.replace(state, out=(*state.out, seat))
         case TurnPassed(seat=seat):
             return msgspec.structs.replace(state, turn=seat)
+        case SeatsSkipped():
+            return state
         case GameFinished(result=result):
             return msgspec.structs.replace(state, phase="finished", result=result)
         case ClockEvent():

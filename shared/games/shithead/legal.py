@@ -13,9 +13,10 @@ from shared.games.shithead.messages import (
     PlayFromDeck,
     Ready,
     ShitheadAction,
+    Stack,
     Swap,
 )
-from shared.games.shithead.rules import FACES, ORDER, ShitheadRuleset
+from shared.games.shithead.rules import COURT, ORDER, ShitheadRuleset
 from shared.games.shithead.state import ShitheadState, cards_in, zone_of
 
 
@@ -33,7 +34,7 @@ def refusal(rules: ShitheadRuleset, pile: Sequence[Card], rank: str) -> str | No
         return None
     top = effective_top(rules, pile)
     if rank == rules.burn:
-        return "burn_not_on_faces" if rules.ten_not_on_faces and top in FACES else None
+        return "burn_not_on_faces" if rules.ten_not_on_faces and top in COURT else None
     if top is None or top in (rules.reset, JOKER):
         return None
     if rank == rules.lower and rules.lower_on_anything:
@@ -97,7 +98,7 @@ def legal_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
             if rank_of(u) != h
         }
         swaps = [Swap(hand_card=h, face_up_card=u) for h, u in sorted(pairs)]
-        return [Ready(), *swaps]
+        return [Ready(), *swaps, *_stacks(state, seat)]
     if state.phase != "play" or seat != state.turn:
         return []
     plays = plays_of(state, seat)
@@ -113,6 +114,15 @@ def legal_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
     if state.opening is None and state.pile and (not actions or rules.voluntary_pickup):
         actions.append(PickUp())
     return actions
+
+
+def _stacks(state: ShitheadState, seat: int) -> list[ShitheadAction]:
+    """Returns the stacks `seat` may make while swapping: one per hand rank lying face up."""
+    if not state.ruleset.stacking:
+        return []
+    up = {rank_of(card) for card in state.face_up[seat]}
+    firsts = {rank_of(c): c for c in sorted(state.hands[seat], reverse=True)}
+    return [Stack(hand_card=card) for rank, card in sorted(firsts.items()) if rank in up]
 
 
 def default_action(state: ShitheadState, seat: int) -> ShitheadAction:

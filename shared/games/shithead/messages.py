@@ -23,6 +23,14 @@ class Swap(Action, frozen=True, kw_only=True):
     """The face-up card to take into the hand."""
 
 
+class Stack(Action, frozen=True, kw_only=True):
+    """Swap phase, where the ruleset allows it: put a hand card face up onto a face-up card of
+    its rank; the hand draws a card back from the deck."""
+
+    hand_card: Card
+    """The hand card to stack onto the face-up cards of its rank."""
+
+
 class Ready(Action, frozen=True, kw_only=True):
     """Swap phase: done swapping."""
 
@@ -50,7 +58,7 @@ class PlayFromDeck(Action, frozen=True, kw_only=True):
     """Turn the deck's top card and play it if it can be played (a gamble or a blind play)."""
 
 
-ShitheadAction = Swap | Ready | PlayCards | PlayFaceDown | PickUp | PlayFromDeck
+ShitheadAction = Swap | Ready | PlayCards | PlayFaceDown | PickUp | PlayFromDeck | Stack
 
 
 class GameStarted(Event, frozen=True, kw_only=True):
@@ -81,6 +89,15 @@ class CardsSwapped(Event, frozen=True, kw_only=True):
     """The face-up card taken into the hand."""
 
 
+class CardStacked(Event, frozen=True, kw_only=True):
+    """A seat stacked `card` from its hand onto its face-up cards of that rank (swap phase)."""
+
+    seat: int
+    """The seat, numbered from 0 in seat order."""
+    card: Card
+    """The card stacked, now face up."""
+
+
 class PlayerReady(Event, frozen=True, kw_only=True):
     """A seat finished swapping."""
 
@@ -94,8 +111,8 @@ class PlayStarted(Event, frozen=True, kw_only=True):
     seat: int
     """The seat that leads."""
     rule: str
-    """Why it leads: `first_seat`, `lowest_card` (it holds the lowest plain card) or
-    `no_plain_card`."""
+    """Why it leads: `first_seat`, `lowest_card` (it holds the lowest plain card),
+    `face_up_first` (the lowest plain rank, face up before in a hand) or `no_plain_card`."""
     rank: Rank | None = None
     """The rank it must play first, if any."""
     zone: Zone | None = None
@@ -149,10 +166,19 @@ class CardsDrawn(Event, frozen=True, kw_only=True):
 
 
 class DirectionReversed(Event, frozen=True, kw_only=True):
-    """A joker reversed the direction of play."""
+    """A joker (with `joker_reverses`) or a card of the reverse rank reversed the direction of
+    play."""
 
     direction: int
     """The direction of play now: 1 (seat order) or -1."""
+
+
+class SeatsSkipped(Event, frozen=True, kw_only=True):
+    """Cards of the skip rank made the turn pass over `seats`, in the order they were skipped."""
+
+    seats: list[int]
+    """The seats skipped, one per skip card (the player's own seat included when the count
+    goes round the table)."""
 
 
 class PileBurned(Event, frozen=True, kw_only=True):
@@ -197,6 +223,7 @@ ShitheadEvent = (
     GameCreated
     | GameStarted
     | CardsSwapped
+    | CardStacked
     | PlayerReady
     | PlayStarted
     | CardsPlayed
@@ -204,6 +231,7 @@ ShitheadEvent = (
     | DeckCardTurned
     | CardsDrawn
     | DirectionReversed
+    | SeatsSkipped
     | PileBurned
     | PilePickedUp
     | PlayerOut
@@ -212,4 +240,11 @@ ShitheadEvent = (
 )
 
 
-DECISIONS = (CardsSwapped, PlayerReady, CardsPlayed, FaceDownRevealed, DeckCardTurned)
+DECISIONS = (
+    CardsSwapped,
+    CardStacked,
+    PlayerReady,
+    CardsPlayed,
+    FaceDownRevealed,
+    DeckCardTurned,
+)

@@ -9,6 +9,7 @@ from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
     CardsSwapped,
+    CardStacked,
     DeckCardTurned,
     FaceDownRevealed,
     GameStarted,
@@ -21,6 +22,7 @@ from shared.games.shithead.messages import (
     PlayFromDeck,
     Ready,
     ShitheadAction,
+    Stack,
     Swap,
     Zone,
 )
@@ -77,7 +79,7 @@ class ShitheadView(msgspec.Struct, frozen=True):
 
 
 def view(state: ShitheadState, seat: int) -> ShitheadView:
-    """Returns exactly what `seat` may know (the rules page's hidden-information section)."""
+    """Returns exactly what `seat` may know (docs/rules/shithead.md, "What each seat may see")."""
     return ShitheadView(
         seat=seat,
         ruleset=state.ruleset,
@@ -123,6 +125,8 @@ def action_of(event: Event) -> tuple[int, ShitheadAction] | None:
     match event:
         case CardsSwapped(seat=seat, hand_card=hand_card, face_up_card=face_up_card):
             return seat, Swap(hand_card=hand_card, face_up_card=face_up_card)
+        case CardStacked(seat=seat, card=card):
+            return seat, Stack(hand_card=card)
         case PlayerReady(seat=seat):
             return seat, Ready()
         case CardsPlayed(seat=seat, cards=cards):
