@@ -78,6 +78,10 @@ class GameSpec(Generic[S, R, V, A]):
     redact: Callable[[Event, int | None], Event] = lambda event, _seat: event
     """Returns an event as a seat (None: a spectator) may see it while the game runs."""
     bots: Mapping[str, Bot[V]] = field(default_factory=dict)
+    rules_page: str = ""
+    """The game's rules page in the repository (`docs/rules/<name>.md`): the game as its
+    original text describes it, every ruleset field and preset, the choices the text leaves
+    open, the actions, events and illegal-action rules, and what each seat may see."""
     default_action: Callable[[S, int], A] | None = None
     """Returns what the platform plays for a seat that ran out of time (or forfeited), one of
     its legal actions; None: its first legal action."""
@@ -88,6 +92,11 @@ class GameSpec(Generic[S, R, V, A]):
     upgrade_action: Callable[[dict[str, Any]], dict[str, Any]] = lambda stored: stored
     """Returns a stored action (`DefaultActionPlayed.action`) in today's shape: the one place
     an older log's actions are upgraded (see `stored_action`). The default: unchanged."""
+    earlier_readings: Callable[[R], list[R]] = lambda _ruleset: []
+    """Returns a stored ruleset as the engine read it before each rules change that left it a
+    default (a field the stored ruleset leaves unset, given the value that plays the earlier
+    reading), newest first: the offline replay checks a log that does not add up under
+    today's reading under these. The default: none."""
     action_problem: Callable[[Any, str], str] = lambda _payload, error: error
     """Returns the message of a 422 for a posted action payload that msgspec refused with
     `error`, in the game's words. The default: msgspec's message."""

@@ -1,11 +1,11 @@
-"""Beggar-my-neighbour, as ../shared/rules/beggar-my-neighbour.md describes it.
+"""Beggar-my-neighbour, as docs/rules/beggar-my-neighbour.md describes it.
 
 The game has no decisions: the seat that leads a trick takes the one action
 `PlayTrick`, and `decide` turns every card of that trick. One `TrickPlayed` event records
 the cards in the order turned, who turned each and who collected, so a game of
 hundreds of cards costs tens of appends.
 
-Choices the rules page leaves open, each covered by a test:
+Choices the original text leaves open, each covered by a test:
 - Seats are 0-based: seat 0 is the page's "seat 1" and leads the first trick.
 - The deal gives the first card of the shuffled deck to seat 0, the next to seat 1, ...;
   each pack lists its top card first, in the order its cards were dealt.
@@ -42,7 +42,7 @@ PAY = {"J": 1, "Q": 2, "K": 3, "A": 4}
 """How many cards each pay card obliges the next player to turn."""
 
 NOTATION = "-23456789TJQKA"
-"""Characters of the rules page's fixed-deal notation (`10` is read as `T`)."""
+"""Characters of the fixed-deal notation (docs/rules/beggar-my-neighbour.md; `10` reads as `T`)."""
 
 _LOOP_KEY = str.maketrans({**dict.fromkeys("23456789T", "-"), **dict.fromkeys("CDHS", None)})
 
@@ -50,7 +50,7 @@ Status = Literal["playing", "finished", "loop", "capped"]
 
 
 class BeggarRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Beggar-my-neighbour options."""
+    """Beggar-my-neighbour options (docs/rules/beggar-my-neighbour.md)."""
 
     decks: int = 1
     """How many 52-card decks are shuffled together."""
@@ -432,6 +432,7 @@ def result(state: BeggarState) -> Result | None:
 SPEC: GameSpec[BeggarState, BeggarRuleset, BeggarView, PlayTrick] = GameSpec(
     name="beggar",
     title="Beggar-my-neighbour",
+    rules_page="docs/rules/beggar-my-neighbour.md",
     min_players=2,
     max_players=4,
     has_decisions=False,

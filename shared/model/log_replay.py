@@ -59,6 +59,10 @@ class ReplayReport(msgspec.Struct, frozen=True):
     turns: list[str]
     result: Result | None
     verification: Verification | None
+    reading: str = ""
+    """Empty when the log checks out under today's rules; else the earlier reading of its
+    ruleset it checks out under (`GameSpec.earlier_readings`), as the fields that reading
+    sets (`draw=quiet_round`): a log written before that rules change."""
 
 
 class _Bad(Exception):
@@ -399,6 +403,12 @@ def replay(game_id: str, events: Sequence[Event]) -> ReplayReport:
     game = events[0].game if events and isinstance(events[0], GameCreated) else ""
     verification = verify(events)
     done, bad = _run(events)
+    reading = ""
+    for earlier, fields in _earlier_readings(events) if bad is not None else []:
+        then, wrong = _run(earlier)
+        if wrong is None:
+            done, bad, reading = then, None, fields
+            break
     failed = verification.version if verification.status == "failed" else None
     if failed is not None and (bad is None or failed < bad.version):
         bad = _Bad(failed, f"deal: {verification.detail}")
@@ -411,7 +421,32 @@ def replay(game_id: str, events: Sequence[Event]) -> ReplayReport:
     assert done is not None
     result = done.spec.result(done.state)
     texts = [text for _, text in turns]
-    return ReplayReport(True, game_id, game, len(events), None, "", texts, result, verification)
+    return ReplayReport(
+        True, game_id, game, len(events), None, "", texts, result, verification, reading
+    )
+
+
+def _earlier_readings(events: Sequence[Event]) -> list[tuple[list[Event], str]]:
+    """Returns the log with its deal's ruleset read as before each rules change that left it
+    a default, newest first, each with the fields that reading sets."""
+    if len(events) < 2 or not isinstance(events[0], GameCreated):
+        return []
+    started = events[1]
+    ruleset = getattr(started, "ruleset", None)
+    try:
+        readings = get_game(events[0].game).earlier_readings(ruleset)
+    except Exception:  # a tampered log (an unknown game, a ruleset of another) has none
+        return []
+    found = []
+    for earlier in readings:
+        fields = ", ".join(
+            f"{name}={getattr(earlier, name)}"
+            for name in earlier.__struct_fields__
+            if getattr(earlier, name) != getattr(ruleset, name)
+        )
+        deal = msgspec.structs.replace(started, ruleset=earlier)
+        found.append(([events[0], deal, *events[2:]], fields))
+    return found
 
 
 def replay_log(lines: Iterable[str | bytes]) -> ReplayReport:
@@ -452,6 +487,8 @@ def account(report: ReplayReport) -> list[str]:
         places = ", ".join(str(place) for place in report.result.places)
         reason = f" ({report.result.reason})" if report.result.reason else ""
         lines.append(f"result: {report.result.status}; places by seat {places}{reason}")
+    if report.reading:
+        lines.append(f"rules: as read before a rules change ({report.reading})")
     if not report.ok:
         where = "header" if report.version is None else f"v{report.version}"
         lines.append(f"bad log: {where}: {report.reason}")

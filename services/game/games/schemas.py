@@ -21,7 +21,8 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     game: str
     """The game to create."""
     ruleset: str | dict[str, Any] | None = None
-    """A preset's name or the ruleset's fields (none: the game's `classic` preset)."""
+    """A preset's name or the ruleset's fields (none: the game's `classic` preset); each game's
+    fields and presets are in its rules page, `docs/rules/` in the repository."""
     seats: list[SeatSpec] | None = None
     """Who plays each seat, in seat order (none: `players` built-in bots)."""
     players: PlayerCount | None = None
@@ -42,7 +43,7 @@ class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The seat that acts."""
     action: dict[str, Any]
     """The action, one of the seat's legal actions (or a platform action such as `Resign`), tagged
-    by its `type`."""
+    by its `type`; each game's actions are in its rules page, `docs/rules/` in the repository."""
     expected_version: NonNegative
     """The game's version the action was chosen at; any other answers 409 and writes nothing."""
 

@@ -205,6 +205,8 @@ def add_games(components: Components) -> None:
             if kind in ("action", "event"):
                 name = f"{game}{kind.title()}"
                 text = f"An {kind} of {spec.title}, by its `type`."
+                if spec.rules_page:
+                    text += f" Its rules: `{spec.rules_page}` in the repository."
                 components.schemas[name] = tagged_union(types, refs, text)
                 refs = [{"$ref": REF.format(name=name)}]
             arms[kind].extend(refs)

@@ -169,8 +169,15 @@ def _list_problems(
             + "; ".join(
                 f"{game}: {', '.join(f'`{r}`' for r in names)}" for game, names in rules.items()
             )
+            + ". Each game's rules page says when its rules are named: "
+            + ", ".join(f"`{page}`" for page in _rules_pages())
             + "."
         )
+
+
+def _rules_pages() -> list[str]:
+    """Returns the rules page of every game that has one."""
+    return [page for name in game_names() if (page := get_game(name).rules_page)]
 
 
 def _takes_an_action(operation: dict[str, Any]) -> bool:

@@ -6,7 +6,7 @@ one at a time, folding each into a working state, so that automatic steps (revea
 main pile's next card, completing a sequence, drawing, reshuffling the completed stock,
 refilling the next player's hand, the end of the game) are events of their own.
 
-Choices the rules page leaves open, each covered by a test:
+Choices the original text leaves open, each covered by a test:
 - Seats, slots and sequences are 0-based (the page numbers seats and slots from 1); seat 0
   moves first, its hand already full. Sequence indices are those of the current view:
   a completed sequence leaves and the later ones move up.
@@ -41,7 +41,7 @@ from shared.games.autobus.messages import (
     action_problem,
     upgrade_action,
 )
-from shared.games.autobus.rules import AutobusRuleset, validate
+from shared.games.autobus.rules import AutobusRuleset, earlier_readings, validate
 from shared.games.autobus.state import AutobusState, is_over, result, to_move
 from shared.games.autobus.view import AutobusView, action_of, redact, view
 from shared.games.base import GameSpec
@@ -50,6 +50,7 @@ from shared.messages.common import Clock
 SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameSpec(
     name="autobus",
     title="Hospodský autobus",
+    rules_page="docs/rules/hospodsky-autobus.md",
     min_players=2,
     max_players=4,
     has_decisions=True,
@@ -74,4 +75,5 @@ SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameS
     action_of=action_of,
     upgrade_action=upgrade_action,
     action_problem=action_problem,
+    earlier_readings=earlier_readings,
 )

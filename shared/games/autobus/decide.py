@@ -166,7 +166,9 @@ def _pass_turn(d: Decision[AutobusState], seat: int) -> None:
     nxt = (seat + 1) % d.state.players
     d.emit(TurnPassed(seat=nxt))
     state = d.state
-    if state.quiet_turns >= state.players and not any(
+    if state.quiet_turns >= state.players and state.ruleset.draw == "quiet_round":
+        d.emit(GameFinished(result=_ranked(state, "draw", "no_sequence_play_in_a_round")))
+    elif state.quiet_turns >= state.players and not any(
         can_play_to_sequence(state, other) for other in range(state.players)
     ):
         d.emit(GameFinished(result=_ranked(state, "draw", "no_move_possible")))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 import msgspec
 
@@ -20,7 +20,7 @@ the title names the documented schema."""
 
 
 class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Hospodský autobus options."""
+    """Hospodský autobus options (docs/rules/hospodsky-autobus.md)."""
 
     main_pile: int = 10
     """Cards in each main pile (its top face up)."""
@@ -34,10 +34,22 @@ class AutobusRuleset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Jokers in the whole pack."""
     max_turns: int = 1000
     """The turn cap: the game ends as a draw after this many turns."""
+    draw: Literal["no_move_possible", "quiet_round"] | msgspec.UnsetType = msgspec.UNSET
+    """The draw of rule 10: `no_move_possible` (unset means this), a full round without a play
+    onto a sequence, nothing left to draw and no seat able to play onto one; `quiet_round`
+    (how the engine read it before 2026-12-03), the round and nothing to draw alone."""
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The clock of games played under this ruleset; unset (and then not even encoded):
     untimed (a game with a webhook seat still gets the default webhook clock, see
     `shared.model.clocks.clock_for`). A game's own clock overrides it."""
+
+
+def earlier_readings(ruleset: AutobusRuleset) -> list[AutobusRuleset]:
+    """Returns `ruleset` as read before 2026-12-03 where it leaves the reading open: a quiet
+    round with nothing to draw was a draw whether or not a seat could play."""
+    if not isinstance(ruleset.draw, msgspec.UnsetType):
+        return []
+    return [msgspec.structs.replace(ruleset, draw="quiet_round")]
 
 
 def value(card: Card) -> int:

@@ -60,7 +60,7 @@ class AutobusView(msgspec.Struct, frozen=True):
 
 
 def view(state: AutobusState, seat: int) -> AutobusView:
-    """Returns exactly what `seat` may know (the rules page's hidden-information section)."""
+    """Returns exactly what `seat` may know (docs/rules/hospodsky-autobus.md, its last section)."""
     return AutobusView(
         seat=seat,
         ruleset=state.ruleset,

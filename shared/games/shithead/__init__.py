@@ -43,7 +43,7 @@ from shared.games.shithead.decide import deal, decide
 from shared.games.shithead.evolve import evolve
 from shared.games.shithead.legal import default_action, legal_actions
 from shared.games.shithead.messages import ShitheadAction, ShitheadEvent
-from shared.games.shithead.rules import PRESETS, ShitheadRuleset, validate
+from shared.games.shithead.rules import PRESETS, ShitheadRuleset, earlier_readings, validate
 from shared.games.shithead.state import ShitheadState, is_over, result, to_move
 from shared.games.shithead.view import ShitheadView, action_of, redact, view
 
@@ -70,4 +70,5 @@ SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = G
     redact=redact,
     default_action=default_action,
     action_of=action_of,
+    earlier_readings=earlier_readings,
 )

@@ -150,6 +150,14 @@ PRESETS = {
 preset takes 8 and J, two common choices)."""
 
 
+def earlier_readings(rules: ShitheadRuleset) -> list[ShitheadRuleset]:
+    """Returns `rules` as read before 2026-12-03 where it leaves the reading open: a deck card
+    that burned gave the same player another turn."""
+    if not isinstance(rules.deck_burn_plays_again, msgspec.UnsetType):
+        return []
+    return [msgspec.structs.replace(rules, deck_burn_plays_again=True)]
+
+
 def _check_rank(field: str, rank: str | None) -> None:
     """Raises InvalidRuleset unless `rank` is None or a plain rank."""
     if rank is not None and rank not in ORDER:
