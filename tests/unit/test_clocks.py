@@ -301,7 +301,7 @@ def test_shitheads_default_turns_a_face_down_card_when_it_plays_blind() -> None:
     assert sh_default_action(state, 0) == PlayFaceDown(index=0)
 
 
-def test_shitheads_default_turns_the_deck_when_a_gamble_is_all_it_may_do() -> None:
+def test_shitheads_default_picks_up_rather_than_gamble_on_the_deck() -> None:
     rules = msgspec.structs.replace(CLASSIC, gamble_from_deck=True)
     state = _play(
         sh.SPEC.fold([sh_deal(rules, 2, 1)]),
@@ -309,6 +309,14 @@ def test_shitheads_default_turns_the_deck_when_a_gamble_is_all_it_may_do() -> No
         pile=("KS",),
         deck=("9H",),
         turn=0,
+    )
+    assert sh_default_action(state, 0) == PickUp()
+
+
+def test_shitheads_default_turns_the_deck_when_a_gamble_is_all_it_may_do() -> None:
+    rules = msgspec.structs.replace(CLASSIC, gamble_from_deck=True)
+    state = _play(
+        sh.SPEC.fold([sh_deal(rules, 2, 1)]), hands=((), ("6C",)), pile=(), deck=("9H",), turn=0
     )
     assert sh_default_action(state, 0) == PlayFromDeck()
 

@@ -26,7 +26,7 @@ PLAYTHROUGHS = {
     "shithead-classic-2p-random": ("shithead", "classic", ["random", "random"], 1),
     "shithead-holland-kocsma-4p-random": ("shithead", "holland-kocsma", ["random"] * 4, 2),
     "shithead-classic-4p-heuristic": ("shithead", "classic", ["heuristic", "random"] * 2, 7),
-    "shithead-swedish-3p-heuristic": ("shithead", "swedish", ["heuristic", "random", "random"], 8),
+    "shithead-swedish-3p-heuristic": ("shithead", "swedish", ["heuristic", "random", "random"], 43),
     "beggar-classic-3p-turner": ("beggar", "classic", ["turner"] * 3, 3),
     "autobus-classic-2p-random": ("autobus", "classic", ["random"] * 2, 4),
     "autobus-classic-3p-random": ("autobus", "classic", ["random"] * 3, 5),

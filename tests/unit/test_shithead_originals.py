@@ -10,7 +10,7 @@ import pytest
 
 from shared.errors import InvalidRuleset
 from shared.games.cards import HIDDEN
-from shared.games.shithead.legal import legal_actions
+from shared.games.shithead.legal import default_action, legal_actions
 from shared.games.shithead.messages import (
     CardsDrawn,
     CardStacked,
@@ -26,6 +26,7 @@ from shared.games.shithead.messages import (
     Ready,
     SeatsSkipped,
     Stack,
+    Swap,
     TurnPassed,
 )
 from shared.games.shithead.rules import PRESETS, validate
@@ -81,6 +82,16 @@ def test_deck_burn_plays_again_is_the_other_reading_the_burner_goes_again() -> N
     after, events = apply(state, 0, PlayFromDeck())
     assert kinds(events) == ["DeckCardTurned", "PileBurned"]
     assert after.turn == 0
+
+
+def test_lecsapas_is_an_option_beside_the_pickup_that_a_player_with_no_play_owes() -> None:
+    state = table([["3C"], ["5D"]], pile=["KH"], deck=["4D"], gamble_from_deck=True)
+    legal = legal_actions(state, 0)
+    assert PlayFromDeck() in legal
+    assert PickUp() in legal
+    assert default_action(state, 0) == PickUp()
+    _, events = apply(state, 0, PickUp())
+    assert events[0] == PilePickedUp(seat=0, cards=["KH"], reason="no_play")
 
 
 def test_a_burn_from_the_hand_or_face_down_still_gives_the_burner_another_turn() -> None:
@@ -173,6 +184,17 @@ def test_stacking_needs_the_ruleset_a_held_card_and_a_face_up_card_of_its_rank()
     assert refused(swedish, 0, Stack(hand_card="9S")) == "card_not_held"
     ready, _ = apply(swedish, 0, Ready())
     assert refused(ready, 0, Stack(hand_card="9C")) == "already_ready"
+
+
+def test_a_stacked_face_up_card_stays_face_up() -> None:
+    state = swap_phase([["9C", "4D"], ["5C"]], [["9H", "3S"], ["6D"]], ruleset=SWEDISH)
+    after, _ = apply(state, 0, Stack(hand_card="9C"))
+    swaps = [a for a in legal_actions(after, 0) if isinstance(a, Swap)]
+    assert swaps == [Swap(hand_card="4D", face_up_card="3S")]
+    assert refused(after, 0, Swap(hand_card="4D", face_up_card="9C")) == "stacked_card"
+    assert refused(after, 0, Swap(hand_card="4D", face_up_card="9H")) == "stacked_card"
+    classic = swap_phase([["4D"], ["5C"]], [["9H", "9C"], ["6D"]])
+    apply(classic, 0, Swap(hand_card="4D", face_up_card="9C"))
 
 
 def test_stacking_with_an_empty_deck_draws_nothing() -> None:

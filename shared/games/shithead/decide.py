@@ -10,7 +10,7 @@ from shared.errors import IllegalAction
 from shared.games.base import Decision
 from shared.games.cards import JOKER, Card, rank_of, shuffled, standard_deck
 from shared.games.shithead.evolve import evolve
-from shared.games.shithead.legal import count_allowed, effective_top, plays_of, refusal
+from shared.games.shithead.legal import count_allowed, effective_top, plays_of, refusal, stacked
 from shared.games.shithead.messages import (
     CardsDrawn,
     CardsPlayed,
@@ -72,6 +72,8 @@ def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
             raise IllegalAction("card_not_held", f"{action.hand_card} is not in the hand")
         if action.face_up_card not in state.face_up[seat]:
             raise IllegalAction("card_not_held", f"{action.face_up_card} is not face up")
+        if stacked(state, seat, action.face_up_card):
+            raise IllegalAction("stacked_card", f"{action.face_up_card} lies on a stack")
         d.emit(
             CardsSwapped(seat=seat, hand_card=action.hand_card, face_up_card=action.face_up_card)
         )

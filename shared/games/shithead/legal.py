@@ -95,7 +95,7 @@ def legal_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
             (min(c for c in state.hands[seat] if rank_of(c) == h), u)
             for h in {rank_of(c) for c in state.hands[seat]}
             for u in state.face_up[seat]
-            if rank_of(u) != h
+            if rank_of(u) != h and not stacked(state, seat, u)
         }
         swaps = [Swap(hand_card=h, face_up_card=u) for h, u in sorted(pairs)]
         return [Ready(), *swaps, *_stacks(state, seat)]
@@ -111,9 +111,18 @@ def legal_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
         and (rules.blind_deck_play or (rules.gamble_from_deck and not plays))
     ):
         actions.append(PlayFromDeck())
-    if state.opening is None and state.pile and (not actions or rules.voluntary_pickup):
+    able = bool(plays) or zone_of(state, seat) == "face_down"
+    if state.opening is None and state.pile and (not able or rules.voluntary_pickup):
         actions.append(PickUp())
     return actions
+
+
+def stacked(state: ShitheadState, seat: int, card: Card) -> bool:
+    """Returns whether face-up `card` lies on a stack that stays face up: where the ruleset
+    stacks, face-up cards of one rank form a stack, and none of them goes back to the hand."""
+    if not state.ruleset.stacking:
+        return False
+    return sum(rank_of(up) == rank_of(card) for up in state.face_up[seat]) > 1
 
 
 def _stacks(state: ShitheadState, seat: int) -> list[ShitheadAction]:

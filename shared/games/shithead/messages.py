@@ -153,7 +153,8 @@ class DeckCardTurned(Event, frozen=True, kw_only=True):
     playable: bool
     """Whether it could be played."""
     blind: bool = False
-    """Whether it was a blind play (the ruleset's `blind_deck_play`), not a gamble."""
+    """Whether it was a blind play (the seat could have played a card of its own; the ruleset's
+    `blind_deck_play`), not a gamble (it could not)."""
 
 
 class CardsDrawn(Event, frozen=True, kw_only=True):
