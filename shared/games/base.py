@@ -67,6 +67,7 @@ class GameSpec(Generic[S, R, V, A]):
     """Returns the start event (ruleset, seats and the full deal) for a seed."""
     evolve: Callable[[S | None, Event], S]
     decide: Callable[[S, int, Action], list[Event]]
+    """Returns the events of a seat's action; raises IllegalAction naming the rule."""
     view: Callable[[S, int], V]
     legal_actions: Callable[[S, int], list[A]]
     to_move: Callable[[S], list[int]]
@@ -92,6 +93,10 @@ class GameSpec(Generic[S, R, V, A]):
     upgrade_action: Callable[[dict[str, Any]], dict[str, Any]] = lambda stored: stored
     """Returns a stored action (`DefaultActionPlayed.action`) in today's shape: the one place
     an older log's actions are upgraded (see `stored_action`). The default: unchanged."""
+    play: Callable[[S, int, Action], tuple[S, list[Event]]] | None = None
+    """Returns the state after a seat's action and its events, as `decide` then `fold` would,
+    in one pass (for an engine that folds its events as it decides them); None: `apply`
+    decides, then folds."""
     earlier_readings: Callable[[R], list[R]] = lambda _ruleset: []
     """Returns a stored ruleset as the engine read it before each rules change that left it a
     default (a field the stored ruleset leaves unset, given the value that plays the earlier
@@ -168,6 +173,8 @@ class GameSpec(Generic[S, R, V, A]):
     def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]:
         """Returns the state after `seat` takes `action` and the events that decision wrote;
         raises IllegalAction naming the rule. The one decide-then-fold of every game."""
+        if self.play is not None:
+            return self.play(state, seat, action)
         events = self.decide(state, seat, action)
         return self.fold(events, state), events
 

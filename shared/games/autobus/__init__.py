@@ -32,7 +32,7 @@ Choices the original text leaves open, each covered by a test:
 
 from __future__ import annotations
 
-from shared.games.autobus.decide import deal, decide
+from shared.games.autobus.decide import deal, decide, play
 from shared.games.autobus.evolve import evolve
 from shared.games.autobus.legal import default_action, legal_actions
 from shared.games.autobus.messages import (
@@ -64,6 +64,7 @@ SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameS
     deal=deal,
     evolve=evolve,
     decide=decide,
+    play=play,
     view=view,
     legal_actions=legal_actions,
     to_move=to_move,

@@ -36,6 +36,12 @@ from shared.messages.common import Action, Event, GameFinished, Result
 
 def decide(state: AutobusState, seat: int, action: Action) -> list[Event]:
     """Returns the events of `seat` taking `action`; raises IllegalAction naming the rule."""
+    return play(state, seat, action)[1]
+
+
+def play(state: AutobusState, seat: int, action: Action) -> tuple[AutobusState, list[Event]]:
+    """Returns the state after `seat` takes `action` and the events it writes (`decide`, and
+    the state its events fold to); raises IllegalAction naming the rule."""
     if state.result is not None:
         raise IllegalAction("game_over", "the game is over")
     if not 0 <= seat < state.players:
@@ -53,7 +59,7 @@ def decide(state: AutobusState, seat: int, action: Action) -> list[Event]:
         _end_turn_action(d, seat)
     else:
         raise IllegalAction("unknown_action", f"Hospodský autobus has no {type(action).__name__}")
-    return d.events
+    return d.state, d.events
 
 
 def _evolve(state: AutobusState, event: Event) -> AutobusState:

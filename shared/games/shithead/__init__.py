@@ -39,7 +39,7 @@ Choices the texts leave open, each covered by a test (the rules page says why):
 from __future__ import annotations
 
 from shared.games.base import GameSpec
-from shared.games.shithead.decide import deal, decide
+from shared.games.shithead.decide import deal, decide, play
 from shared.games.shithead.evolve import evolve
 from shared.games.shithead.legal import default_action, legal_actions
 from shared.games.shithead.messages import ShitheadAction, ShitheadEvent
@@ -61,6 +61,7 @@ SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = G
     deal=deal,
     evolve=evolve,
     decide=decide,
+    play=play,
     view=view,
     legal_actions=legal_actions,
     to_move=to_move,

@@ -43,6 +43,12 @@ from shared.messages.common import Action, Event, GameFinished, Result
 
 def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
     """Returns the events of `seat` taking `action`; raises IllegalAction naming the rule."""
+    return play(state, seat, action)[1]
+
+
+def play(state: ShitheadState, seat: int, action: Action) -> tuple[ShitheadState, list[Event]]:
+    """Returns the state after `seat` takes `action` and the events it writes (`decide`, and
+    the state its events fold to); raises IllegalAction naming the rule."""
     if state.phase == "finished":
         raise IllegalAction("game_over", "the game is over")
     if not 0 <= seat < state.players:
@@ -54,7 +60,7 @@ def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
         _decide_play(decision, seat, action)
     if decision.state.result is None and decision.state.moves >= state.ruleset.max_moves:
         decision.emit(GameFinished(result=_ranked_by_cards_left(decision.state, "capped")))
-    return decision.events
+    return decision.state, decision.events
 
 
 def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
