@@ -1,30 +1,38 @@
-"""Tournament throughput: in-process against two Celery worker processes with the whole log.
+"""Tournament throughput: the engines alone, in-process with the whole log, and on workers.
 
-The same round-robin tournament runs twice: in this process on the in-memory store, and
-on two Celery worker processes against Redis (every move appended to the streams and the
-feed) with the projection service archiving into PostgreSQL; the distributed run counts
-until the projection has caught up. Prints games per second of each and their ratio.
-Target on this 2-core machine: the distributed run reaches at least 0.3 of in-process.
+The same round-robin tournament runs in this process on the in-memory store (every move
+appended as events, the tournament's own stream, standings and ratings), and on two Celery
+worker processes against Redis (every move appended to the streams and the feed) with the
+projection service archiving into PostgreSQL; the distributed run counts until the
+projection has caught up. Its games are then played again as `cardarena simulate` plays
+games (`services.cli.simulate.play`: the same deals, the same bots in the same seats, no log
+at all). Prints games per second of each and the ratios. Targets (issue 20): in-process at
+least 0.8 of simulate, distributed at least 0.6 of in-process on this 2-core machine.
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.tournament [--games-per-table 10]
-        [--game autobus|shithead]
+        [--game autobus|shithead] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import psycopg
 import redis
 
+from services.cli.simulate import play
 from shared.app.tournaments import load_tournament, run_in_process
+from shared.catalog import get_game
+from shared.messages.common import GameCreated
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_common import feed_key
@@ -46,11 +54,36 @@ def definition(games_per_table: int, game: str = "autobus") -> TournamentDefinit
     )
 
 
-def in_process(tournament: TournamentDefinition) -> tuple[float, int]:
-    """Returns the seconds and games of the in-process run."""
+def in_process(tournament: TournamentDefinition) -> tuple[float, int, list[Table]]:
+    """Returns the seconds and games of the in-process run, and each game's table."""
+    store = InMemoryEventStore()
     start = time.perf_counter()
-    state = run_in_process(InMemoryEventStore(), tournament)
-    return time.perf_counter() - start, len(state.records)
+    state = run_in_process(store, tournament)
+    seconds = time.perf_counter() - start
+    tables = [table_of(store, record.game_id) for record in state.records]
+    return seconds, len(state.records), tables
+
+
+Table = tuple[str, Any, list[str], str]
+"""A game as simulate plays it: the game's name, its ruleset, the bot of each seat, the seed
+it was dealt from."""
+
+
+def table_of(store: InMemoryEventStore, game_id: str) -> Table:
+    """Returns the table of a game played in the store."""
+    created = get_game("autobus").codec.decode(store.read(game_id, limit=1)[0])
+    assert isinstance(created, GameCreated)
+    spec = get_game(created.game)
+    bots = [seat.bot or "" for seat in created.seats]
+    return created.game, spec.ruleset(created.ruleset), bots, created.deal_seed
+
+
+def simulated(tables: list[Table]) -> float:
+    """Returns the seconds `cardarena simulate` takes to play the games of `tables`."""
+    start = time.perf_counter()
+    for game, rules, bots, seed in tables:
+        play(get_game(game), rules, bots, seed)
+    return time.perf_counter() - start
 
 
 def archived(database_url: str) -> int:
@@ -121,6 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games-per-table", type=int, default=10)
     parser.add_argument("--game", choices=["autobus", "shithead"], default="autobus")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     admin = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -130,17 +164,29 @@ def main() -> None:
     database_url = psycopg.conninfo.make_conninfo(admin, dbname=name)
     try:
         tournament = definition(args.games_per_table, args.game)
-        local_seconds, local_games = in_process(tournament)
+        runs = []
+        for _ in range(args.rounds):
+            local_seconds, local_games, tables = in_process(tournament)
+            runs.append((simulated(tables), local_seconds))
         remote_seconds, remote_games = distributed(tournament, redis_url, database_url)
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    ratios = sorted(engine / local for engine, local in runs)
+    engine_seconds = statistics.median(engine for engine, _ in runs)
+    local_seconds = statistics.median(local for _, local in runs)
+    alone = local_games / engine_seconds
     local = local_games / local_seconds
     remote = remote_games / remote_seconds
     print(f"tournament: {args.game} round robin, 4 entrants, {local_games} games")
-    print(f"in-process (memory store):            {local:8.1f} games/s")
-    print(f"2 Celery workers + Redis + projection: {remote:8.1f} games/s")
-    print(f"ratio distributed/in-process: {remote / local:.2f} (target >= 0.30)")
+    print(f"simulate (the engines and bots alone):  {alone:8.1f} games/s (median)")
+    print(f"in-process (memory store, whole log):   {local:8.1f} games/s (median)")
+    print(f"2 Celery workers + Redis + projection:  {remote:8.1f} games/s")
+    print(
+        f"ratio in-process/simulate: {statistics.median(ratios):.2f} median, "
+        f"{ratios[0]:.2f}..{ratios[-1]:.2f} (target >= 0.80)"
+    )
+    print(f"ratio distributed/in-process: {remote / local:.2f} (target >= 0.60)")
 
 
 if __name__ == "__main__":

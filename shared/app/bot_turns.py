@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from shared.app import stalls
-from shared.app.loading import LoadedGame, appendable, load
+from shared.app.loading import LoadedGame, appendable, cache_of, load
 from shared.messages.codec import encode_all
 from shared.messages.common import Event
 from shared.messages.envelope import NewEvent
@@ -37,20 +38,20 @@ def platform_due(loaded: LoadedGame) -> bool:
 
 def _bot_moves(
     loaded: LoadedGame, limit: int
-) -> tuple[list[tuple[int, Sequence[NewEvent], str | None]], int]:
-    """Returns up to `limit` consecutive bot moves from `loaded` as append batches."""
+) -> tuple[list[tuple[int, Sequence[NewEvent], str | None]], LoadedGame]:
+    """Returns up to `limit` consecutive bot moves from `loaded` as append batches, and the
+    game as it stands once they are all appended."""
     spec, state, version = loaded.spec, loaded.state, loaded.version
     batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
     while len(batches) < limit:
-        current = LoadedGame(
-            loaded.game_id, spec, loaded.created, state, version, loaded.clock, loaded.resigned
-        )
+        current = replace(loaded, state=state, version=version)
         seat = next_bot_seat(current)
         if seat is None:
             break
         events: list[Event]
         if seat in loaded.forfeits:
             events = clocks.forced_move(spec, state, seat, "forfeited")
+            after = spec.fold(events, state)
         else:
             bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
             legal = spec.legal_actions(state, seat)
@@ -58,12 +59,14 @@ def _bot_moves(
             action = spec.bots[bot_name].choose(
                 spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
             )
-            events = spec.decide(state, seat, action)
-        events = appendable(loaded, events)
-        batches.append((version, encode_all(events), idempotency.bot_turn(version)))
-        state = spec.fold(events, state)
-        version += len(events)
-    return batches, version
+            after, events = spec.apply(state, seat, action)
+        appended = appendable(loaded, events)
+        if appended != events:
+            after = spec.fold(appended, state)
+        batches.append((version, encode_all(appended), idempotency.bot_turn(version)))
+        state = after
+        version += len(appended)
+    return batches, replace(loaded, state=state, version=version)
 
 
 def play_bot_turns(
@@ -88,15 +91,19 @@ def play_bot_turns(
             stalls.report(stalls.Stall("bot_turns", game_id, loaded.version, idle))
             return appended
         before = loaded.version
-        batches, _ = _bot_moves(loaded, min(batch, max_moves - appended))
+        batches, after = _bot_moves(loaded, min(batch, max_moves - appended))
         if not batches:
             return appended
         results = store.append_batches(game_id, loaded.spec.name, batches)
+        fresh = 0
         for outcome in results:
             if isinstance(outcome, ConcurrencyConflict):
                 break
             if isinstance(outcome, StoreError):
                 raise outcome
             if isinstance(outcome, AppendResult) and not outcome.replayed:
-                appended += 1
+                fresh += 1
+        appended += fresh
+        if fresh == len(batches) and after.clock is None:
+            cache_of(store).put(after)
     return appended
