@@ -20,7 +20,8 @@ Choices the original text leaves open, each covered by a test:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from functools import lru_cache
 from typing import Literal
 
 import msgspec
@@ -44,7 +45,8 @@ PAY = {"J": 1, "Q": 2, "K": 3, "A": 4}
 NOTATION = "-23456789TJQKA"
 """Characters of the fixed-deal notation (docs/rules/beggar-my-neighbour.md; `10` reads as `T`)."""
 
-_LOOP_KEY = str.maketrans({**dict.fromkeys("23456789T", "-"), **dict.fromkeys("CDHS", None)})
+_LOOP_KEY = (bytes.maketrans(b"23456789T", b"-" * 9), b"CDHS")
+"""The bytes translation that makes a key of joined packs: numerals to `-`, suits dropped."""
 
 Status = Literal["playing", "finished", "loop", "capped"]
 
@@ -178,7 +180,19 @@ def fixed_deal(
 
 def _loop_key(packs: Sequence[Sequence[Card]], leader: int) -> str:
     """Returns the trick-start key: who leads and every pack with numerals alike."""
-    return f"{leader}:" + "|".join(map("".join, packs)).translate(_LOOP_KEY)
+    joined = "|".join(map("".join, packs)).encode("utf-8", "surrogatepass")
+    return f"{leader}:" + joined.translate(*_LOOP_KEY).decode("utf-8", "surrogatepass")
+
+
+class _PayOf(dict[str, int]):
+    """Each card's pay value (0 for a numeral), looked up by the whole card code."""
+
+    def __missing__(self, card: Card) -> int:
+        return PAY.get(card[0], 0)
+
+
+_PAY_OF = _PayOf({rank + suit: PAY.get(rank, 0) for rank in NOTATION for suit in ("", *"CDHS")})
+"""The pay value of every card of a standard deck and of the fixed-deal notation."""
 
 
 def evolve(state: BeggarState | None, event: Event) -> BeggarState:
@@ -209,9 +223,15 @@ def _packs_after(state: BeggarState, event: TrickPlayed) -> list[tuple[Card, ...
 
 def _apply_trick(state: BeggarState, event: TrickPlayed) -> BeggarState:
     """Moves the trick's cards from the packs to the pile and the pile to its collector."""
-    packs = _packs_after(state, event)
+    return _after_trick(state, event, _packs_after(state, event))
+
+
+def _after_trick(
+    state: BeggarState, event: TrickPlayed, packs: list[tuple[Card, ...]]
+) -> BeggarState:
+    """Returns the state after `event`, given the packs it leaves (`_packs_after`)."""
     cards = state.cards + len(event.cards)
-    out = state.out + tuple(event.eliminated)
+    out = state.out + tuple(event.eliminated) if event.eliminated else state.out
     if event.collector is None:
         return msgspec.structs.replace(
             state, packs=tuple(packs), pile=tuple(event.cards), cards=cards, out=out
@@ -228,7 +248,7 @@ def _apply_trick(state: BeggarState, event: TrickPlayed) -> BeggarState:
     )
 
 
-def _next_in(seat: int, players: int, out: set[int]) -> int:
+def _next_in(seat: int, players: int, out: Collection[int]) -> int:
     """Returns the next seat after `seat` that is still in the game."""
     nxt = (seat + 1) % players
     while nxt in out:
@@ -236,94 +256,100 @@ def _next_in(seat: int, players: int, out: set[int]) -> int:
     return nxt
 
 
-def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None]:
-    """Plays one trick from `state`; returns its event and the winner if the game was won."""
-    players = len(state.packs)
+@lru_cache(maxsize=64)
+def _following(players: int, out: tuple[int, ...]) -> tuple[int, ...]:
+    """Returns, for each seat, the next seat after it still in the game."""
+    return tuple(_next_in(seat, players, out) for seat in range(players))
+
+
+def _turn_cards(state: BeggarState) -> tuple[TrickPlayed, int | None, list[tuple[Card, ...]]]:
+    """Plays one trick from `state`; returns its event, the winner if the game was won, and
+    the packs it leaves (`_packs_after`)."""
     packs = state.packs
+    players = len(packs)
+    out = state.out
+    following = _following(players, out)
     taken = [0] * players
-    out = set(state.out)
     eliminated: list[int] = []
     cards: list[Card] = []
     seats: list[int] = []
     budget = state.ruleset.max_cards - state.cards
-    following = [(seat + 1) % players for seat in range(players)]
     due = state.leader
-    owner = -1
+    owner = winner = collector = -1
     debt = 0
-    turn_card, turn_seat, pay_value = cards.append, seats.append, PAY.get
+    turn_card, turn_seat, pay_of = cards.append, seats.append, _PAY_OF
     while True:
         pack = packs[due]
         index = taken[due]
         if index == len(pack):
-            out.add(due)
+            out += (due,)
             eliminated.append(due)
+            following = _following(players, out)
             if len(out) == players - 1:
-                winner = next(s for s in range(players) if s not in out)
-                return TrickPlayed(
-                    leader=state.leader,
-                    cards=cards,
-                    seats=seats,
-                    collector=winner,
-                    eliminated=eliminated,
-                ), winner
-            due = _next_in(due, players, out)
+                winner = collector = following[due]
+                break
+            due = following[due]
             continue
         if budget == 0:
-            return TrickPlayed(
-                leader=state.leader, cards=cards, seats=seats, collector=None, eliminated=eliminated
-            ), None
+            break
+        budget -= 1
         card = pack[index]
         taken[due] = index + 1
-        budget -= 1
         turn_card(card)
         turn_seat(due)
-        value = pay_value(card[0], 0)
+        value = pay_of[card]
         if value:
             owner, debt = due, value
         elif owner >= 0:
             debt -= 1
             if debt == 0:
-                return TrickPlayed(
-                    leader=state.leader,
-                    cards=cards,
-                    seats=seats,
-                    collector=owner,
-                    eliminated=eliminated,
-                ), None
+                collector = owner
+                break
             continue
         due = following[due]
-        if due in out:
-            due = _next_in(due, players, out)
+    after: list[tuple[Card, ...]] = []
+    for seat, count in enumerate(taken):
+        after.append(packs[seat][count:])
+    if collector >= 0:
+        after[collector] += tuple(cards)
+    trick = TrickPlayed(
+        leader=state.leader,
+        cards=cards,
+        seats=seats,
+        collector=collector if collector >= 0 else None,
+        eliminated=eliminated,
+    )
+    return trick, winner if winner >= 0 else None, after
 
 
 def decide(state: BeggarState, seat: int, action: Action) -> list[Event]:
     """Returns the events of `seat` taking `action`: one trick, and the finish if it ends."""
+    return play(state, seat, action)[1]
+
+
+def play(state: BeggarState, seat: int, action: Action) -> tuple[BeggarState, list[Event]]:
+    """Returns the state after `seat` takes `action` and its events (`decide`, and the state
+    they fold to), playing the trick once."""
     if state.result is not None:
         raise IllegalAction("game_over", "the game is over")
     if not isinstance(action, PlayTrick):
         raise IllegalAction("unknown_action", f"Beggar-my-neighbour has no {type(action).__name__}")
     if seat != state.leader:
         raise IllegalAction("not_your_turn", f"seat {state.leader} leads the next trick")
-    trick, winner = _turn_cards(state)
+    trick, winner, packs = _turn_cards(state)
+    after = _after_trick(state, trick, packs)
     collector = trick.collector
-    if winner is None and collector is not None:
-        packs = _packs_after(state, trick)
-        if [seat for seat, pack in enumerate(packs) if pack] == [collector]:
-            winner = collector
-        else:
-            looped = _loop_key(packs, collector) in state.seen
-            capped = state.cards + len(trick.cards) >= state.ruleset.max_cards
-            if not (looped or capped):
-                return [trick]
-            status = "loop" if looped else "capped"
-            return [
-                trick,
-                GameFinished(result=_ranked_by_cards(_apply_trick(state, trick), status)),
-            ]
-    after = _apply_trick(state, trick)
-    if winner is not None:
-        return [trick, GameFinished(result=_ranked_by_elimination(after, winner))]
-    return [trick, GameFinished(result=_ranked_by_cards(after, "capped"))]
+    if collector is None:
+        result = _ranked_by_cards(after, "capped")
+    elif winner is not None or packs.count(()) == len(packs) - 1:
+        result = _ranked_by_elimination(after, collector)
+    elif len(after.seen) == len(state.seen):  # the new trick start was seen before
+        result = _ranked_by_cards(after, "loop")
+    elif after.cards >= state.ruleset.max_cards:
+        result = _ranked_by_cards(after, "capped")
+    else:
+        return after, [trick]
+    return msgspec.structs.replace(after, result=result), [trick, GameFinished(result=result)]
 
 
 def _detail(state: BeggarState) -> dict[str, int]:
@@ -446,6 +472,7 @@ SPEC: GameSpec[BeggarState, BeggarRuleset, BeggarView, PlayTrick] = GameSpec(
     deal=deal,
     evolve=evolve,
     decide=decide,
+    play=play,
     view=view,
     legal_actions=legal_actions,
     to_move=to_move,

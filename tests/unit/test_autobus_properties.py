@@ -57,10 +57,13 @@ def play_random_game(players: int, seed: int) -> tuple[AutobusState, list[Event]
             observer = rng.randrange(players)
             view = msgspec.to_builtins(ab_view(state, observer))
             assert cards_in(view) <= known_to(state, observer)
-        for event in decide(state, seat, action):
+        played = ab.SPEC.apply(state, seat, action)
+        decided = decide(state, seat, action)
+        for event in decided:
             state = evolve(state, event)
             log.append(event)
             assert cards_on_table(state) == FULL
+        assert played == (state, decided), "play folds its events as evolve does"
     return state, log
 
 

@@ -223,8 +223,11 @@ def test_random_deals_conserve_cards_and_always_end(players: int, seed: int) -> 
     while not SPEC.is_over(state):
         (seat,) = SPEC.to_move(state)
         assert SPEC.legal_actions(state, seat) == [beggar.PlayTrick()]
-        for event in SPEC.decide(state, seat, beggar.PlayTrick()):
+        played = SPEC.apply(state, seat, beggar.PlayTrick())
+        decided = SPEC.decide(state, seat, beggar.PlayTrick())
+        for event in decided:
             state = SPEC.evolve(state, event)
+        assert played == (state, decided), "play folds its events as evolve does"
         held = [c for pack in state.packs for c in pack] + list(state.pile)
         assert Counter(held) == Counter(standard_deck())
         moves += 1

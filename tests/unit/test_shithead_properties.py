@@ -81,7 +81,9 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadStat
             observer = rng.randrange(players)
             view = msgspec.to_builtins(sh_view(state, observer))
             assert cards_in(view) <= known_to(state, observer, taken)
-        for event in decide(state, seat, action):
+        played = sh.SPEC.apply(state, seat, action)
+        decided = decide(state, seat, action)
+        for event in decided:
             state = evolve(state, event)
             log.append(event)
             publicly_taken(taken, event)
@@ -91,6 +93,7 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadStat
             on_table = len(state.deck) + len(state.pile) + len(state.burnt)
             assert sum(map(len, zones)) + on_table == total
         assert cards_on_table(state) == full
+        assert played == (state, decided), "play folds its events as evolve does"
     return state, log
 
 

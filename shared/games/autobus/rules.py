@@ -7,7 +7,7 @@ from typing import Annotated, Literal, TypeAlias
 import msgspec
 
 from shared.errors import InvalidRuleset
-from shared.games.cards import Card
+from shared.games.cards import JOKER, SUITS, Card
 from shared.messages.common import Clock
 
 RANKS = "A23456789TJQK"
@@ -55,6 +55,14 @@ def earlier_readings(ruleset: AutobusRuleset) -> list[AutobusRuleset]:
 def value(card: Card) -> int:
     """Returns the rank value of a plain card (A = 1 ... K = 13)."""
     return VALUE[card[0]]
+
+
+NUMBER: dict[Card, int] = {
+    **{rank + suit: n for rank, n in VALUE.items() for suit in SUITS},
+    **{f"{JOKER}{i}": 0 for i in range(1, 10)},
+}
+"""The rank number of every card a game can hold (A = 1 ... K = 13), 0 for a joker: one dict
+lookup on the hot paths."""
 
 
 def validate(ruleset: AutobusRuleset, players: int) -> None:

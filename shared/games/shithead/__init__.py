@@ -3,9 +3,10 @@
 The ruleset (`shared.games.shithead.rules`) states every optional rule; the presets are
 `classic`, `holland-kocsma` (seed 000 as written) and `swedish` (seed 004's rules). The game
 has three phases: swap (each seat exchanges hand and face-up cards, stacks where the ruleset
-allows, then is ready), play, finished. `decide` builds a decision's events one at a time,
-folding each into a working state so that follow-ups (drawing, burning, skipping, going out,
-the next turn) read the state they act on.
+allows, then is ready), play, finished. `decide` builds a decision's events one at a time
+over a working copy of the table, so that follow-ups (drawing, burning, skipping, going out,
+the next turn) read the table they act on; what a rank may go on, and which ranks do what,
+are lookups built once per ruleset (`shared.games.shithead.tables`).
 
 Choices the texts leave open, each covered by a test (the rules page says why):
 - Seats are 0-based; the dealer is the last seat, so ties for the lowest card go to the

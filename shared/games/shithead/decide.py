@@ -1,44 +1,31 @@
-"""Shithead's deal and decide: a decision's events, built one at a time over a working state
-so that follow-ups (drawing, burning, going out, the next turn) read the state they act on."""
+"""Shithead's deal and decide: a decision's events, built one at a time over a working copy
+of the table (`shared.games.shithead.working`) so that follow-ups (drawing, burning, going
+out, the next turn) read the table they act on, and the state they fold to built once."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
 from shared.errors import IllegalAction
-from shared.games.base import Decision
 from shared.games.cards import JOKER, Card, rank_of, shuffled, standard_deck
-from shared.games.shithead.evolve import evolve
-from shared.games.shithead.legal import count_allowed, effective_top, plays_of, refusal, stacked
+from shared.games.shithead.legal import can_play, stacked
 from shared.games.shithead.messages import (
-    CardsDrawn,
-    CardsPlayed,
-    CardsSwapped,
-    CardStacked,
-    DeckCardTurned,
-    DirectionReversed,
-    FaceDownRevealed,
     GameStarted,
     PickUp,
-    PileBurned,
-    PilePickedUp,
     PlayCards,
-    PlayerOut,
-    PlayerReady,
     PlayFaceDown,
     PlayFromDeck,
     PlayStarted,
     Ready,
-    SeatsSkipped,
     Stack,
     Swap,
-    TurnPassed,
     Zone,
 )
 from shared.games.shithead.rules import ORDER, ShitheadRuleset, validate
 from shared.games.shithead.state import ShitheadState, cards_in, cards_left, zone_of
-from shared.messages.common import Action, Event, GameFinished, Result
+from shared.games.shithead.tables import Tables, tables
+from shared.games.shithead.working import Working
+from shared.messages.common import Action, Event, Result
 
 
 def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
@@ -49,29 +36,41 @@ def decide(state: ShitheadState, seat: int, action: Action) -> list[Event]:
 def play(state: ShitheadState, seat: int, action: Action) -> tuple[ShitheadState, list[Event]]:
     """Returns the state after `seat` takes `action` and the events it writes (`decide`, and
     the state its events fold to); raises IllegalAction naming the rule."""
-    if state.phase == "finished":
+    phase = state.phase
+    if phase == "finished":
         raise IllegalAction("game_over", "the game is over")
-    if not 0 <= seat < state.players:
-        raise IllegalAction("no_such_seat", f"seats are 0 to {state.players - 1}")
-    decision = Decision(state, evolve)
-    if state.phase == "swap":
-        _decide_swap(decision, seat, action)
+    players = len(state.hands)
+    if not 0 <= seat < players:
+        raise IllegalAction("no_such_seat", f"seats are 0 to {players - 1}")
+    work = Working(state, seat)
+    if phase == "swap":
+        _decide_swap(work, action)
+    elif seat != state.turn:
+        raise IllegalAction("not_your_turn", f"it is seat {state.turn}'s turn")
+    elif isinstance(action, PlayCards):
+        _play_cards(work, action.cards)
+    elif isinstance(action, PlayFaceDown):
+        _play_face_down(work, action.index)
+    elif isinstance(action, PlayFromDeck):
+        _play_from_deck(work)
+    elif isinstance(action, PickUp):
+        _pick_up(work)
     else:
-        _decide_play(decision, seat, action)
-    if decision.state.result is None and decision.state.moves >= state.ruleset.max_moves:
-        decision.emit(GameFinished(result=_ranked_by_cards_left(decision.state, "capped")))
-    return decision.state, decision.events
+        raise IllegalAction("play_phase", "swapping ended when every seat was ready")
+    if work.result is None and work.moves >= state.ruleset.max_moves:
+        work.finished(_ranked_by_cards_left(work.state(), "capped"))
+    return work.state(), work.events
 
 
-def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
+def _decide_swap(w: Working, action: Action) -> None:
     """Applies a swap-phase action."""
-    state = d.state
+    state, seat = w.base, w.seat
     if not isinstance(action, Swap | Stack | Ready):
         raise IllegalAction("swap_phase", "before play every seat swaps, then declares Ready")
     if state.ready[seat]:
         raise IllegalAction("already_ready", f"seat {seat} is ready and may no longer swap")
     if isinstance(action, Stack):
-        _stack(d, seat, action.hand_card)
+        _stack(w, action.hand_card)
         return
     if isinstance(action, Swap):
         if action.hand_card not in state.hands[seat]:
@@ -80,27 +79,25 @@ def _decide_swap(d: Decision[ShitheadState], seat: int, action: Action) -> None:
             raise IllegalAction("card_not_held", f"{action.face_up_card} is not face up")
         if stacked(state, seat, action.face_up_card):
             raise IllegalAction("stacked_card", f"{action.face_up_card} lies on a stack")
-        d.emit(
-            CardsSwapped(seat=seat, hand_card=action.hand_card, face_up_card=action.face_up_card)
-        )
+        w.swapped(action.hand_card, action.face_up_card)
         return
-    d.emit(PlayerReady(seat=seat))
-    if all(d.state.ready):
-        d.emit(_opening(d.state))
+    w.became_ready()
+    if all(w.ready):
+        w.started(_opening(state))
 
 
-def _stack(d: Decision[ShitheadState], seat: int, card: Card) -> None:
+def _stack(w: Working, card: Card) -> None:
     """Stacks a hand card onto the face-up cards of its rank, and draws one back."""
-    state = d.state
+    state = w.base
     if not state.ruleset.stacking:
         raise IllegalAction("stack_not_allowed", "this ruleset does not stack face-up cards")
-    if card not in state.hands[seat]:
+    if card not in w.hand:
         raise IllegalAction("card_not_held", f"{card} is not in the hand")
-    if not any(rank_of(up) == rank_of(card) for up in state.face_up[seat]):
+    if not any(up[0] == card[0] for up in w.face_up):
         raise IllegalAction("stack_needs_rank", f"no face-up card of the rank of {card}")
-    d.emit(CardStacked(seat=seat, card=card))
-    if d.state.deck:
-        d.emit(CardsDrawn(seat=seat, cards=[d.state.deck[0]]))
+    w.stacked(card)
+    if w.deck:
+        w.drew(1)
 
 
 def _opening(state: ShitheadState) -> PlayStarted:
@@ -132,196 +129,183 @@ def _opening(state: ShitheadState) -> PlayStarted:
     return PlayStarted(seat=seat, rule=rules.start, rank=rank, zone=zone)
 
 
-def _decide_play(d: Decision[ShitheadState], seat: int, action: Action) -> None:
-    """Applies a play-phase action of the seat whose turn it is."""
-    if seat != d.state.turn:
-        raise IllegalAction("not_your_turn", f"it is seat {d.state.turn}'s turn")
-    if isinstance(action, PlayCards):
-        _play_cards(d, seat, action.cards)
-    elif isinstance(action, PlayFaceDown):
-        _play_face_down(d, seat, action.index)
-    elif isinstance(action, PlayFromDeck):
-        _play_from_deck(d, seat)
-    elif isinstance(action, PickUp):
-        _pick_up(d, seat)
-    else:
-        raise IllegalAction("play_phase", "swapping ended when every seat was ready")
-
-
-def _play_zone(state: ShitheadState, seat: int, cards: Sequence[Card]) -> Zone:
+def _play_zone(state: ShitheadState, seat: int, cards: list[Card]) -> Zone:
     """Returns the zone a PlayCards of `cards` comes from, or raises why it may not."""
     if state.opening is not None:
         rank, zone = state.opening
-        if any(rank_of(card) != rank for card in cards):
+        if any(card[0] != rank for card in cards):
             raise IllegalAction("opening_card", f"the first play must be the lowest rank, {rank}")
+    elif state.hands[seat]:
+        zone = "hand"
+    else:
+        current = zone_of(state, seat)
+        if current == "face_down":
+            raise IllegalAction("face_down_blind", "face-down cards are turned one at a time")
+        zone = current or "hand"
+    if _holds(cards_in(state, seat, zone), cards):
         return zone
-    current = zone_of(state, seat)
-    if current == "face_down":
-        raise IllegalAction("face_down_blind", "face-down cards are turned one at a time")
-    wanted = Counter(cards)
-    if (
-        current != "face_up"
-        and not wanted <= Counter(state.hands[seat])
-        and wanted <= Counter(state.face_up[seat])
-    ):
+    if state.opening is None and zone == "hand" and _holds(state.face_up[seat], cards):
         raise IllegalAction(
             "face_up_too_early", "face-up cards wait until the hand and the deck are empty"
         )
-    return current or "hand"
+    raise IllegalAction("card_not_held", f"{' '.join(cards)} are not all in the {zone}")
 
 
-def _play_cards(d: Decision[ShitheadState], seat: int, cards: list[Card]) -> None:
+def _holds(held: tuple[Card, ...], cards: list[Card]) -> bool:
+    """Returns whether `held` holds every card of `cards` (as many copies as it lists)."""
+    if len(cards) == 1:
+        return cards[0] in held
+    wanted = set(cards)
+    if len(wanted) == len(cards):
+        return wanted.issubset(held)
+    return Counter(cards) <= Counter(held)
+
+
+def _play_cards(w: Working, cards: list[Card]) -> None:
     """Plays cards of one rank from the hand or the face-up cards."""
-    state, rules = d.state, d.state.ruleset
-    if not cards:
+    state, hand = w.base, w.hand
+    count = len(cards)
+    if count == 1 and state.opening is None and cards[0] in hand:
+        zone: Zone = "hand"
+    elif not cards:
         raise IllegalAction("no_cards", "a play needs at least one card")
-    zone = _play_zone(state, seat, cards)
-    if not Counter(cards) <= Counter(cards_in(state, seat, zone)):
-        raise IllegalAction("card_not_held", f"{' '.join(cards)} are not all in the {zone}")
-    if len({rank_of(card) for card in cards}) > 1:
-        raise IllegalAction("one_rank", "the cards of a play must all have one rank")
-    if not count_allowed(rules, len(cards)):
-        raise IllegalAction("multiples", f"multiples are {rules.multiples}: not {len(cards)}")
-    broken = refusal(rules, state.pile, rank_of(cards[0]))
+    else:
+        zone = _play_zone(state, w.seat, cards)
+    rank = cards[0][0]
+    found = tables(state.ruleset)
+    if count > 1:
+        if len({card[0] for card in cards}) > 1:
+            raise IllegalAction("one_rank", "the cards of a play must all have one rank")
+        if not found.count_allowed(count):
+            multiples = state.ruleset.multiples
+            raise IllegalAction("multiples", f"multiples are {multiples}: not {count}")
+    top = found.top(state.pile)
+    broken = found.refusals[top][rank]
     if broken is not None:
-        raise IllegalAction(broken, f"{cards[0]} may not go on {effective_top(rules, state.pile)}")
-    d.emit(CardsPlayed(seat=seat, cards=list(cards), source=zone))
-    _resolve(d, seat, cards, refill=zone == "hand")
+        raise IllegalAction(broken, f"{cards[0]} may not go on {top}")
+    w.played(cards, zone)
+    _resolve(w, found, rank, count, refill=zone == "hand")
 
 
-def _play_face_down(d: Decision[ShitheadState], seat: int, index: int) -> None:
+def _play_face_down(w: Working, index: int) -> None:
     """Turns over a face-down card: played if it may be, else picked up with the pile."""
-    state = d.state
+    state, seat = w.base, w.seat
     if state.opening is not None:
         raise IllegalAction("opening_card", "the first play must be the lowest card")
     if zone_of(state, seat) != "face_down":
         raise IllegalAction("face_down_too_early", "face-down cards wait for the rest to go")
-    if not 0 <= index < len(state.face_down[seat]):
-        raise IllegalAction(
-            "no_such_card", f"face-down index must be 0 to {len(state.face_down[seat]) - 1}"
-        )
-    card = state.face_down[seat][index]
-    playable = refusal(state.ruleset, state.pile, rank_of(card)) is None
-    d.emit(FaceDownRevealed(seat=seat, index=index, card=card, playable=playable))
+    if not 0 <= index < len(w.face_down):
+        raise IllegalAction("no_such_card", f"face-down index must be 0 to {len(w.face_down) - 1}")
+    card = w.face_down[index]
+    found = tables(state.ruleset)
+    playable = found.refusals[found.top(w.pile)][card[0]] is None
+    w.revealed(index, card, playable)
     if playable:
-        _resolve(d, seat, [card], refill=False)
+        _resolve(w, found, card[0], 1, refill=False)
         return
-    d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_reveal"))
-    if _is_out(d.state, seat):
-        d.emit(PlayerOut(seat=seat, place=len(d.state.out) + 1))
-        if _game_over(d):
+    w.picked_up("failed_reveal")
+    if _is_out(w, found):
+        w.went_out()
+        if _game_over(w):
             return
-    d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
+    w.passed(w.next_seat(seat))
 
 
-def _play_from_deck(d: Decision[ShitheadState], seat: int) -> None:
+def _play_from_deck(w: Working) -> None:
     """Turns the deck's top card: played if it may be, else picked up with the pile."""
-    state, rules = d.state, d.state.ruleset
+    state, rules = w.base, w.base.ruleset
     if state.opening is not None:
         raise IllegalAction("opening_card", "the first play must be the lowest card")
     if not state.deck:
         raise IllegalAction("deck_empty", "the deck is empty")
-    can_play = bool(plays_of(state, seat))
-    if not (rules.blind_deck_play or (rules.gamble_from_deck and not can_play)):
+    able = can_play(state, w.seat)
+    if not (rules.blind_deck_play or (rules.gamble_from_deck and not able)):
         raise IllegalAction("deck_play_not_allowed", "this ruleset does not allow that deck play")
     card = state.deck[0]
-    playable = refusal(rules, state.pile, rank_of(card)) is None
-    d.emit(DeckCardTurned(seat=seat, card=card, playable=playable, blind=can_play))
+    found = tables(rules)
+    playable = found.refusals[found.top(w.pile)][card[0]] is None
+    w.turned(card, playable, blind=able)
     if playable:
-        _resolve(d, seat, [card], refill=False, from_deck=True)
+        _resolve(w, found, card[0], 1, refill=False, from_deck=True)
     else:
-        d.emit(PilePickedUp(seat=seat, cards=list(d.state.pile), reason="failed_gamble"))
-        d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
+        w.picked_up("failed_gamble")
+        w.passed(w.next_seat(w.seat))
 
 
-def _pick_up(d: Decision[ShitheadState], seat: int) -> None:
+def _pick_up(w: Working) -> None:
     """Picks up the pile: when no play is possible, or by choice where the rules allow."""
-    state = d.state
+    state = w.base
     if state.opening is not None:
         raise IllegalAction("opening_card", "the first play must be the lowest card")
     if not state.pile:
         raise IllegalAction("empty_pile", "there is no pile to pick up")
-    able = bool(plays_of(state, seat)) or zone_of(state, seat) == "face_down"
+    able = can_play(state, w.seat) or zone_of(state, w.seat) == "face_down"
     if able and not state.ruleset.voluntary_pickup:
         raise IllegalAction("must_play", "a player able to play may not pick up the pile")
-    d.emit(PilePickedUp(seat=seat, cards=list(state.pile), reason="chosen" if able else "no_play"))
-    d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
+    w.picked_up("chosen" if able else "no_play")
+    w.passed(w.next_seat(w.seat))
 
 
 def _resolve(
-    d: Decision[ShitheadState],
-    seat: int,
-    played: Sequence[Card],
-    *,
-    refill: bool,
-    from_deck: bool = False,
+    w: Working, found: Tables, rank: str, count: int, *, refill: bool, from_deck: bool = False
 ) -> None:
-    """Applies what follows a play: reversals, drawing, burning, going out, the next turn.
+    """Applies what follows a play of `count` cards of `rank`: reversals, drawing, burning,
+    going out, the next turn.
 
     A burn gives the burner another turn, except a card turned from the deck (seed 000: the
     game goes on with the opponent's turn) unless the ruleset's `deck_burn_plays_again`."""
-    rules = d.state.ruleset
-    for card in played:
-        rank = rank_of(card)
-        if (rank == JOKER and rules.joker_reverses) or rank == rules.reverse_rank:
-            d.emit(DirectionReversed(direction=-d.state.direction))
-    need = rules.hand - len(d.state.hands[seat])
-    if refill and need > 0 and d.state.deck:
-        d.emit(CardsDrawn(seat=seat, cards=list(d.state.deck[:need])))
-    burned = _burn(d, seat, played)
-    if _is_out(d.state, seat):
-        d.emit(PlayerOut(seat=seat, place=len(d.state.out) + 1))
-        if _game_over(d):
+    if rank in found.reversers:
+        for _ in range(count):
+            w.reversed()
+    if refill and w.deck:
+        need = found.hand - len(w.hand)
+        if need > 0:
+            w.drew(need)
+    burned = _burn(w, found, rank)
+    seat = w.seat
+    if _is_out(w, found):
+        w.went_out()
+        if _game_over(w):
             return
-    elif burned and (not from_deck or rules.deck_burn_again):
+    elif burned and (not from_deck or w.base.ruleset.deck_burn_again):
         return
-    if not burned:
-        skips = sum(rank_of(card) == rules.skip_rank for card in played)
-        skipped = _skipped(d.state, seat, skips)
-        if skipped:
-            d.emit(SeatsSkipped(seats=skipped))
-            seat = skipped[-1]
-    d.emit(TurnPassed(seat=_next_seat(d.state, seat)))
+    if not burned and rank == found.skip:
+        skipped: list[int] = []
+        for _ in range(count):
+            seat = w.next_seat(seat)
+            skipped.append(seat)
+        w.skipped(skipped)
+    w.passed(w.next_seat(seat))
 
 
-def _skipped(state: ShitheadState, seat: int, skips: int) -> list[int]:
-    """Returns the seats `skips` skip cards pass over after `seat`, among those still in."""
-    skipped: list[int] = []
-    for _ in range(skips):
-        seat = _next_seat(state, seat)
-        skipped.append(seat)
-    return skipped
-
-
-def _is_out(state: ShitheadState, seat: int) -> bool:
-    """Returns whether `seat` is out now: no cards left, or (`goes_out: face_down_gone`) its
+def _is_out(w: Working, found: Tables) -> bool:
+    """Returns whether the seat is out now: no cards left, or (`goes_out: face_down_gone`) its
     last face-down card turned."""
-    if seat in state.out:
+    if w.face_down or w.seat in w.out:
         return False
-    if state.ruleset.out_when_face_down_gone and not state.face_down[seat]:
-        return True
-    return cards_left(state, seat) == 0
+    return found.face_down_gone or not (w.hand or w.face_up)
 
 
-def _burn(d: Decision[ShitheadState], seat: int, played: Sequence[Card]) -> bool:
-    """Burns the pile if the play calls for it; returns whether it did."""
-    rules, pile = d.state.ruleset, d.state.pile
-    if rules.burn is not None and rank_of(played[-1]) == rules.burn:
-        d.emit(PileBurned(seat=seat, reason="burn_rank", count=len(pile)))
+def _burn(w: Working, found: Tables, rank: str) -> bool:
+    """Burns the pile if a play of `rank` (now on top) calls for it; returns whether it did."""
+    if rank == found.burn:
+        w.burned("burn_rank")
         return True
-    run = rules.burn_run
-    if run is not None and len(pile) >= run and len({rank_of(c) for c in pile[-run:]}) == 1:
-        d.emit(PileBurned(seat=seat, reason="run", count=len(pile)))
+    run, pile = found.burn_run, w.pile
+    if run is None or len(pile) < run or pile[-run][0] != rank:
+        return False
+    if all(card[0] == rank for card in pile[-run:]):
+        w.burned("run")
         return True
     return False
 
 
-def _game_over(d: Decision[ShitheadState]) -> bool:
+def _game_over(w: Working) -> bool:
     """Finishes the game if the end rule says so; returns whether it did."""
-    state = d.state
+    state = w.state()
     left = [seat for seat in range(state.players) if seat not in state.out]
     if state.ruleset.end == "stop_at_first_out":
-        d.emit(GameFinished(result=_ranked_by_cards_left(state, "finished")))
+        w.finished(_ranked_by_cards_left(state, "finished"))
         return True
     if len(left) > 1:
         return False
@@ -330,16 +314,8 @@ def _game_over(d: Decision[ShitheadState]) -> bool:
         places[seat] = place
     places[left[0]] = state.players
     reason = f"seat {left[0]} is the shithead"
-    d.emit(GameFinished(result=Result("finished", places, reason, scores=_scores(state))))
+    w.finished(Result("finished", places, reason, scores=_scores(state)))
     return True
-
-
-def _next_seat(state: ShitheadState, seat: int) -> int:
-    """Returns the next seat in the direction of play that is still in the game."""
-    nxt = (seat + state.direction) % state.players
-    while nxt in state.out and nxt != seat:
-        nxt = (nxt + state.direction) % state.players
-    return nxt
 
 
 def _scores(state: ShitheadState) -> list[int]:

@@ -1,11 +1,11 @@
-"""What a seat may play: the pile's refusals and the legal actions, in a stable order."""
+"""What a seat may do: its legal actions in a stable order, and whether it has a card play."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from shared.errors import IllegalAction
-from shared.games.cards import JOKER, Card, rank_of
+from shared.games.cards import Card, rank_of
 from shared.games.shithead.messages import (
     PickUp,
     PlayCards,
@@ -16,105 +16,95 @@ from shared.games.shithead.messages import (
     Stack,
     Swap,
 )
-from shared.games.shithead.rules import COURT, ORDER, ShitheadRuleset
-from shared.games.shithead.state import ShitheadState, cards_in, zone_of
+from shared.games.shithead.state import ShitheadState, cards_in
+from shared.games.shithead.tables import CARD_ORDER, Tables, tables
 
 
-def effective_top(rules: ShitheadRuleset, pile: Sequence[Card]) -> str | None:
-    """Returns the rank the next card is compared with (below transparent cards), or None."""
-    for card in reversed(pile):
-        if rank_of(card) != rules.transparent:
-            return rank_of(card)
-    return None
-
-
-def refusal(rules: ShitheadRuleset, pile: Sequence[Card], rank: str) -> str | None:
-    """Returns the rule that forbids playing `rank` on `pile`, or None when it may be played."""
-    if rank in (rules.reset, JOKER):
-        return None
-    top = effective_top(rules, pile)
-    if rank == rules.burn:
-        return "burn_not_on_faces" if rules.ten_not_on_faces and top in COURT else None
-    if top is None or top in (rules.reset, JOKER):
-        return None
-    if rank == rules.lower and rules.lower_on_anything:
-        return None
-    if top == rules.lower:
-        return None if ORDER[rank] <= ORDER[top] else "must_be_equal_or_lower"
-    return None if ORDER[rank] >= ORDER[top] else "must_be_equal_or_higher"
-
-
-def count_allowed(rules: ShitheadRuleset, count: int) -> bool:
-    """Returns whether a play of `count` cards of one rank is allowed by `multiples`."""
-    if rules.multiples == "single":
-        return count == 1
-    if rules.multiples == "three_or_more":
-        return count == 1 or count >= 3
-    return count >= 1
-
-
-def plays_of(state: ShitheadState, seat: int) -> list[ShitheadAction]:
-    """Returns the legal card plays of `seat`: one per playable rank and allowed count."""
-    only: str | None = None
-    if state.opening is not None:
-        only, zone = state.opening
-    else:
-        found = zone_of(state, seat)
-        if found not in ("hand", "face_up"):
-            return []
-        zone = found
-    groups: dict[str, list[Card]] = {}
-    for card in sorted(cards_in(state, seat, zone)):
-        groups.setdefault(card[0], []).append(card)
-    rules, pile = state.ruleset, state.pile
+def _plays(
+    found: Tables, cards: Sequence[Card], pile: Sequence[Card], only: str | None = None
+) -> list[ShitheadAction]:
+    """Returns the legal plays of `cards` on `pile` (of rank `only` if set): one per playable
+    rank and allowed count, ranks low to high (jokers last), each the first cards of its rank
+    in code order."""
+    ok = found.playable[found.top(pile)]
+    playable = [card for card in cards if ok[card]]
+    if only is not None:
+        playable = [card for card in playable if card[0] == only]
+    playable.sort(key=CARD_ORDER.__getitem__)
+    least = found.multiple_from
     plays: list[ShitheadAction] = []
-    for rank in sorted(groups, key=_rank_key):
-        if (only is not None and rank != only) or refusal(rules, pile, rank) is not None:
-            continue
-        cards = groups[rank]
-        plays.extend(
-            PlayCards(cards=cards[:count])
-            for count in range(1, len(cards) + 1)
-            if count_allowed(rules, count)
-        )
+    rank = ""
+    run: list[Card] = []
+    for card in playable:
+        if card[0] != rank:
+            rank = card[0]
+            run = [card]
+            plays.append(PlayCards(cards=run))
+        else:
+            run = [*run, card]
+            if len(run) >= least:
+                plays.append(PlayCards(cards=run))
     return plays
 
 
-def _rank_key(rank: str) -> int:
-    """Orders ranks low to high, jokers last."""
-    return ORDER.get(rank, len(ORDER))
+def can_play(state: ShitheadState, seat: int) -> bool:
+    """Returns whether `seat` has a card play from its hand or face-up cards."""
+    found = tables(state.ruleset)
+    ok = found.playable[found.top(state.pile)]
+    opening = state.opening
+    if opening is not None:
+        only, zone = opening
+        return any(ok[card] for card in cards_in(state, seat, zone) if card[0] == only)
+    cards = state.hands[seat]
+    if not cards:
+        if state.deck:
+            return False
+        cards = state.face_up[seat]
+    return any(map(ok.__getitem__, cards))
 
 
 def legal_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
-    """Returns the legal actions of `seat`, in a stable order (nothing when it may not act)."""
-    rules = state.ruleset
-    if state.phase == "swap":
-        if state.ready[seat]:
-            return []
-        pairs = {
-            (min(c for c in state.hands[seat] if rank_of(c) == h), u)
-            for h in {rank_of(c) for c in state.hands[seat]}
-            for u in state.face_up[seat]
-            if rank_of(u) != h and not stacked(state, seat, u)
-        }
-        swaps = [Swap(hand_card=h, face_up_card=u) for h, u in sorted(pairs)]
-        return [Ready(), *swaps, *_stacks(state, seat)]
-    if state.phase != "play" or seat != state.turn:
+    """Returns the legal actions of `seat`, in a stable order (nothing when it may not act).
+
+    Swapping: Ready, the swaps, the stacks. Playing, for the seat whose turn it is: its card
+    plays (the opening card only, when it leads), or its face-down turns; then a deck play and
+    a pickup where the ruleset and the table allow."""
+    if state.phase != "play":
+        if state.phase == "swap" and not state.ready[seat]:
+            return _swap_actions(state, seat)
         return []
-    plays = plays_of(state, seat)
-    actions = list(plays)
-    if state.opening is None and zone_of(state, seat) == "face_down":
-        actions.extend(PlayFaceDown(index=i) for i in range(len(state.face_down[seat])))
-    if (
-        state.opening is None
-        and state.deck
-        and (rules.blind_deck_play or (rules.gamble_from_deck and not plays))
-    ):
+    if seat != state.turn:
+        return []
+    found, pile = tables(state.ruleset), state.pile
+    if state.opening is not None:
+        only, zone = state.opening
+        return _plays(found, cards_in(state, seat, zone), pile, only)
+    hand, deck = state.hands[seat], state.deck
+    actions: list[ShitheadAction]
+    if hand:
+        actions = _plays(found, hand, pile)
+    elif deck:
+        actions = []
+    elif state.face_up[seat]:
+        actions = _plays(found, state.face_up[seat], pile)
+    else:
+        actions = [PlayFaceDown(index=i) for i in range(len(state.face_down[seat]))]
+    able = bool(actions)
+    rules = state.ruleset
+    if deck and (rules.blind_deck_play or (rules.gamble_from_deck and not able)):
         actions.append(PlayFromDeck())
-    able = bool(plays) or zone_of(state, seat) == "face_down"
-    if state.opening is None and state.pile and (not able or rules.voluntary_pickup):
+    if pile and (not able or rules.voluntary_pickup):
         actions.append(PickUp())
     return actions
+
+
+def _swap_actions(state: ShitheadState, seat: int) -> list[ShitheadAction]:
+    """Returns the swap-phase actions of an unready seat: Ready, its swaps, its stacks."""
+    lowest = {card[0]: card for card in sorted(state.hands[seat], reverse=True)}
+    free = [up for up in state.face_up[seat] if not stacked(state, seat, up)]
+    pairs = {(low, up) for rank, low in lowest.items() for up in free if up[0] != rank}
+    swaps = [Swap(hand_card=h, face_up_card=u) for h, u in sorted(pairs)]
+    return [Ready(), *swaps, *_stacks(state, seat)]
 
 
 def stacked(state: ShitheadState, seat: int, card: Card) -> bool:
@@ -122,7 +112,7 @@ def stacked(state: ShitheadState, seat: int, card: Card) -> bool:
     stacks, face-up cards of one rank form a stack, and none of them goes back to the hand."""
     if not state.ruleset.stacking:
         return False
-    return sum(rank_of(up) == rank_of(card) for up in state.face_up[seat]) > 1
+    return sum(up[0] == card[0] for up in state.face_up[seat]) > 1
 
 
 def _stacks(state: ShitheadState, seat: int) -> list[ShitheadAction]:

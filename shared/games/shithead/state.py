@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
-from shared.games.cards import Card
+from shared.games.cards import Card, without
 from shared.games.shithead.messages import Phase, Zone
 from shared.games.shithead.rules import ShitheadRuleset
 from shared.messages.common import Result
@@ -72,8 +74,11 @@ ZONE_FIELDS: dict[Zone, str] = {"hand": "hands", "face_up": "face_up", "face_dow
 
 def cards_in(state: ShitheadState, seat: int, zone: Zone) -> tuple[Card, ...]:
     """Returns the cards of `seat` in `zone`."""
-    cards: tuple[Card, ...] = getattr(state, ZONE_FIELDS[zone])[seat]
-    return cards
+    if zone == "hand":
+        return state.hands[seat]
+    if zone == "face_up":
+        return state.face_up[seat]
+    return state.face_down[seat]
 
 
 def cards_left(state: ShitheadState, seat: int) -> int:
@@ -83,10 +88,10 @@ def cards_left(state: ShitheadState, seat: int) -> int:
 
 def to_move(state: ShitheadState) -> list[int]:
     """Returns the seats whose action the game waits for: every unready seat, or the turn."""
-    if state.phase == "swap":
-        return [seat for seat, ready in enumerate(state.ready) if not ready]
     if state.phase == "play":
         return [state.turn]
+    if state.phase == "swap":
+        return [seat for seat, ready in enumerate(state.ready) if not ready]
     return []
 
 
@@ -98,3 +103,20 @@ def is_over(state: ShitheadState) -> bool:
 def result(state: ShitheadState) -> Result | None:
     """Returns the result of an ended game, None while it runs."""
     return state.result
+
+
+def less(cards: tuple[Card, ...], removed: Sequence[Card]) -> tuple[Card, ...]:
+    """Returns `cards` less one copy of each of `removed` (each must be there)."""
+    if len(removed) == 1:
+        at = cards.index(removed[0])
+        return cards[:at] + cards[at + 1 :]
+    return without(cards, removed)
+
+
+def known_less(known: tuple[Card, ...], removed: Sequence[Card]) -> tuple[Card, ...]:
+    """Returns a seat's publicly known hand cards after `removed` left its hand (a removed card
+    that was not known leaves them as they are)."""
+    for card in removed:
+        if card in known:
+            known = less(known, [card])
+    return known
