@@ -5,9 +5,10 @@ appended as events, the tournament's own stream, standings and ratings), and on 
 worker processes against Redis (every move appended to the streams and the feed) with the
 projection service archiving into PostgreSQL; the distributed run counts until the
 projection has caught up. Its games are then played again as `cardarena simulate` plays
-games (`services.cli.simulate.play`: the same deals, the same bots in the same seats, no log
-at all). Prints games per second of each and the ratios. Targets (issue 20): in-process at
-least 0.8 of simulate, distributed at least 0.6 of in-process on this 2-core machine.
+games (the engine and the bots, no log at all), each bot's choice seeded as the platform
+seeds it, so that they are the same games move for move. Prints games per second of each
+and the ratios. Targets (issue 20): in-process at least 0.8 of the engines alone,
+distributed at least 0.6 of in-process on this 2-core machine.
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.tournament [--games-per-table 10]
         [--game autobus|shithead] [--rounds 3]
@@ -29,7 +30,6 @@ import msgspec
 import psycopg
 import redis
 
-from services.cli.simulate import play
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.catalog import get_game
 from shared.messages.common import GameCreated
@@ -64,9 +64,9 @@ def in_process(tournament: TournamentDefinition) -> tuple[float, int, list[Table
     return seconds, len(state.records), tables
 
 
-Table = tuple[str, Any, list[str], str]
-"""A game as simulate plays it: the game's name, its ruleset, the bot of each seat, the seed
-it was dealt from."""
+Table = tuple[str, Any, list[str], str, str]
+"""A game as the engines alone play it: the game's name, its ruleset, the bot of each seat,
+the seed it was dealt from, and the seed of its bots' choices."""
 
 
 def table_of(store: InMemoryEventStore, game_id: str) -> Table:
@@ -75,14 +75,33 @@ def table_of(store: InMemoryEventStore, game_id: str) -> Table:
     assert isinstance(created, GameCreated)
     spec = get_game(created.game)
     bots = [seat.bot or "" for seat in created.seats]
-    return created.game, spec.ruleset(created.ruleset), bots, created.deal_seed
+    rules = spec.ruleset(created.ruleset)
+    return created.game, rules, bots, created.deal_seed, created.bot_seed or game_id
+
+
+def alone(table: Table) -> int:
+    """Plays a tournament's game as `cardarena simulate` plays games (the engine and the bots,
+    `services.cli.simulate.play`'s loop, no log), each choice seeded as the platform seeds it,
+    so that it is the same game move for move; returns its events' count."""
+    game, rules, bots, deal_seed, bot_seed = table
+    spec = get_game(game)
+    state = spec.fold([spec.deal(rules, len(bots), deal_seed)])
+    version = 2
+    while not spec.is_over(state):
+        seat = spec.to_move(state)[0]
+        legal = spec.legal_actions(state, seat)
+        seed = f"{bot_seed}:{version}:{seat}"
+        action = spec.bots[bots[seat]].choose(spec.view(state, seat), legal, seed)
+        state, events = spec.apply(state, seat, action)
+        version += len(events)
+    return version
 
 
 def simulated(tables: list[Table]) -> float:
-    """Returns the seconds `cardarena simulate` takes to play the games of `tables`."""
+    """Returns the seconds the engines alone take to play the games of `tables`."""
     start = time.perf_counter()
-    for game, rules, bots, seed in tables:
-        play(get_game(game), rules, bots, seed)
+    for table in tables:
+        alone(table)
     return time.perf_counter() - start
 
 
@@ -175,15 +194,15 @@ def main() -> None:
     ratios = sorted(engine / local for engine, local in runs)
     engine_seconds = statistics.median(engine for engine, _ in runs)
     local_seconds = statistics.median(local for _, local in runs)
-    alone = local_games / engine_seconds
+    alone_rate = local_games / engine_seconds
     local = local_games / local_seconds
     remote = remote_games / remote_seconds
     print(f"tournament: {args.game} round robin, 4 entrants, {local_games} games")
-    print(f"simulate (the engines and bots alone):  {alone:8.1f} games/s (median)")
+    print(f"the engines and bots alone (simulate): {alone_rate:8.1f} games/s (median)")
     print(f"in-process (memory store, whole log):   {local:8.1f} games/s (median)")
     print(f"2 Celery workers + Redis + projection:  {remote:8.1f} games/s")
     print(
-        f"ratio in-process/simulate: {statistics.median(ratios):.2f} median, "
+        f"ratio in-process/alone: {statistics.median(ratios):.2f} median, "
         f"{ratios[0]:.2f}..{ratios[-1]:.2f} (target >= 0.80)"
     )
     print(f"ratio distributed/in-process: {remote / local:.2f} (target >= 0.60)")

@@ -8,7 +8,7 @@ from dataclasses import replace
 from shared.app import stalls
 from shared.app.loading import LoadedGame, appendable, cache_of, load
 from shared.messages.codec import encode_all
-from shared.messages.common import Event
+from shared.messages.common import Event, GameFinished
 from shared.messages.envelope import NewEvent
 from shared.model import clocks, idempotency
 from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, StoreError
@@ -17,8 +17,14 @@ from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, Sto
 def next_bot_seat(loaded: LoadedGame) -> int | None:
     """Returns the first seat to move that the platform plays at once, None if none is:
     a built-in bot's, or a forfeited or resigned seat (whose default action it plays)."""
-    for seat in loaded.spec.to_move(loaded.state):
-        if loaded.created.seats[seat].kind == "bot" or seat in loaded.forfeits:
+    return _platform_seat(loaded, loaded.state)
+
+
+def _platform_seat(loaded: LoadedGame, state: object) -> int | None:
+    """Returns `next_bot_seat` of `loaded` once its state is `state`."""
+    seats, forfeits = loaded.created.seats, loaded.forfeits
+    for seat in loaded.spec.to_move(state):
+        if seats[seat].kind == "bot" or seat in forfeits:
             return seat
     return None
 
@@ -42,10 +48,16 @@ def _bot_moves(
     """Returns up to `limit` consecutive bot moves from `loaded` as append batches, and the
     game as it stands once they are all appended."""
     spec, state, version = loaded.spec, loaded.state, loaded.version
+    seats = loaded.created.seats
     batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
+    bots = {
+        seat: spec.bots[s.bot or next(iter(spec.bots))]
+        for seat, s in enumerate(seats)
+        if s.kind == "bot"
+    }
+    bot_seed = loaded.created.bot_seed or loaded.game_id
     while len(batches) < limit:
-        current = replace(loaded, state=state, version=version)
-        seat = next_bot_seat(current)
+        seat = _platform_seat(loaded, state)
         if seat is None:
             break
         events: list[Event]
@@ -53,15 +65,14 @@ def _bot_moves(
             events = clocks.forced_move(spec, state, seat, "forfeited")
             after = spec.fold(events, state)
         else:
-            bot_name = loaded.created.seats[seat].bot or next(iter(spec.bots))
             legal = spec.legal_actions(state, seat)
-            bot_seed = loaded.created.bot_seed or loaded.game_id
-            action = spec.bots[bot_name].choose(
+            action = bots[seat].choose(
                 spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
             )
             after, events = spec.apply(state, seat, action)
-        appended = appendable(loaded, events)
-        if appended != events:
+        appended = events
+        if any(isinstance(event, GameFinished) for event in events):
+            appended = appendable(loaded, events)
             after = spec.fold(appended, state)
         batches.append((version, encode_all(appended), idempotency.bot_turn(version)))
         state = after

@@ -18,6 +18,7 @@ from shared.store.port import (
     FeedConsumer,
     FeedEntry,
     IdempotencyKeyReused,
+    StoreError,
     cursor_positions,
     position_key,
 )
@@ -54,39 +55,73 @@ class InMemoryEventStore(EventStore):
         idempotency_key: str | None = None,
         fingerprint: str = "",
     ) -> AppendResult:
+        with self._lock:
+            result = self._append(
+                stream, kind, expected_version, events, idempotency_key, fingerprint
+            )
+            if not result.replayed:
+                self._appended.notify_all()
+            return result
+
+    def _append(
+        self,
+        stream: str,
+        kind: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> AppendResult:
+        """Appends as `append` does; the caller holds the lock and wakes the waiters."""
         if not events:
             raise ValueError("an append needs at least one event")
+        if idempotency_key is not None:
+            known = self._keys.get((stream, idempotency_key))
+            if known is not None:
+                first, known_fingerprint = known
+                if known_fingerprint and fingerprint and known_fingerprint != fingerprint:
+                    raise IdempotencyKeyReused(stream, idempotency_key)
+                return AppendResult(first.first_version, first.last_version, replayed=True)
+        entries = self._streams.setdefault(stream, [])
+        actual = self._version(stream)
+        if actual != expected_version:
+            raise ConcurrencyConflict(stream, expected_version, actual)
+        now = int(time.time() * 1000)
+        feed = self._feeds[self.partition_of(stream)]
+        for offset, event in enumerate(events, start=1):
+            recorded = RecordedEvent(
+                game_id=stream,
+                kind=kind,
+                version=expected_version + offset,
+                type=event.type,
+                data=event.data,
+                recorded_at=now,
+            )
+            entries.append(recorded)
+            self._appended_count += 1
+            feed.append((self._appended_count, recorded))
+        result = AppendResult(expected_version + 1, expected_version + len(events))
+        if idempotency_key is not None:
+            self._keys[(stream, idempotency_key)] = (result, fingerprint)
+        return result
+
+    def append_batches(
+        self,
+        stream: str,
+        kind: str,
+        batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
+    ) -> list[AppendResult | StoreError]:
+        """Appends each batch as `append` would, under one hold of the lock and with one
+        wake-up of the waiters for them all."""
+        results: list[AppendResult | StoreError] = []
         with self._lock:
-            if idempotency_key is not None:
-                known = self._keys.get((stream, idempotency_key))
-                if known is not None:
-                    first, known_fingerprint = known
-                    if known_fingerprint and fingerprint and known_fingerprint != fingerprint:
-                        raise IdempotencyKeyReused(stream, idempotency_key)
-                    return AppendResult(first.first_version, first.last_version, replayed=True)
-            entries = self._streams.setdefault(stream, [])
-            actual = self._version(stream)
-            if actual != expected_version:
-                raise ConcurrencyConflict(stream, expected_version, actual)
-            now = int(time.time() * 1000)
-            feed = self._feeds[self.partition_of(stream)]
-            for offset, event in enumerate(events, start=1):
-                recorded = RecordedEvent(
-                    game_id=stream,
-                    kind=kind,
-                    version=expected_version + offset,
-                    type=event.type,
-                    data=event.data,
-                    recorded_at=now,
-                )
-                entries.append(recorded)
-                self._appended_count += 1
-                feed.append((self._appended_count, recorded))
-            result = AppendResult(expected_version + 1, expected_version + len(events))
-            if idempotency_key is not None:
-                self._keys[(stream, idempotency_key)] = (result, fingerprint)
+            for expected, events, key in batches:
+                try:
+                    results.append(self._append(stream, kind, expected, events, key, ""))
+                except StoreError as error:
+                    results.append(error)
             self._appended.notify_all()
-            return result
+        return results
 
     def recall(
         self, stream: str, idempotency_key: str, fingerprint: str = ""
