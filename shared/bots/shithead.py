@@ -2,8 +2,9 @@
 
 Both read only the seat's view and its legal actions. The Monte Carlo bot deals the
 unseen cards at random in a way the view allows, plays every candidate out with the
-heuristic policy for every seat through the engine's own `decide` and `evolve`, and
-keeps the candidate with the best mean outcome.
+heuristic policy for every seat (`policy`: the heuristic's choice found from the engine's
+precomputed tables) through the engine's own play (`decide`, folded once), and keeps the
+candidate with the best mean outcome.
 """
 
 from __future__ import annotations
@@ -13,13 +14,22 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from shared.games import shithead
 from shared.games.base import Bot
 from shared.games.cards import JOKER, Card, rank_of, standard_deck
+from shared.games.shithead.decide import play as play_action
 from shared.games.shithead.legal import legal_actions
-from shared.games.shithead.messages import PlayCards, PlayFaceDown, PlayFromDeck, Ready, Swap, Zone
+from shared.games.shithead.messages import (
+    PickUp,
+    PlayCards,
+    PlayFaceDown,
+    PlayFromDeck,
+    Ready,
+    Swap,
+    Zone,
+)
 from shared.games.shithead.rules import ORDER, ShitheadRuleset
 from shared.games.shithead.state import ShitheadState, cards_left
+from shared.games.shithead.tables import ALPHABET, tables
 from shared.games.shithead.view import ShitheadView
 from shared.messages.common import Action
 
@@ -145,42 +155,68 @@ def unseen_cards(view: ShitheadView) -> list[Card]:
 
 def determinize(view: ShitheadView, rng: random.Random) -> ShitheadState:
     """Returns a full state the view allows, the unseen cards dealt at random by `rng`."""
-    players = len(view.hand_sizes)
-    known = [() if s == view.seat else tuple(cards) for s, cards in enumerate(view.known)]
-    known = known or [()] * players
-    pool = list(
-        (Counter(unseen_cards(view)) - Counter(c for cards in known for c in cards)).elements()
-    )
-    rng.shuffle(pool)
-    hidden_hands = [
-        0 if s == view.seat else n - len(known[s]) for s, n in enumerate(view.hand_sizes)
-    ]
-    sizes = [*hidden_hands, *view.face_down_sizes, view.deck_size]
-    if sum(sizes) != len(pool):
-        raise ValueError(f"the view hides {sum(sizes)} cards but {len(pool)} are unseen")
-    parts: list[tuple[Card, ...]] = []
-    for size in sizes:
-        parts.append(tuple(pool[:size]))
-        pool = pool[size:]
-    hands = [known[s] + parts[s] for s in range(players)]
-    hands[view.seat] = tuple(view.hand)
-    return ShitheadState(
-        ruleset=view.ruleset,
-        hands=tuple(hands),
-        face_up=tuple(tuple(cards) for cards in view.face_up),
-        face_down=tuple(parts[players : 2 * players]),
-        deck=parts[-1],
-        pile=tuple(view.pile),
-        burnt=tuple(view.burnt),
-        phase=view.phase,
-        ready=tuple(view.ready),
-        turn=view.turn,
-        direction=view.direction,
-        opening=_opening(view, hands[view.turn]),
-        moves=view.moves,
-        out=tuple(view.out),
-        known=tuple(tuple(cards) for cards in view.known),
-    )
+    return Dealer(view).deal(rng)
+
+
+class Dealer:
+    """Deals the cards a view does not show at random, as many times as asked: what the view
+    fixes is worked out once."""
+
+    def __init__(self, view: ShitheadView) -> None:
+        players = len(view.hand_sizes)
+        known = [() if s == view.seat else tuple(cards) for s, cards in enumerate(view.known)]
+        known = known or [()] * players
+        self.pool = list(
+            (Counter(unseen_cards(view)) - Counter(c for cards in known for c in cards)).elements()
+        )
+        hidden_hands = [
+            0 if s == view.seat else n - len(known[s]) for s, n in enumerate(view.hand_sizes)
+        ]
+        self.sizes = [*hidden_hands, *view.face_down_sizes, view.deck_size]
+        if sum(self.sizes) != len(self.pool):
+            raise ValueError(
+                f"the view hides {sum(self.sizes)} cards but {len(self.pool)} are unseen"
+            )
+        self.view = view
+        self.players = players
+        self.known = known
+        self.hand = tuple(view.hand)
+        self.face_up = tuple(tuple(cards) for cards in view.face_up)
+        self.pile = tuple(view.pile)
+        self.burnt = tuple(view.burnt)
+        self.ready = tuple(view.ready)
+        self.out = tuple(view.out)
+        self.public = tuple(tuple(cards) for cards in view.known)
+
+    def deal(self, rng: random.Random) -> ShitheadState:
+        """Returns a full state the view allows, the unseen cards dealt at random by `rng`."""
+        view, players, known = self.view, self.players, self.known
+        pool = self.pool.copy()
+        rng.shuffle(pool)
+        parts: list[tuple[Card, ...]] = []
+        at = 0
+        for size in self.sizes:
+            parts.append(tuple(pool[at : at + size]))
+            at += size
+        hands = [known[s] + parts[s] for s in range(players)]
+        hands[view.seat] = self.hand
+        return ShitheadState(
+            ruleset=view.ruleset,
+            hands=tuple(hands),
+            face_up=self.face_up,
+            face_down=tuple(parts[players : 2 * players]),
+            deck=parts[-1],
+            pile=self.pile,
+            burnt=self.burnt,
+            phase=view.phase,
+            ready=self.ready,
+            turn=view.turn,
+            direction=view.direction,
+            opening=_opening(view, hands[view.turn]),
+            moves=view.moves,
+            out=self.out,
+            known=self.public,
+        )
 
 
 def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, Zone] | None:
@@ -191,12 +227,90 @@ def _opening(view: ShitheadView, hand: Sequence[Card]) -> tuple[str, Zone] | Non
     return view.opening, "hand" if in_hand else "face_up"
 
 
+# Fast policy ---------------------------------------------------------------------------
+
+
+class _Lookups:
+    """The heuristic's per-ruleset values, read on every rollout decision."""
+
+    def __init__(self, rules: ShitheadRuleset) -> None:
+        self.rules = rules
+        self.found = tables(rules)
+        self.strength = {rank: strength(rules, rank) for rank in ALPHABET}
+        self.special = frozenset(r for r in (rules.reset, rules.burn, JOKER) if r is not None)
+        self.run = rules.burn_run
+        self.least = self.found.multiple_from
+        self.small = [r for r in (rules.reset, JOKER, rules.burn) if r is not None]
+        self.big = [r for r in (rules.burn, rules.reset, JOKER) if r is not None]
+        self.deck_play = rules.blind_deck_play or rules.gamble_from_deck
+
+
+_LOOKUPS: dict[int, _Lookups] = {}
+
+
+def _lookups(rules: ShitheadRuleset) -> _Lookups:
+    """Returns the lookups of `rules` (cached by identity, holding the ruleset)."""
+    found = _LOOKUPS.get(id(rules))
+    if found is None or found.rules is not rules:
+        if len(_LOOKUPS) >= 16:
+            _LOOKUPS.clear()
+        found = _LOOKUPS[id(rules)] = _Lookups(rules)
+    return found
+
+
+def policy(state: ShitheadState) -> Action:
+    """Returns `heuristic_action` for the seat to move, without listing its legal actions
+    (the rollouts' policy: the same choice, found from the precomputed tables)."""
+    rules, seat, pile = state.ruleset, state.turn, state.pile
+    cards = state.hands[seat]
+    if state.phase != "play" or state.opening is not None or (not cards and state.deck):
+        return heuristic_action(rules, pile, legal_actions(state, seat))
+    if not cards:
+        cards = state.face_up[seat]
+        if not cards:
+            if state.face_down[seat]:
+                return PlayFaceDown(index=0)
+            return heuristic_action(rules, pile, legal_actions(state, seat))
+    found = _lookups(rules)
+    ok = found.found.playable[found.found.top(pile)]
+    groups: dict[str, list[Card]] = {}
+    for card in cards:
+        if ok[card]:
+            group = groups.get(card[0])
+            if group is None:
+                groups[card[0]] = [card]
+            else:
+                group.append(card)
+    if not groups:
+        if state.deck and found.deck_play:
+            return PlayFromDeck()
+        if pile:
+            return PickUp()
+        return heuristic_action(rules, pile, legal_actions(state, seat))
+    least, value, run = found.least, found.strength, found.run
+    best: str | None = None
+    if run is not None:
+        size = len(pile)
+        for rank, group in groups.items():
+            count = len(group) if len(group) >= least else 1
+            need = run - count
+            if (
+                need <= 0 or (size >= need and all(c[0] == rank for c in pile[size - need :]))
+            ) and (best is None or value[rank] < value[best]):
+                best = rank
+    if best is None:
+        for rank in groups:
+            if rank not in found.special and (best is None or value[rank] < value[best]):
+                best = rank
+        if best is None:
+            order = found.big if len(pile) >= BIG_PILE else found.small
+            rank = next(r for r in order if r in groups)
+            return PlayCards(cards=[min(groups[rank])])
+    group = groups[best]
+    return PlayCards(cards=sorted(group) if len(group) >= least else [min(group)])
+
+
 # Monte Carlo ---------------------------------------------------------------------------
-
-
-def _advance(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
-    """Returns the state after `seat` takes `action`, through the engine's decide and evolve."""
-    return shithead.SPEC.apply(state, seat, action)[0]
 
 
 def burden(state: ShitheadState, seat: int) -> float:
@@ -256,10 +370,11 @@ class MonteCarloBot(Bot[ShitheadView]):
     """Determinized Monte Carlo: samples the hidden cards, plays every candidate out.
 
     Each sampled deal is played out once per candidate (common random numbers), for at
-    most `depth` decisions, then scored by place, or by cards left when cut (`scale` sets
-    how sharply a card's difference counts). A decision samples up to `determinizations`
-    deals while fewer than `steps` decisions have been simulated, and stops early when
-    `patience` deals have not told the candidates apart. The swap phase follows the heuristic.
+    most `depth` decisions by the heuristic (`policy`), then scored by place, or by cards
+    left when cut (`scale` sets how sharply a card's difference counts). A decision samples
+    up to `determinizations` deals while fewer than `steps` decisions have been simulated,
+    and stops early when `patience` deals have not told the candidates apart. The swap
+    phase follows the heuristic.
     """
 
     name = "mc"
@@ -287,12 +402,13 @@ class MonteCarloBot(Bot[ShitheadView]):
         if len(options) == 1 or view.phase != "play":
             return options[0]
         rng = random.Random(seed)
+        dealer = Dealer(view)
         totals = [0.0] * len(options)
         spent = 0
         for sample in range(1, self.determinizations + 1):
-            world = determinize(view, rng)
+            world = dealer.deal(rng)
             for index, action in enumerate(options):
-                score, used = self.rollout(_advance(world, view.seat, action), view.seat)
+                score, used = self.rollout(_play(world, view.seat, action), view.seat)
                 totals[index] += score
                 spent += used
             if spent >= self.steps or (sample >= self.patience and len(set(totals)) == 1):
@@ -307,7 +423,10 @@ class MonteCarloBot(Bot[ShitheadView]):
         for step in range(self.depth):
             if state.result is not None:
                 return evaluate(state, seat, self.scale), step
-            turn = state.turn
-            legal = legal_actions(state, turn)
-            state = _advance(state, turn, heuristic_action(state.ruleset, state.pile, legal))
+            state = _play(state, state.turn, policy(state))
         return evaluate(state, seat, self.scale), self.depth
+
+
+def _play(state: ShitheadState, seat: int, action: Action) -> ShitheadState:
+    """Returns the state after `seat` takes `action` (the engine's play: decide and fold)."""
+    return play_action(state, seat, action)[0]
