@@ -8,18 +8,19 @@ through that client. The worker stopped, and its messages waited in the broker's
 hash for another worker's sweep after the visibility timeout (300 s by default): a
 deadline that late, with no worker left to enforce it.
 
-Here a channel closed without its client keeps the delivery tags it held instead of
-restoring them, and the next channel this process opens (when the worker reconnects)
-puts those messages back on their queues at once (`restore_by_tag`, a transaction that
-does nothing for a message a sweep restored meanwhile). Celery drops a lost connection's
-held tasks itself, so each runs once more; tasks are idempotent (moves are version-checked).
+Here a channel closed without its client, or whose restore fails because the broker does
+not answer (a close that comes while the broker is down), keeps the delivery tags it held
+instead of losing them, and this process puts those messages back on their queues as soon
+as a channel of it reaches the broker again: when one opens (the worker reconnecting) and
+before each of its polls (`restore_by_tag`, a transaction that does nothing for a message
+already restored). Celery drops a lost connection's held tasks itself, so each runs once
+more; tasks are idempotent (moves are version-checked).
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from typing import Any
+from typing import Any, cast
 
 from kombu.transport import redis as kombu_redis
 
@@ -36,11 +37,26 @@ class Channel(kombu_redis.Channel):
         self._restore_held()
 
     def close(self) -> None:
-        """Closes the channel, keeping the tags it holds when its client is gone."""
+        """Closes the channel, restoring the messages it holds; keeps their tags when its
+        client is gone or the broker does not answer."""
         connection, qos = self.connection, self._qos
-        if not self.closed and qos is not None and connection is not None and not connection.client:
-            _keep_held(qos)
+        if not self.closed and qos is not None and connection is not None:
+            qos = cast(Any, qos)
+            if not connection.client:
+                _keep_held(qos)
+            elif qos.restore_at_shutdown and self.do_restore:
+                qos._flush()  # drops the tags acknowledged meanwhile, as kombu's restore does
+                try:
+                    qos.restore_unacked()  # what kombu's close does; clears what it held
+                except connection.connection_errors:
+                    _keep_held(qos)
         super().close()
+
+    def _brpop_start(self, timeout: Any = None) -> Any:
+        """Restores the messages closed channels kept (if any) before each poll."""
+        if _held:
+            self._restore_held()
+        return super()._brpop_start(timeout)  # type: ignore[misc]  # not in kombu's stubs
 
     def _restore_held(self) -> None:
         """Puts the messages of the tags a closed channel kept back on their queues."""
@@ -48,10 +64,12 @@ class Channel(kombu_redis.Channel):
             tags = list(_held)
         qos: Any = self.qos
         for tag in tags:
-            with contextlib.suppress(*self.connection.connection_errors):
+            try:
                 qos.restore_by_tag(tag)
-                with _held_lock:
-                    _held.discard(tag)
+            except self.connection.connection_errors:
+                return  # the broker does not answer yet: the next poll tries again
+            with _held_lock:
+                _held.discard(tag)
 
 
 def _keep_held(qos: Any) -> None:

@@ -30,6 +30,7 @@ import kombu
 import pytest
 import redis
 
+from services.workers.dispatch import TURN_DEADLINE
 from shared.model.idempotency import HOST, client_key, game_id_for
 from tests.e2e.conftest import Stack, running_stack
 from tests.e2e.support import free_port
@@ -454,8 +455,14 @@ def test_a_deadline_the_worker_held_when_the_redis_broker_went_down_still_fires(
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
         human_to_move(answers, game_id)
-        # The worker holds the human's deadline task (unacknowledged, until its time).
-        wait_for(lambda: broker.hlen(f"{namespace}unacked"), "the worker to hold the deadline")
+        # The worker holds the human's deadline task (unacknowledged, until its time): not
+        # just the bot's turn task, which it may still hold while it sends the deadline.
+
+        def deadline_held() -> bool:
+            held = broker.hvals(f"{namespace}unacked")
+            return any(TURN_DEADLINE.encode() in message for message in held)
+
+        wait_for(deadline_held, "the worker to hold the deadline")
         private_redis.kill()
         private_redis.start()
 
