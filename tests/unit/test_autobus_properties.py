@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -30,7 +31,7 @@ def cards_on_table(state: AutobusState) -> list[str]:
     """Returns every card of the state, wherever it lies, sorted."""
     slots = [cards for seat_slots in state.slots for cards in seat_slots]
     zones = (*state.mains, *state.hands, *slots, *state.sequences, state.completed, state.draw)
-    return sorted(card for zone in zones for card in zone)
+    return sorted(itertools.chain.from_iterable(zones))
 
 
 def known_to(state: AutobusState, seat: int) -> Counter[str]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
+from collections.abc import Sequence
 
 import msgspec
 import pytest
@@ -35,7 +37,7 @@ def ruleset_for(preset: str, players: int) -> ShitheadRuleset:
 def cards_on_table(state: ShitheadState) -> list[str]:
     """Returns every card of the state, wherever it lies, sorted."""
     zones = (*state.hands, *state.face_up, *state.face_down, state.deck, state.pile, state.burnt)
-    return sorted(card for zone in zones for card in zone)
+    return sorted(itertools.chain.from_iterable(zones))
 
 
 def known_to(
@@ -56,6 +58,17 @@ def publicly_taken(taken: list[Counter[str]], event: Event) -> None:
         taken[event.seat] += Counter(event.cards)
     elif isinstance(event, CardsSwapped):
         taken[event.seat][event.face_up_card] += 1
+
+
+def known_is_held_and_was_shown(
+    known: Sequence[str], hand: Sequence[str], shown: Counter[str]
+) -> bool:
+    """Returns whether the cards publicly known of a hand (`known`) are in it and were shown
+    going in (`shown`): `Counter(known) <= Counter(hand) & shown`, without building the
+    intersection."""
+    if not known:
+        return True
+    return all(n <= hand.count(card) and n <= shown[card] for card, n in Counter(known).items())
 
 
 def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadState, list[Event]]:
@@ -84,11 +97,14 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadStat
         played = sh.SPEC.apply(state, seat, action)
         decided = decide(state, seat, action)
         for event in decided:
-            state = evolve(state, event)
+            before, state = state, evolve(state, event)
             log.append(event)
             publicly_taken(taken, event)
             for s, cards in enumerate(state.known):
-                assert Counter(cards) <= Counter(state.hands[s]) & taken[s]
+                # A seat whose hand and known cards stay as they were still passes: what
+                # was shown of each hand (`taken`) only grows.
+                if cards != before.known[s] or state.hands[s] != before.hands[s]:
+                    assert known_is_held_and_was_shown(cards, state.hands[s], taken[s]), s
             zones = (*state.hands, *state.face_up, *state.face_down)
             on_table = len(state.deck) + len(state.pile) + len(state.burnt)
             assert sum(map(len, zones)) + on_table == total
