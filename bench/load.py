@@ -23,12 +23,22 @@ hits both alike):
    sending it to its event's store time in the log.
 
 Each phase sends `--moves` POSTs in all. Meanwhile the projection lag (the function behind
-`cardarena_projection_lag_seconds`) is sampled every 100 ms. Afterwards, once the
+`cardarena_projection_lag_seconds`) is sampled every 200 ms. Afterwards, once the
 projection has caught up, every acknowledged move must be in the PostgreSQL archive. Prints
 moves/s, p50/p99 latency of a move, requests per move, the projection lag p99, errors
 (non-2xx other than 409; 409s apart: both seats may act at once while cards are swapped)
-and the ratio of move throughput to the bare endpoint's. Targets: ratio >= 0.5, lag p99 <
-1 s, zero errors. Exit code 0 whatever the verdicts (the machine is noisy).
+and the ratio of move throughput to the bare endpoint's; and the CPU each part of the stack
+spent per bare request and per move: the server processes, Redis (its own `INFO cpu`,
+read before and after each phase: every client of that Redis counts, less the lag
+sampler's reads, whose Redis CPU per sample is measured with the stack idle before the
+rounds), the projection, the workers and the clients (this process, less the lag sampler's
+thread), with Redis's commands per request and per move (`INFO commandstats`, which counts
+the commands its functions call too, and the lag sampler's).
+
+Targets (issue 20): ratio >= 0.85; the game service's CPU per move at most 1.5 times the
+bare server's per request; Redis's CPU per move, over the events a move appends, at most
+twice its CPU per bare XADD; lag p99 < 1 s; zero errors; nothing acknowledged missing.
+Exit code 0 whatever the verdicts (the machine is noisy: compare within one run).
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.load [--moves 3000] [--clients 16]
         [--processes 2] [--rounds 3] [--mode act|turn|stream|poll] [--quick]
@@ -48,7 +58,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,15 +80,22 @@ from shared.store.redis_common import feed_key
 from shared.store.redis_store import RedisEventStore
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGET_RATIO = 0.5
+TARGET_RATIO = 0.85
 """Move throughput over the bare endpoint's, at least."""
+TARGET_SERVER_CPU = 1.5
+"""The game service's CPU per move over the bare server's per request, at most."""
+TARGET_REDIS_CPU = 2.0
+"""Redis's CPU per move over the events a move appends, over its CPU per bare XADD, at
+most."""
 TARGET_LAG_SECONDS = 1.0
 """Projection lag p99, below."""
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that games of random players end."""
 POLL_SECONDS = 0.005
 """How long a client waits before reading its view again while the other seat is due."""
-LAG_SAMPLE_SECONDS = 0.1
+LAG_SAMPLE_SECONDS = 0.2
+"""How often the lag is sampled: each sample reads every partition's feed and group (three
+Redis round trips each), a load of the benchmark's own on the Redis it measures."""
 READY_SECONDS = 60.0
 
 
@@ -251,6 +268,77 @@ def clean_redis(redis_url: str, namespace: str, queue: str) -> None:
             client.delete(*keys[start : start + 500])
     finally:
         client.close()
+
+
+class RedisMeter:
+    """Reads what Redis spent so far: its CPU seconds (`INFO cpu`, user + system, every
+    thread) and its calls per command (`INFO commandstats`)."""
+
+    def __init__(self, redis_url: str) -> None:
+        self.client = redis.Redis.from_url(redis_url)
+
+    def read(self) -> tuple[float, Counter[str], Counter[str]]:
+        """Returns the CPU seconds, and the calls and the microseconds spent per command so
+        far."""
+        cpu = self.client.info("cpu")
+        stats = self.client.info("commandstats")
+        calls: Counter[str] = Counter()
+        usec: Counter[str] = Counter()
+        for name, value in stats.items():
+            if isinstance(value, dict) and "calls" in value:
+                calls[name.removeprefix("cmdstat_")] = int(value["calls"])
+                usec[name.removeprefix("cmdstat_")] = int(value.get("usec", 0))
+        return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]), calls, usec
+
+    def close(self) -> None:
+        """Closes the client."""
+        self.client.close()
+
+
+@dataclass
+class Spent:
+    """What the stack spent in one kind of phase, summed over its rounds: CPU seconds per
+    part (`cpu`, by the names of `Figures.parts`), and Redis's calls and microseconds per
+    command."""
+
+    cpu: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    calls: Counter[str] = field(default_factory=Counter)
+    usec: Counter[str] = field(default_factory=Counter)
+    samples: int = 0
+    """Lag samples taken meanwhile (their CPU here is out of "clients": see `metered`)."""
+    sampler_cpu: float = 0.0
+    """CPU seconds the lag sampler's thread used meanwhile."""
+
+
+@contextlib.contextmanager
+def metered(
+    spent: Spent,
+    launchers: list[Launcher],
+    meter: RedisMeter,
+    server: str,
+    sampler: LagSampler | None = None,
+) -> Iterator[None]:
+    """Adds to `spent` what the block costs: the CPU of the children named `server`*
+    ("server"), of the projection and the workers, of this process less `sampler`'s thread
+    ("clients") and of Redis, Redis's calls per command, and the lag samples taken."""
+    parts = {"server": server, "projection": "projection", "workers": "workers"}
+    before = {part: cpu_seconds(launchers, prefix) for part, prefix in parts.items()}
+    own = time.process_time()
+    sampled = (sampler.taken, sampler.cpu) if sampler is not None else (0, 0.0)
+    redis_cpu, calls, usec = meter.read()
+    yield
+    redis_after, calls_after, usec_after = meter.read()
+    for part, prefix in parts.items():
+        spent.cpu[part] += cpu_seconds(launchers, prefix) - before[part]
+    sampler_cpu = sampler.cpu - sampled[1] if sampler is not None else 0.0
+    spent.cpu["clients"] += time.process_time() - own - sampler_cpu
+    spent.sampler_cpu += sampler_cpu
+    spent.samples += sampler.taken - sampled[0] if sampler is not None else 0
+    spent.cpu["redis"] += redis_after - redis_cpu
+    calls_after.subtract(calls)
+    spent.calls.update(+calls_after)
+    usec_after.subtract(usec)
+    spent.usec.update(+usec_after)
 
 
 # Phase 1: the bare endpoint ------------------------------------------------------------
@@ -582,7 +670,8 @@ async def run_game(
 
 
 class LagSampler:
-    """Samples the projection's lag in seconds every 100 ms in a thread while entered."""
+    """Samples the projection's lag in seconds every LAG_SAMPLE_SECONDS in a thread while
+    entered."""
 
     def __init__(
         self, redis_url: str, namespace: str, group: str, database_url: str, partitions: int = 16
@@ -592,6 +681,10 @@ class LagSampler:
         self.group = group
         self.database_url = database_url
         self.samples: list[float] = []
+        self.taken = 0
+        """Samples taken (lag read or not)."""
+        self.cpu = 0.0
+        """CPU seconds the sampling thread used, over every time it ran."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._conn: psycopg.Connection[Any] | None = None
@@ -619,9 +712,12 @@ class LagSampler:
         self.client.close()
 
     def _run(self) -> None:
+        start, spent = time.thread_time(), self.cpu
         while not self._stop.wait(LAG_SAMPLE_SECONDS):
+            self.taken += 1
             if (lag := self.lag()) is not None:
                 self.samples.append(lag[1])
+            self.cpu = spent + time.thread_time() - start
 
     def __enter__(self) -> LagSampler:
         """Samples until the block ends (again each time: the samples add up)."""
@@ -646,6 +742,26 @@ class LagSampler:
         return None
 
 
+def redis_per_sample(sampler: LagSampler, meter: RedisMeter, seconds: float = 1.5) -> float:
+    """Returns Redis's CPU seconds per lag sample, measured with the stack idle: its CPU
+    over `seconds` with the sampler running, less its CPU over `seconds` without (the
+    stack's own idle work). The game phases take the sampler's share out of Redis's CPU per
+    move with it: the sampler is the benchmark's, not a move's (under load each of its reads
+    costs Redis more, so this takes out less than its whole share)."""
+    before, _, _ = meter.read()
+    time.sleep(seconds)
+    idle, _, _ = meter.read()
+    taken = sampler.taken
+    with sampler:
+        time.sleep(seconds)
+    after, _, _ = meter.read()
+    samples = sampler.taken - taken
+    sampler.samples.clear()
+    if samples <= 0:
+        return 0.0
+    return max(0.0, (after - idle) - (idle - before)) / samples
+
+
 def missing_from_archive(database_url: str, acked: set[tuple[str, int]]) -> int:
     """Returns how many acknowledged (game, version) pairs the archive lacks."""
     with psycopg.connect(database_url) as conn:
@@ -668,15 +784,15 @@ class Figures:
     lag_samples: list[float]
     caught_up: float | None
     missing: int
-    bare_cpu: float
-    """CPU seconds the bare processes used in their phases."""
-    game_cpu: float
-    """CPU seconds the game-service processes used in theirs."""
-    projection_cpu: float = 0.0
-    """CPU seconds the projection service used in the game phases (it idles in the bare)."""
-    client_cpu: tuple[float, float] = (0.0, 0.0)
-    """CPU seconds this (client) process used in the bare phases and in the game phases
-    (its lag sampler thread included)."""
+    bare_spent: Spent
+    """What the bare phases cost ("server": the bare processes)."""
+    game_spent: Spent
+    """What the game phases cost ("server": the game-service processes)."""
+    redis_per_sample: float = 0.0
+    """Redis's CPU seconds per lag sample (`redis_per_sample`), taken out of a move's."""
+
+    parts = ("server", "redis", "projection", "workers", "clients")
+    """The parts of the stack whose CPU is measured."""
 
     @property
     def bare_rate(self) -> float:
@@ -687,6 +803,29 @@ class Figures:
     def move_rate(self) -> float:
         """Returns accepted moves per second."""
         return self.game.moves / self.game_seconds
+
+    @property
+    def events_per_move(self) -> float:
+        """Returns the events an accepted move appended, on average."""
+        return len(self.game.acked) / max(1, self.game.moves)
+
+    def per_bare(self, part: str) -> float:
+        """Returns the CPU seconds `part` spent per bare request."""
+        return self.bare_spent.cpu[part] / max(1, self.bare.moves)
+
+    def per_move(self, part: str) -> float:
+        """Returns the CPU seconds `part` spent per accepted move (Redis: less the lag
+        sampler's reads, see `sampler_redis`)."""
+        spent = self.game_spent.cpu[part]
+        if part == "redis":
+            spent = max(0.0, spent - self.sampler_redis)
+        return spent / max(1, self.game.moves)
+
+    @property
+    def sampler_redis(self) -> float:
+        """Returns Redis's CPU seconds the lag sampler's reads cost in the game phases, as
+        measured with the stack idle."""
+        return self.game_spent.samples * self.redis_per_sample
 
     @property
     def errors(self) -> int:
@@ -712,9 +851,9 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         "CARDARENA_WORKERS_METRICS_PORT": "0",
         "CARDARENA_LOG_JSON": "false",
     }
-    bare_seconds, bare_tally, bare_cpu = 0.0, Tally(), 0.0
-    game_seconds, game_tally, games, game_cpu = 0.0, Tally(), [], 0.0
-    client_bare, client_game, projection_cpu = 0.0, 0.0, 0.0
+    bare_seconds, bare_tally, bare_spent = 0.0, Tally(), Spent()
+    game_seconds, game_tally, games, game_spent = 0.0, Tally(), [], Spent()
+    meter = RedisMeter(redis_url)
     try:
         bare_ports = [free_port() for _ in range(args.processes)]
         bare_urls = [f"http://127.0.0.1:{p}" for p in bare_ports]
@@ -732,29 +871,24 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         sampler = LagSampler(redis_url, namespace, "projection", database_url)
         with servers(env, commands) as launchers:
             wait_ready([*bare_urls, *urls], launchers)
+            per_sample = redis_per_sample(sampler, meter)
             for round_no in range(args.rounds):
                 share = args.moves // args.rounds + (round_no < args.moves % args.rounds)
-                cpu, own = cpu_seconds(launchers, "bare-"), time.process_time()
-                seconds, _ = asyncio.run(run_bare(bare_urls, args.clients, share, bare_tally))
+                with metered(bare_spent, launchers, meter, "bare-"):
+                    seconds, _ = asyncio.run(run_bare(bare_urls, args.clients, share, bare_tally))
                 bare_seconds += seconds
-                bare_cpu += cpu_seconds(launchers, "bare-") - cpu
-                client_bare += time.process_time() - own
-                cpu, own = cpu_seconds(launchers, "game-"), time.process_time()
-                projecting = cpu_seconds(launchers, "projection")
-                with sampler:
+                with metered(game_spent, launchers, meter, "game-", sampler), sampler:
                     seconds, _, played = asyncio.run(
                         run_game(urls, admin_key, args.clients, share, args.mode, game_tally)
                     )
                 game_seconds += seconds
-                game_cpu += cpu_seconds(launchers, "game-") - cpu
-                client_game += time.process_time() - own
-                projection_cpu += cpu_seconds(launchers, "projection") - projecting
                 games += played
             caught_up = sampler.wait_caught_up()
             sampler.close()
             game_tally.latencies += logged_latencies(redis_url, namespace, game_tally.sent)
             missing = missing_from_archive(database_url, game_tally.acked)
     finally:
+        meter.close()
         clean_redis(redis_url, namespace, queue)
         with contextlib.suppress(OSError):
             for name in os.listdir(heartbeats):
@@ -769,17 +903,16 @@ def measure(args: argparse.Namespace, redis_url: str, database_url: str) -> Figu
         sampler.samples,
         caught_up,
         missing,
-        bare_cpu,
-        game_cpu,
-        projection_cpu,
-        (client_bare, client_game),
+        bare_spent,
+        game_spent,
+        per_sample,
     )
 
 
 def report(figures: Figures, args: argparse.Namespace) -> None:
-    """Prints the figures as a table and one verdict line per target."""
+    """Prints the figures as tables and one verdict line per target."""
     f, game = figures, figures.game
-    ms = 1000.0
+    ms, us = 1000.0, 1_000_000.0
     table = Table(
         title=f"Load: {args.clients} clients, {args.processes} server processes, "
         f"{args.moves} POSTs per phase"
@@ -788,27 +921,31 @@ def report(figures: Figures, args: argparse.Namespace) -> None:
     table.add_column("value", justify="right")
     ratio = f.move_rate / f.bare_rate if f.bare_rate else 0.0
     lag_p99 = percentile(f.lag_samples, 0.99)
+    server_ratio = f.per_move("server") / f.per_bare("server") if f.per_bare("server") else 0.0
+    redis_per_event = f.per_move("redis") / max(1e-9, f.events_per_move)
+    redis_ratio = redis_per_event / f.per_bare("redis") if f.per_bare("redis") else 0.0
     rows = [
         ("bare XADD endpoint", f"{f.bare_rate:.1f} requests/s"),
         ("bare p50 / p99 latency", _pair(f.bare.latencies, ms)),
         ("moves accepted", f"{game.moves} in {f.games} games, {f.game_seconds:.1f} s"),
         ("moves per second", f"{f.move_rate:.1f}"),
         ("move p50 / p99 latency", _pair(game.latencies, ms)),
-        (f"requests per move ({args.mode})", f"{game.requests / max(1, game.moves):.1f}"),
+        (f"requests per move ({args.mode})", f"{game.requests / max(1, game.moves):.2f}"),
+        ("events per move", f"{f.events_per_move:.2f}"),
         ("ratio moves/s : bare requests/s", f"{ratio:.2f}"),
         (
-            "server CPU per bare request / per move",
-            f"{f.bare_cpu / max(1, f.bare.moves) * ms:.2f} / "
-            f"{f.game_cpu / max(1, game.moves) * ms:.2f} ms",
+            "Redis CPU per move / per event / per bare XADD",
+            f"{f.per_move('redis') * us:.0f} / {redis_per_event * us:.0f} / "
+            f"{f.per_bare('redis') * us:.0f} µs",
         ),
         (
-            "client CPU per bare request / per move",
-            f"{f.client_cpu[0] / max(1, f.bare.moves) * ms:.2f} / "
-            f"{f.client_cpu[1] / max(1, game.moves) * ms:.2f} ms",
+            "lag sampler's Redis CPU taken out of a move's",
+            f"{f.sampler_redis / max(1, game.moves) * us:.0f} µs ({f.game_spent.samples}"
+            f" samples, {f.redis_per_sample * us:.0f} µs each, measured idle)",
         ),
         (
-            "projection CPU per move",
-            f"{f.projection_cpu / max(1, game.moves) * ms:.2f} ms",
+            "lag sampler's CPU in this process (not in the clients')",
+            f"{f.game_spent.sampler_cpu / max(1, game.moves) * ms:.3f} ms per move",
         ),
         (
             "projection lag p50 / p99",
@@ -827,10 +964,24 @@ def report(figures: Figures, args: argparse.Namespace) -> None:
         table.add_row(name, value)
     console = Console()
     console.print(table)
+    console.print(_cpu_table(f))
+    console.print(_commands_table(f))
     for sample in [*f.bare.samples, *game.samples]:
         print(f"  error: {sample}")
     verdicts = [
+        (
+            f"game service CPU per move {f.per_move('server') * ms:.2f} ms ="
+            f" {server_ratio:.2f} x bare request's {f.per_bare('server') * ms:.2f} ms",
+            f"target <= {TARGET_SERVER_CPU}",
+            0 < server_ratio <= TARGET_SERVER_CPU,
+        ),
         (f"throughput ratio {ratio:.2f}", f"target >= {TARGET_RATIO}", ratio >= TARGET_RATIO),
+        (
+            f"Redis CPU per move per event {redis_per_event * us:.0f} µs ="
+            f" {redis_ratio:.2f} x per bare XADD {f.per_bare('redis') * us:.0f} µs",
+            f"target <= {TARGET_REDIS_CPU}",
+            0 < redis_ratio <= TARGET_REDIS_CPU,
+        ),
         (
             f"projection lag p99 {lag_p99:.3f} s",
             f"target < {TARGET_LAG_SECONDS:.0f} s",
@@ -841,6 +992,63 @@ def report(figures: Figures, args: argparse.Namespace) -> None:
     ]
     for what, target, passed in verdicts:
         print(f"{what}, {target}: {'PASS' if passed else 'MISS'}")
+
+
+def _cpu_table(f: Figures) -> Table:
+    """Returns the CPU each part of the stack spent per bare request and per move."""
+    ms = 1000.0
+    table = Table(title="CPU per bare request / per move, by part of the stack")
+    for name in ("part", "bare request", "move", "move : bare"):
+        table.add_column(name, justify="left" if name == "part" else "right")
+    names = {
+        "server": "server processes (bare app / game service)",
+        "redis": "Redis (less the lag sampler's reads)",
+        "projection": "projection",
+        "workers": "workers",
+        "clients": "clients (this process, less the lag sampler)",
+    }
+    for part in (*f.parts, "total"):
+        bare = sum(map(f.per_bare, f.parts)) if part == "total" else f.per_bare(part)
+        move = sum(map(f.per_move, f.parts)) if part == "total" else f.per_move(part)
+        table.add_row(
+            names.get(part, part),
+            f"{bare * ms:.3f} ms",
+            f"{move * ms:.3f} ms",
+            f"{move / bare:.2f}" if bare > 0 else "-",
+        )
+    return table
+
+
+def _commands_table(f: Figures, top: int = 16) -> Table:
+    """Returns Redis's commands per bare request and per move (the `top` most called in
+    the game phases, then the rest), its functions' calls included, with the time Redis
+    spent running them (`INFO commandstats` usec: a function's time includes its calls';
+    reading requests and writing replies is not in it)."""
+    table = Table(
+        title="Redis commands per bare request / per move (functions' calls included), and their µs"
+    )
+    for name in ("command", "bare request", "move", "µs per bare request", "µs per move"):
+        table.add_column(name, justify="left" if name == "command" else "right")
+    bare, game = f.bare_spent, f.game_spent
+    requests, moves = max(1, f.bare.moves), max(1, f.game.moves)
+    shown = [name for name, _ in game.calls.most_common(top)]
+    rest = [name for name in {*bare.calls, *game.calls} if name not in shown]
+    for label, names in (*((name, [name]) for name in shown), ("(the rest)", rest)):
+        table.add_row(
+            label,
+            f"{sum(bare.calls[n] for n in names) / requests:.2f}",
+            f"{sum(game.calls[n] for n in names) / moves:.2f}",
+            f"{sum(bare.usec[n] for n in names) / requests:.1f}",
+            f"{sum(game.usec[n] for n in names) / moves:.1f}",
+        )
+    table.add_row(
+        "all",
+        f"{sum(bare.calls.values()) / requests:.2f}",
+        f"{sum(game.calls.values()) / moves:.2f}",
+        "",
+        "",
+    )
+    return table
 
 
 def _pair(latencies: list[float], scale: float) -> str:
