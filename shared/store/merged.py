@@ -61,8 +61,8 @@ class MergedFeedConsumer(FeedConsumer):
         clock = self._store.feed_clock()
         read: list[FeedEntry] = []
         whole = True
-        for consumer in self._consumers.values():
-            page = consumer.read(count, 0)
+        first, *others = self._consumers.values()
+        for page in first.read_with(others, count):
             whole = whole and len(page) < count
             read += page
         final = sorted((e for e in read if position_key(e.position) < clock), key=merge_key)
@@ -82,8 +82,9 @@ class MergedFeedConsumer(FeedConsumer):
         by_partition: dict[int, list[str]] = {}
         for entry in entries:
             by_partition.setdefault(entry.partition, []).append(entry.position)
-        for partition, positions in by_partition.items():
-            self._consumers[partition].ack(positions)
+        acks = [(self._consumers[p], positions) for p, positions in by_partition.items()]
+        if acks:
+            acks[0][0].ack_with(acks)
 
 
 def consumer(
