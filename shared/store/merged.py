@@ -61,8 +61,8 @@ class MergedFeedConsumer(FeedConsumer):
         clock = self._store.feed_clock()
         read: list[FeedEntry] = []
         whole = True
-        first, *others = self._consumers.values()
-        for page in first.read_with(others, count):
+        for consumer in self._consumers.values():
+            page = consumer.read(count, 0)
             whole = whole and len(page) < count
             read += page
         final = sorted((e for e in read if position_key(e.position) < clock), key=merge_key)
@@ -82,9 +82,8 @@ class MergedFeedConsumer(FeedConsumer):
         by_partition: dict[int, list[str]] = {}
         for entry in entries:
             by_partition.setdefault(entry.partition, []).append(entry.position)
-        acks = [(self._consumers[p], positions) for p, positions in by_partition.items()]
-        if acks:
-            acks[0][0].ack_with(acks)
+        for partition, positions in by_partition.items():
+            self._consumers[partition].ack(positions)
 
 
 def consumer(

@@ -350,15 +350,3 @@ class FeedConsumer(abc.ABC):
     def ack_entries(self, entries: Sequence[FeedEntry]) -> None:
         """Marks `entries` (of this consumer's reads) as processed."""
         self.ack([entry.position for entry in entries])
-
-    def read_with(self, others: Sequence[FeedConsumer], count: int) -> list[list[FeedEntry]]:
-        """Returns what `read(count)` (not waiting) returns for this consumer and each of
-        `others` (members of other partitions), in that order; an adapter may read them in
-        fewer round trips than one each."""
-        return [member.read(count, 0) for member in (self, *others)]
-
-    def ack_with(self, acks: Sequence[tuple[FeedConsumer, Sequence[str]]]) -> None:
-        """Acks, for each (member, positions) of `acks` (this consumer's among them, or not),
-        `member.ack(positions)`; an adapter may do it in fewer round trips than one each."""
-        for member, positions in acks:
-            member.ack(positions)

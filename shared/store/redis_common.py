@@ -221,19 +221,6 @@ def group_entries(reply: Any) -> list[tuple[bytes, Fields]]:
     return list(entries)
 
 
-def streams_entries(reply: Any) -> dict[str, list[tuple[bytes, Fields]]]:
-    """Returns the entries of an XREADGROUP (or XREAD) reply over several streams, by
-    stream key, in RESP2 or RESP3 shape (a stream with none is absent)."""
-    if not reply:
-        return {}
-    pairs = reply.items() if isinstance(reply, dict) else reply
-    found: dict[str, list[tuple[bytes, Fields]]] = {}
-    for key, value in pairs:
-        entries = value[0] if value and isinstance(value[0], list) else value
-        found[text_of(key)] = list(entries)
-    return found
-
-
 def node_of(client: Client, key: str) -> redis.Redis:
     """Returns a client of the node that holds `key` (a standalone client is itself)."""
     if isinstance(client, RedisCluster):

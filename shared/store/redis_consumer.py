@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import redis
-from redis.cluster import RedisCluster
 
 from shared.store.port import FeedConsumer, FeedEntry
 from shared.store.redis_common import (
@@ -19,7 +17,6 @@ from shared.store.redis_common import (
     position_text,
     reachable,
     refuse_decoding,
-    streams_entries,
 )
 
 
@@ -111,6 +108,7 @@ class RedisFeedConsumer(FeedConsumer):
         if len(entries) < count:
             block = block_ms if block_ms > 0 and not entries else None
             entries += self._read_group(">", count - len(entries), block)
+        self._unacked = {position_text(position) for position, _ in entries}
         return entries
 
     def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
@@ -124,80 +122,15 @@ class RedisFeedConsumer(FeedConsumer):
                     raise
                 self._create_group()
                 entries = self._collect(count, block_ms)
-            return self._delivered(entries)
-
-    def _delivered(self, entries: list[tuple[bytes, Fields]]) -> list[FeedEntry]:
-        """Returns the feed entries of a read's `entries`, once it set them unacked: those
-        trimmed away meanwhile (no fields left) are acked, and left out."""
-        self._unacked = {position_text(position) for position, _ in entries}
-        trimmed = [position for position, fields in entries if not fields]
-        if trimmed:
-            self._client.xack(self._feed, self._group, *trimmed)
-            self._unacked.difference_update(position_text(p) for p in trimmed)
+            trimmed = [position for position, fields in entries if not fields]
+            if trimmed:
+                self._client.xack(self._feed, self._group, *trimmed)
+                self._unacked.difference_update(position_text(p) for p in trimmed)
         partition = self.partition
         return [feed_entry(position, fields, partition) for position, fields in entries if fields]
-
-    def _steady(self, now: float) -> bool:
-        """Returns whether this member's next read is just its new entries: its group
-        made, nothing of its own pending or unacked, no claim due."""
-        pending = self._own_pending or bool(self._unacked)
-        return self._grouped and not pending and now < self._next_claim
-
-    def _shares(self, other: FeedConsumer) -> bool:
-        """Returns whether `other` is a member of this one's group, under its name, on this
-        standalone Redis (so that one command can read or ack both)."""
-        return (
-            isinstance(other, RedisFeedConsumer)
-            and other._client is self._client
-            and other._group == self._group
-            and other._consumer == self._consumer
-            and not isinstance(self._client, RedisCluster)
-        )
-
-    def read_with(self, others: Sequence[FeedConsumer], count: int) -> list[list[FeedEntry]]:
-        """Reads the new entries of every member in a steady state (see `_steady`) with one
-        XREADGROUP over their partitions' feeds (a standalone Redis), each other member on
-        its own; returns each member's page as `read(count)` does."""
-        members = [self, *others]
-        if count <= 0 or not all(self._shares(member) for member in others):
-            return super().read_with(others, count)
-        now = time.monotonic()
-        steady = [m for m in members if isinstance(m, RedisFeedConsumer) and m._steady(now)]
-        pages: dict[int, list[FeedEntry]] = {}
-        if len(steady) > 1:
-            streams: dict[Any, Any] = {member._feed: ">" for member in steady}
-            try:
-                with reachable():
-                    reply = self._client.xreadgroup(
-                        self._group, self._consumer, streams, count=count
-                    )
-                    read = streams_entries(reply)
-                    for member in steady:
-                        pages[id(member)] = member._delivered(read.get(member._feed, []))
-            except redis.ResponseError as error:
-                if not str(error).startswith("NOGROUP"):
-                    raise
-                pages.clear()  # a feed lost its group: each member reads (and makes it) alone
-        return [pages[id(m)] if id(m) in pages else m.read(count, 0) for m in members]
 
     def ack(self, positions: Sequence[str]) -> None:
         if positions:
             with reachable():
                 self._client.xack(self._feed, self._group, *positions)
             self._unacked.difference_update(positions)
-
-    def ack_with(self, acks: Sequence[tuple[FeedConsumer, Sequence[str]]]) -> None:
-        """Acks every member's positions in one pipeline (a standalone Redis)."""
-        wanted = [(member, positions) for member, positions in acks if positions]
-        if len(wanted) < 2 or not all(self._shares(member) for member, _ in wanted):
-            super().ack_with(acks)
-            return
-        with reachable():
-            pipe = self._client.pipeline(transaction=False)
-            for member, positions in wanted:
-                assert isinstance(member, RedisFeedConsumer)
-                pipe.xack(member._feed, member._group, *positions)
-            pipe.execute()
-        for member, positions in wanted:
-            assert isinstance(member, RedisFeedConsumer)
-            member._unacked.difference_update(positions)
