@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-from litestar import Litestar, Request
+from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi.spec import Components
@@ -50,13 +50,6 @@ a larger one is refused with 413 before it is read whole."""
 
 SCHEMA_PATH = "/schema"
 """Where the OpenAPI document (`/openapi.json`, `/openapi.yaml`) and its page are served."""
-
-
-async def _door(request: Request[Any, Any, Any]) -> None:
-    """The app's `before_request` hook: identifies the caller (`auth.authenticate`: 401,
-    429), then refuses input that cannot be what its handler declares (`strict.guard`)."""
-    await auth.authenticate(request, request.route_handler)
-    await strict.guard(request)
 
 
 def create_app(
@@ -164,7 +157,8 @@ def create_app(
             "context": Provide(provide_context, sync_to_thread=False),
             "caller": auth.CALLER,
         },
-        before_request=_door,
+        guards=[auth.authenticate],
+        before_request=strict.guard,
         state=State(
             {
                 auth.STATE_KEY: access,

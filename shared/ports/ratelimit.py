@@ -39,10 +39,6 @@ class RateDecision(msgspec.Struct, frozen=True):
 class RateLimiter(abc.ABC):
     """Token buckets per key; `limit` 0 allows everything, counting nothing."""
 
-    remote = True
-    """Whether a bucket is taken through I/O (a shared store): `hit` then blocks, unless
-    the limit is 0."""
-
     def __init__(self, limit: int, window_s: int) -> None:
         if limit < 0 or window_s < 1:
             raise ValueError(
@@ -50,11 +46,6 @@ class RateLimiter(abc.ABC):
             )
         self.limit = limit
         self.window_s = window_s
-
-    @property
-    def blocks(self) -> bool:
-        """Returns whether `hit` may block on I/O (a counting limiter over a shared store)."""
-        return self.remote and self.limit > 0
 
     @property
     def per_second(self) -> float:
@@ -88,8 +79,6 @@ def _seconds(tokens: float, rate: float) -> int:
 
 class InMemoryRateLimiter(RateLimiter):
     """A RateLimiter keeping its buckets in this process: the embedded default. Thread-safe."""
-
-    remote = False
 
     def __init__(
         self, limit: int, window_s: int, clock: Callable[[], float] = time.monotonic

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from litestar import Litestar
-from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -494,22 +493,3 @@ def test_registry_events_of_every_version_decode_for_the_service_and_the_project
     client.delete("/v1/bots/hook/1/token", headers=ADMIN)
     types = [type(decode(recorded)) for recorded in store.read(STREAM)]
     assert set(types) == {BotRegistered, BotTokenIssued, BotTokenRevoked, WebhookSecretIssued}
-
-
-def test_every_route_identifies_its_caller_and_checks_its_input_at_the_door(
-    client: Client,
-) -> None:
-    """Authentication and strict input run in the app's `before_request` hook, which a
-    controller or a handler of its own would replace (Litestar takes the nearest layer's
-    hook, it does not chain them): no route may have another."""
-    app = client.app
-    assert app.before_request is not None
-    handlers = [
-        handler
-        for route in app.routes
-        if isinstance(route, HTTPRoute)
-        for handler in route.route_handlers
-    ]
-    assert len(handlers) > 30
-    for handler in handlers:
-        assert handler.resolve_before_request() is app.before_request, handler

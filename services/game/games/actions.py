@@ -17,7 +17,6 @@ from services.game.games.schemas import ActionAccepted, PostAction
 from services.game.http.auth import Caller, caller_of, check_seat
 from services.game.http.context import GameContext
 from services.game.http.credentials import CredentialEnded, Hold
-from services.game.http.limits import charge_move
 from services.game.http.params import client_key_of
 from services.game.http.schemas import SeatView
 from services.game.http.waiters import held, streams_of
@@ -100,31 +99,12 @@ def _act_and_wait(
     wait: int,
     chunk: float,
 ) -> ActionAccepted:
-    """Runs `_act_now`, then waits up to `wait` s for the seat's next turn (blocks); charges
-    a move to the caller's rate limits once its answer is ready (`charge_move`)."""
+    """Runs `_act_now`, then waits up to `wait` s for the seat's next turn (blocks)."""
     accepted, pending = _act_now(connection, context, game_id, data, key, wait)
-    if pending is not None:
-        with held(connection, context.store) as hold:
-            accepted = _next_turn(context.store, accepted, pending, data.seat, wait, chunk, hold)
-    if not accepted.replayed:
-        charge_move(connection)
-    return accepted
-
-
-def _act_answered(
-    connection: ASGIConnection[Any, Any, Any, Any],
-    context: GameContext,
-    game_id: str,
-    data: PostAction,
-    key: str | None,
-    wait: int | None,
-) -> tuple[ActionAccepted, LoadedGame | None]:
-    """Runs `_act_now`; charges a move to the caller's rate limits when its answer is
-    ready, nothing left to wait for (`charge_move`)."""
-    accepted, pending = _act_now(connection, context, game_id, data, key, wait)
-    if pending is None and not accepted.replayed:
-        charge_move(connection)
-    return accepted, pending
+    if pending is None:
+        return accepted
+    with held(connection, context.store) as hold:
+        return _next_turn(context.store, accepted, pending, data.seat, wait, chunk, hold)
 
 
 def _next_turn(
@@ -163,7 +143,7 @@ async def take_action(
     chunk = streams.config.keepalive_s
     if wait and (borrower := streams.reserve()) is not None:
         return await streams.run_reserved(borrower, _act_and_wait, *args, chunk)
-    accepted, pending = await anyio.to_thread.run_sync(functools.partial(_act_answered, *args))
+    accepted, pending = await anyio.to_thread.run_sync(functools.partial(_act_now, *args))
     if pending is None or wait is None:
         return accepted
     with held(request, context.store) as hold:

@@ -1,11 +1,11 @@
 """Identity and access: who calls (the admin, a bot, anyone), what they may do, how often.
 
 Callers present `Authorization: Bearer <credential>`: the admin key (setting
-`CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.model.registry`).
-`authenticate`, the first step of the app's `before_request` hook, resolves every request's
-`Caller` once (401 for a credential that is neither, 429 for a bot token over its rate
-limits, see `services.game.http.limits`); handlers take it as the dependency `caller`.
-Hosting operations carry the guard `host_only`; seat access is `check_seat`.
+`CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.model.registry`). The app
+guard `authenticate` resolves every request's `Caller` once (401 for a credential that is
+neither, 429 for a bot token over its rate limits, see `services.game.http.limits`);
+handlers take it as the dependency `caller`. Hosting operations carry the guard
+`host_only`; seat access is `check_seat`.
 
 With no admin key the service runs in open mode: a caller without credentials is the host
 (as the admin). A bot token is that bot in either mode, and only a bound seat's bot token
@@ -261,19 +261,12 @@ caller there first (`caller_of`), so that a bot token's look-up takes no thread 
 async def authenticate(
     connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
 ) -> None:
-    """Identifies the caller of every request (401 and 429 happen here): the first step of
-    the app's `before_request` hook (`services.game.app`), and of the `host_only` guard.
+    """App guard: identifies the caller of every request (401 and 429 happen here).
 
     A credential that needs no look-up (none, the admin key, a malformed one) is checked at
     once; a bot token (a registry look-up, a rate-limit hit) in a worker thread, or by the
     handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway.
-    Once identified, a request is not identified again.
-
-    (Not an app guard: Litestar copies the route handler for every guard it runs, a cost
-    every request would pay.)
     """
-    if CALLER_KEY in connection.state:
-        return
     access: Access = connection.app.state[STATE_KEY]
     if not access.looks_up(connection.headers.get("authorization")):
         caller_of(connection)
@@ -281,13 +274,8 @@ async def authenticate(
         await anyio.to_thread.run_sync(caller_of, connection)
 
 
-async def host_only(
-    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
-) -> None:
-    """Route guard of hosting operations: the admin key (anyone in open mode); a bot is 403.
-    Identifies the caller first (`authenticate`: route guards run before the app's
-    `before_request` hook)."""
-    await authenticate(connection, handler)
+def host_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Route guard of hosting operations: the admin key (anyone in open mode); a bot is 403."""
     caller = caller_of(connection)
     if caller.host:
         return

@@ -31,7 +31,6 @@ from typing import Any, Literal
 import anyio.to_thread
 import msgspec
 from litestar import Response
-from litestar.connection import ASGIConnection
 from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
@@ -114,10 +113,6 @@ class Ticket:
         self.decision = ordinary
         raise self._refused(min(ordinary.retry_after, turns.retry_after))
 
-    def settle_blocks(self, charge: Charge) -> bool:
-        """Returns whether settling `charge` may block on I/O (a bucket in a shared store)."""
-        return self.requests.blocks or (charge != "move" and self.turns.blocks)
-
     def settle(self, charge: Charge) -> RateLimited | None:
         """Charges an answered request as `charge` says (see the module) and keeps the
         decision its headers show; returns the refusal that replaces the answer when
@@ -153,16 +148,6 @@ class Ticket:
             retry_after,
             self.decision,
         )
-
-
-def charge_move(connection: ASGIConnection[Any, Any, Any, Any]) -> None:
-    """Charges the request of `connection` as a move now, if its caller has a ticket not
-    charged yet: a move's handler calls it in its worker thread once the move is applied
-    (and its answer ready), so that the middleware needs no thread of its own for a look
-    at a shared bucket. (A move is never refused: nothing replaces the answer.)"""
-    ticket = connection.state.get(TICKET_KEY)
-    if isinstance(ticket, Ticket) and ticket.decision is None:
-        ticket.settle("move")
 
 
 def view_charge(body: Any) -> Charge:
@@ -221,10 +206,7 @@ class RateLimitMiddleware(ASGIMiddleware):
                 if ticket is not None:
                     if ticket.decision is None:
                         kind = _CHARGES.get(charge or "", "other")
-                        if ticket.settle_blocks(kind):
-                            refused = await anyio.to_thread.run_sync(ticket.settle, kind)
-                        else:
-                            refused = ticket.settle(kind)
+                        refused = await anyio.to_thread.run_sync(ticket.settle, kind)
                         if refused is not None:
                             replaced = True
                             await _send_refusal(send, refused)

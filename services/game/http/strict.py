@@ -114,25 +114,9 @@ def _refuse(key: str, message: str, source: str) -> None:
     raise ValidationException(message, extra=[{"key": key, "message": message, "source": source}])
 
 
-_NUL_ESCAPE = b"\\u0000"
-"""How a JSON body writes NUL (a raw control character is not JSON)."""
-
-
 async def _check_body(request: Request[Any, Any, Any], data: FieldDefinition) -> None:
     """Converts the JSON body strictly to the handler's `data` type, then looks for text
-    that no store can hold.
-
-    The common body passes in one typed decode: one that decodes strictly to the `data` type
-    and writes no NUL is accepted (msgspec refuses a lone surrogate, and converts as it
-    decodes); any other is checked the long way, which names what is wrong."""
-    body = await request.body()
-    if _NUL_ESCAPE not in body:
-        try:
-            msgspec.json.decode(body, type=data.annotation, strict=True)
-        except (msgspec.DecodeError, msgspec.ValidationError, TypeError):
-            pass
-        else:
-            return
+    that no store can hold."""
     try:
         value = await request.json()
     except SerializationException as error:
