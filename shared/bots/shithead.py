@@ -53,9 +53,23 @@ def strength(rules: ShitheadRuleset, rank: str) -> int:
     return ORDER[rank]
 
 
+def specials(rules: ShitheadRuleset) -> tuple[str | None, ...]:
+    """Returns the ranks that go on anything by themselves: reset, burn and joker (a rank the
+    ruleset leaves out is None)."""
+    return (rules.reset, rules.burn, JOKER)
+
+
 def is_special(rules: ShitheadRuleset, rank: str) -> bool:
     """Returns whether `rank` goes on anything by itself: reset, burn or joker."""
-    return rank in (rules.reset, rules.burn, JOKER)
+    return rank in specials(rules)
+
+
+def special_preference(rules: ShitheadRuleset, pile_size: int) -> list[str | None]:
+    """Returns the order in which the heuristic spends its specials on a pile of
+    `pile_size` cards: a reset on a small pile, a burn on a big one."""
+    if pile_size >= BIG_PILE:
+        return [rules.burn, rules.reset, JOKER]
+    return [rules.reset, JOKER, rules.burn]
 
 
 def completes_run(rules: ShitheadRuleset, pile: Sequence[Card], cards: Sequence[Card]) -> bool:
@@ -118,10 +132,7 @@ def _play_choice(rules: ShitheadRuleset, pile: Sequence[Card], plays: list[PlayC
 
 def _special_rank(rules: ShitheadRuleset, pile: Sequence[Card], ranks: list[str]) -> str:
     """Returns which special to spend: a reset on a small pile, a burn on a big one."""
-    preference = [rules.reset, JOKER, rules.burn]
-    if len(pile) >= BIG_PILE:
-        preference = [rules.burn, rules.reset, JOKER]
-    return next(rank for rank in preference if rank in ranks)
+    return next(rank for rank in special_preference(rules, len(pile)) if rank in ranks)
 
 
 class HeuristicBot(Bot[ShitheadView]):
@@ -237,11 +248,11 @@ class _Lookups:
         self.rules = rules
         self.found = tables(rules)
         self.strength = {rank: strength(rules, rank) for rank in ALPHABET}
-        self.special = frozenset(r for r in (rules.reset, rules.burn, JOKER) if r is not None)
+        self.special = frozenset(r for r in specials(rules) if r is not None)
         self.run = rules.burn_run
         self.least = self.found.multiple_from
-        self.small = [r for r in (rules.reset, JOKER, rules.burn) if r is not None]
-        self.big = [r for r in (rules.burn, rules.reset, JOKER) if r is not None]
+        self.small = [r for r in special_preference(rules, 0) if r is not None]
+        self.big = [r for r in special_preference(rules, BIG_PILE) if r is not None]
         self.deck_play = rules.blind_deck_play or rules.gamble_from_deck
 
 
