@@ -295,12 +295,20 @@ class InMemoryFeedConsumer(FeedConsumer):
         self._store = store
         self._consumer = consumer
         self._claim_idle_s = claim_idle_ms / 1000
+        self._born = time.monotonic()
+        """When this member object began: own pending entries delivered before are an
+        earlier member's leftovers (`read_more`)."""
 
-    def _take(self, count: int) -> list[FeedEntry]:
-        """Returns own pending entries, then idle ones claimed from others, then new ones."""
+    def _take(self, count: int, leftovers_only: bool = False) -> list[FeedEntry]:
+        """Returns own pending entries (with `leftovers_only`, only those delivered before
+        this object began), then idle ones claimed from others, then new ones."""
         group, now = self._group, time.monotonic()
         with group.lock:
-            mine = [d for d in group.pending.values() if d.consumer == self._consumer][:count]
+            mine = [
+                d
+                for d in group.pending.values()
+                if d.consumer == self._consumer and not (leftovers_only and d.since >= self._born)
+            ][:count]
             idle = [
                 d
                 for d in group.pending.values()
@@ -328,6 +336,9 @@ class InMemoryFeedConsumer(FeedConsumer):
             if entries or remaining <= 0:
                 return entries
             time.sleep(min(self._POLL_S, remaining))
+
+    def read_more(self, count: int = 100) -> list[FeedEntry]:
+        return self._take(count, leftovers_only=True)
 
     def ack(self, positions: Sequence[str]) -> None:
         with self._group.lock:

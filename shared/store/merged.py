@@ -4,22 +4,31 @@ The projection folds ratings and tournament views in feed order. With the feed s
 partitions, that order is the merge of the partitions by position (ties: game, version),
 and a merge must not hand out an entry while an earlier one may still be appended to
 another partition. So a read first takes the store's feed clock (`EventStore.feed_clock`:
-every entry appended from then on is at or past it), reads every partition, and returns
-only the entries before that clock, in merged order; the others stay unacknowledged and come
-back at the next read (each partition's consumer delivers its unacknowledged entries again).
-A projector that reads through this consumer therefore projects in exactly the order a
-rebuild from the archive sorts by.
+every entry appended from then on is at or past it), tops up what it holds of each
+partition with the entries that partition's member has not handed out yet
+(`FeedConsumer.read_more`), and returns, in merged order, only entries below a bound it knows
+to be complete: below the clock, and not past the last entry held of a partition whose
+read was full (more of it may follow). The rest stays held in memory (and unacknowledged in
+the store, so a restart reads it again) for the next read: each entry is read from the store
+once however far the partitions' backlogs differ. Entries handed out and not acknowledged
+come first again at the next read. A projector that reads through this consumer therefore
+projects in exactly the order a rebuild from the archive sorts by.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from collections.abc import Sequence
 
-from shared.store.port import EventStore, FeedConsumer, FeedEntry, merge_key, position_key
+from shared.store.port import EventStore, FeedConsumer, FeedEntry, merge_key
 
 _HELD_RETRIES = 20
 """How many times (a ms apart) a read that only held entries back at the clock reads again."""
+
+Held = tuple[tuple[int, int, str, int], FeedEntry]
+"""An entry held by the merged consumer, with its merge key."""
 
 
 class MergedFeedConsumer(FeedConsumer):
@@ -33,11 +42,17 @@ class MergedFeedConsumer(FeedConsumer):
         self._consumers = {getattr(c, "partition", 0): c for c in consumers}
         if len(self._consumers) != len(consumers):
             raise ValueError("two consumers of the same partition")
+        self._buffers: dict[int, list[Held]] = {p: [] for p in self._consumers}
+        """Each partition's entries read from the store and not handed out, in position
+        order."""
+        self._handed: list[Held] = []
+        """The entries handed out and not acknowledged yet."""
         self._held = False
         """Whether the last read held entries back at the feed clock."""
         self.watermark: tuple[int, int] | None = None
-        """After a read that returned every entry of these partitions before the feed clock
-        it took: that clock (everything below it was handed out); else None."""
+        """After a read: the key below which every entry of these partitions has been handed
+        out (None before the first read). It never goes back: an entry claimed late from a
+        dead member may lie below it (the projection refolds for such entries)."""
 
     @property
     def partitions(self) -> list[int]:
@@ -56,27 +71,85 @@ class MergedFeedConsumer(FeedConsumer):
         self._store.wait_feed(self._store.feed_position(), block_ms, count=1)
         return self._read(count)
 
+    def read_more(self, count: int = 100) -> list[FeedEntry]:
+        """Returns up to `count` entries in merged order, the ones handed out before and not
+        acknowledged included (a merged consumer keeps what it read: see the module)."""
+        return self._read(count)
+
     def _read(self, count: int) -> list[FeedEntry]:
-        """Returns up to `count` entries before the feed clock, in merged order."""
+        """Returns up to `count` entries below the bound, in merged order."""
+        self._give_back()
         clock = self._store.feed_clock()
-        read: list[FeedEntry] = []
-        whole = True
-        for consumer in self._consumers.values():
-            page = consumer.read(count, 0)
-            whole = whole and len(page) < count
-            read += page
-        final = sorted((e for e in read if position_key(e.position) < clock), key=merge_key)
-        self._held = len(final) < len(read)
-        self.watermark = clock if whole and len(final) <= count else None
-        return final[:count]
+        bound = clock
+        for partition, consumer in self._consumers.items():
+            held = self._buffers[partition]
+            wanted = count - len(held)
+            full = wanted <= 0
+            if not full:
+                page = consumer.read_more(wanted)
+                full = len(page) >= wanted
+                self._hold(partition, page)
+                held = self._buffers[partition]
+            if full and held:
+                ms, seq = held[-1][0][:2]
+                bound = min(bound, (ms, seq + 1))
+        below = [self._below(held, bound) for held in self._buffers.values()]
+        taken = list(itertools.islice(heapq.merge(*below, key=_key), count))
+        handed: dict[int, int] = {}
+        for _, entry in taken:
+            handed[entry.partition] = handed.get(entry.partition, 0) + 1
+        for partition, n in handed.items():
+            del self._buffers[partition][:n]
+        self._handed = taken
+        firsts = [held[0][0][:2] for held in self._buffers.values() if held]
+        left = min(firsts, default=bound)
+        self._held = not taken and left >= clock and any(self._buffers.values())
+        self.watermark = max(self.watermark or left, min(left, bound))
+        return [entry for _, entry in taken]
+
+    @staticmethod
+    def _below(held: list[Held], bound: tuple[int, int]) -> list[Held]:
+        """Returns the prefix of `held` below `bound`."""
+        for n, (key, _) in enumerate(held):
+            if key[:2] >= bound:
+                return held[:n]
+        return held
+
+    def _hold(self, partition: int, page: Sequence[FeedEntry]) -> None:
+        """Adds a read of `partition` to what is held of it: in position order, once each (a
+        claimed entry may be older than what is held, or held already)."""
+        if not page:
+            return
+        held = self._buffers[partition]
+        added = [(merge_key(entry), entry) for entry in page]
+        ordered = all(a[0] < b[0] for a, b in itertools.pairwise(added))
+        if ordered and (not held or held[-1][0] < added[0][0]):
+            held += added
+            return
+        by_position = {entry.position: (key, entry) for key, entry in (*held, *added)}
+        self._buffers[partition] = sorted(by_position.values(), key=_key)
+
+    def _give_back(self) -> None:
+        """Puts the entries handed out and not acknowledged back in front of what is held."""
+        if not self._handed:
+            return
+        by_partition: dict[int, list[Held]] = {}
+        for item in self._handed:
+            by_partition.setdefault(item[1].partition, []).append(item)
+        self._handed = []
+        for partition, items in by_partition.items():
+            held = self._buffers[partition]
+            self._buffers[partition] = []
+            self._hold(partition, [entry for _, entry in (*items, *held)])
 
     def ack(self, positions: Sequence[str]) -> None:
         """Acknowledges positions of a single-partition merge; use `ack_entries` otherwise
         (positions of different partitions may be equal)."""
         if len(self._consumers) != 1:
             raise TypeError("positions do not say their partition: use ack_entries")
-        (consumer,) = self._consumers.values()
+        ((partition, consumer),) = self._consumers.items()
         consumer.ack(positions)
+        self._forget({(partition, position) for position in positions})
 
     def ack_entries(self, entries: Sequence[FeedEntry]) -> None:
         by_partition: dict[int, list[str]] = {}
@@ -84,6 +157,16 @@ class MergedFeedConsumer(FeedConsumer):
             by_partition.setdefault(entry.partition, []).append(entry.position)
         for partition, positions in by_partition.items():
             self._consumers[partition].ack(positions)
+        self._forget({(entry.partition, entry.position) for entry in entries})
+
+    def _forget(self, acked: set[tuple[int, str]]) -> None:
+        """Drops acknowledged entries from those handed out."""
+        self._handed = [h for h in self._handed if (h[1].partition, h[1].position) not in acked]
+
+
+def _key(item: Held) -> tuple[int, int, str, int]:
+    """Returns the merge key of a held entry."""
+    return item[0]
 
 
 def consumer(

@@ -344,6 +344,18 @@ class FeedConsumer(abc.ABC):
         """
 
     @abc.abstractmethod
+    def read_more(self, count: int = 100) -> list[FeedEntry]:
+        """Returns up to `count` entries this member object has not handed out yet: the
+        unacknowledged ones an earlier member of the same name left (after a restart), then
+        entries claimed idle from other members, then new ones. Unlike `read`, never again
+        an entry of this object's own earlier reads (a reader that keeps what it read, such
+        as the merged consumer, reads each entry from the store once); an entry idle so long
+        that it is claimed back may come again, so such a reader drops what it holds.
+
+        Does not wait.
+        """
+
+    @abc.abstractmethod
     def ack(self, positions: Sequence[str]) -> None:
         """Marks the entries at `positions` as processed."""
 

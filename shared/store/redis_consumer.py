@@ -51,6 +51,10 @@ class RedisFeedConsumer(FeedConsumer):
         self._grouped = False
         self._own_pending = True
         """Whether this member's own pending entries are to be read (first, or left over)."""
+        self._leftover_cursor = "0"
+        """Where `read_more` goes on paging the own pending entries an earlier member left."""
+        self._handed_more = False
+        """Whether `read_more` handed out entries that `read` has not read again yet."""
         self._unacked: set[str] = set()
         """The positions of the last read that were not acked yet."""
         self._next_claim = 0.0
@@ -66,6 +70,7 @@ class RedisFeedConsumer(FeedConsumer):
         self._grouped = True
         self._claim_cursor = "0-0"
         self._own_pending = True
+        self._leftover_cursor = "0"
         self._next_claim = 0.0
 
     def _read_group(
@@ -95,9 +100,10 @@ class RedisFeedConsumer(FeedConsumer):
         """Returns own pending entries (when due), then claimed ones (when due), then new
         ones, up to `count`."""
         entries: list[tuple[bytes, Fields]] = []
-        if self._own_pending or self._unacked:
+        if self._own_pending or self._unacked or self._handed_more:
             entries = self._read_group("0", count, None)
             self._own_pending = len(entries) >= count  # more may be left
+            self._handed_more = self._handed_more and self._own_pending
         if len(entries) < count and time.monotonic() >= self._next_claim:
             seen = {position for position, _ in entries}
             wanted = count - len(entries)
@@ -128,6 +134,44 @@ class RedisFeedConsumer(FeedConsumer):
                 self._unacked.difference_update(position_text(p) for p in trimmed)
         partition = self.partition
         return [feed_entry(position, fields, partition) for position, fields in entries if fields]
+
+    def read_more(self, count: int = 100) -> list[FeedEntry]:
+        with reachable():
+            if not self._grouped:
+                self._create_group()
+            try:
+                entries = self._collect_more(count)
+            except redis.ResponseError as error:
+                if not str(error).startswith("NOGROUP"):
+                    raise
+                self._create_group()
+                entries = self._collect_more(count)
+            trimmed = [position for position, fields in entries if not fields]
+            if trimmed:
+                self._client.xack(self._feed, self._group, *trimmed)
+        self._handed_more = self._handed_more or bool(entries)
+        partition = self.partition
+        return [feed_entry(position, fields, partition) for position, fields in entries if fields]
+
+    def _collect_more(self, count: int) -> list[tuple[bytes, Fields]]:
+        """Returns the own pending entries an earlier member left (paged by a cursor, so none
+        twice), then claimed ones (when due), then new ones, up to `count`."""
+        entries: list[tuple[bytes, Fields]] = []
+        if self._own_pending:
+            entries = self._read_group(self._leftover_cursor, count, None)
+            self._own_pending = len(entries) >= count
+            if entries:
+                self._leftover_cursor = position_text(entries[-1][0])
+        if len(entries) < count and time.monotonic() >= self._next_claim:
+            seen = {position for position, _ in entries}
+            wanted = count - len(entries)
+            claimed = self._claim(wanted)
+            entries += [entry for entry in claimed if entry[0] not in seen]
+            if len(claimed) < wanted:
+                self._next_claim = time.monotonic() + self._claim_idle_ms / 4000
+        if len(entries) < count:
+            entries += self._read_group(">", count - len(entries), None)
+        return entries
 
     def ack(self, positions: Sequence[str]) -> None:
         if positions:

@@ -430,6 +430,39 @@ def test_a_read_returns_pending_entries_before_new_ones(
     assert [e.event.data for e in consumer.read(count=10)] == [b"a", b"b"]
 
 
+def test_read_more_never_hands_out_an_entry_of_the_objects_own_earlier_reads(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abc"))
+    consumer = make_consumer("projection", "a")
+
+    first = consumer.read_more(count=2)
+    second = consumer.read_more(count=10)
+
+    assert [e.event.data for e in first] == [b"a", b"b"]
+    assert [e.event.data for e in second] == [b"c"]
+    assert consumer.read_more() == []  # none acked, and still none again
+    assert positions(consumer.read()) == positions(first + second)  # `read` hands them again
+
+
+def test_read_more_of_a_restarted_member_pages_through_its_leftovers_before_new_entries(
+    store: EventStore, make_consumer: ConsumerFactory
+) -> None:
+    store.append(GAME, KIND, 0, events(*"abc"))
+    make_consumer("projection", "a").read_more(count=3)
+    store.append(GAME, KIND, 3, events(*"de"))
+    restarted = make_consumer("projection", "a")
+
+    pages = [restarted.read_more(count=2) for _ in range(4)]
+
+    assert [[e.event.data for e in page] for page in pages] == [
+        [b"a", b"b"],
+        [b"c", b"d"],
+        [b"e"],
+        [],
+    ]
+
+
 def test_acked_entries_are_not_redelivered(
     store: EventStore, make_consumer: ConsumerFactory
 ) -> None:

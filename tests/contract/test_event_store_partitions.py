@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 
 import pytest
 
@@ -177,6 +178,70 @@ def test_the_merged_consumer_holds_what_is_not_final_and_redelivers_what_is_unac
         merged.ack([e.position for e in rest])
     merged.ack_entries(rest)
     assert merged.read(count=100) == []
+
+
+class Counting(FeedConsumer):
+    """A partition's consumer that counts the entries its reads return."""
+
+    def __init__(self, inner: FeedConsumer) -> None:
+        self.inner = inner
+        self.partition = getattr(inner, "partition", 0)
+        self.returned = 0
+
+    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
+        found = self.inner.read(count, block_ms)
+        self.returned += len(found)
+        return found
+
+    def read_more(self, count: int = 100) -> list[FeedEntry]:
+        found = self.inner.read_more(count)
+        self.returned += len(found)
+        return found
+
+    def ack(self, positions: Sequence[str]) -> None:
+        self.inner.ack(positions)
+
+
+def test_the_merged_consumer_reads_each_entry_from_the_store_once_through_a_backlog(
+    backend: Backend,
+) -> None:
+    store = backend.store
+    for label in "abcdef":
+        append_round(store, STREAMS, label)
+    time.sleep(0.002)
+    consumers = [
+        Counting(partition_consumer(backend, "projection", "m", p)) for p in range(store.partitions)
+    ]
+    merged = MergedFeedConsumer(store, consumers)
+    taken: list[FeedEntry] = []
+
+    while batch := merged.read(count=20):  # far fewer a batch than the backlog of each partition
+        taken += batch
+        merged.ack_entries(batch)
+
+    assert per_stream(taken) == {s: [1, 2, 3, 4, 5, 6] for s in STREAMS}
+    assert sum(c.returned for c in consumers) == len(taken) == 6 * len(STREAMS)
+    keys = [merge_key(e) for e in taken]
+    assert keys == sorted(keys)
+
+
+def test_the_merged_consumer_hands_unacked_entries_first_again_in_order_beside_new_ones() -> None:
+    store = InMemoryEventStore(partitions=4)
+    merged = MergedFeedConsumer(
+        store, [InMemoryFeedConsumer(store, "g", "m", partition=p) for p in range(4)]
+    )
+    append_round(store, STREAMS[:8], "a")
+    first = merged.read(count=3)
+    merged.ack_entries(first[:1])
+    append_round(store, STREAMS[:8], "b")
+    time.sleep(0.002)
+
+    again = merged.read(count=100)
+
+    assert again[:2] == first[1:]
+    assert len(again) == 15
+    keys = [merge_key(e) for e in again]
+    assert keys == sorted(keys)
 
 
 def partition_consumer(backend: Backend, group: str, name: str, partition: int) -> FeedConsumer:
