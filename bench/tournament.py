@@ -114,12 +114,49 @@ def archived(database_url: str) -> int:
     return int(row[0]) if row else 0
 
 
+def tree_cpu(root: int) -> float:
+    """Returns the CPU seconds (user + system) used so far by process `root` and its live
+    descendants (a Celery worker's pool processes)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry.name)] = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+    tree, total, frontier = {root}, 0.0, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, _) in stats.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    for pid in tree:
+        total += stats.get(pid, (0, 0.0))[1]
+    return total
+
+
+def machine_cpu() -> float:
+    """Returns the CPU seconds every core of the machine spent busy so far (/proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def redis_cpu(client: redis.Redis) -> float:
+    """Returns the CPU seconds Redis used so far (its main and background threads)."""
+    info = client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
 def distributed(
     tournament: TournamentDefinition, redis_url: str, database_url: str
-) -> tuple[float, float, int]:
+) -> tuple[float, float, int, dict[str, float]]:
     """Returns the seconds of the run on two workers until the tournament finished and until
-    the projection archived its every event, and its games (the services' output is
-    dropped)."""
+    the projection archived its every event, its games, and the CPU seconds each part of the
+    stack spent meanwhile (the services' output is dropped)."""
     namespace = f"bench:{uuid.uuid4().hex[:8]}:"
     env = {
         **os.environ,
@@ -147,6 +184,15 @@ def distributed(
         from services.workers.dispatch import START_TOURNAMENT  # noqa: PLC0415
 
         app = create_celery(load_settings(env, WorkerSettings))
+        workers, projection = processes[0].pid, processes[1].pid
+        parts = {
+            "workers": lambda: tree_cpu(workers),
+            "projection": lambda: tree_cpu(projection),
+            "redis": lambda: redis_cpu(client),
+            "this process": time.process_time,
+            "machine": machine_cpu,
+        }
+        before = {part: read() for part, read in parts.items()}
         start = time.perf_counter()
         app.send_task(
             START_TOURNAMENT, (msgspec.to_builtins(tournament), "bench"), queue=f"{namespace}bots"
@@ -164,7 +210,11 @@ def distributed(
         total = sum(client.xlen(feed_key(namespace, p)) for p in range(16))
         while archived(database_url) < total:
             time.sleep(0.1)
-        return finished, time.perf_counter() - start, len(state.records)
+        seconds = time.perf_counter() - start
+        cpu = {part: read() - before[part] for part, read in parts.items()}
+        named = sum(v for part, v in cpu.items() if part != "machine")
+        cpu["the rest (PostgreSQL, ...)"] = cpu.pop("machine") - named
+        return finished, seconds, len(state.records), cpu
     finally:
         for process in processes:
             process.terminate()
@@ -194,7 +244,9 @@ def main() -> None:
         for _ in range(args.rounds):
             local_seconds, local_games, tables = in_process(tournament)
             runs.append((simulated(tables), local_seconds))
-        finished, remote_seconds, remote_games = distributed(tournament, redis_url, database_url)
+        finished, remote_seconds, remote_games, cpu = distributed(
+            tournament, redis_url, database_url
+        )
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
@@ -216,6 +268,10 @@ def main() -> None:
     )
     print(f"ratio distributed/in-process: {remote / local:.2f} (target >= 0.60)")
     print(f"  the same, until the tournament ended: {played / local:.2f}")
+    print("CPU of the distributed run until all archived, per game (ms), by part:")
+    for part, seconds in cpu.items():
+        print(f"  {part:28} {1000 * seconds / remote_games:7.2f}")
+    print(f"  (in-process: {1000 / local:.2f} ms a game)")
 
 
 if __name__ == "__main__":
