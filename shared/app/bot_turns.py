@@ -8,7 +8,7 @@ from dataclasses import replace
 from shared.app import stalls
 from shared.app.loading import LoadedGame, appendable, cache_of, load
 from shared.messages.codec import encode_all
-from shared.messages.common import Event, GameFinished
+from shared.messages.common import Event
 from shared.messages.envelope import NewEvent
 from shared.model import clocks, idempotency
 from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, StoreError
@@ -48,8 +48,11 @@ def _bot_moves(
     """Returns up to `limit` consecutive bot moves from `loaded` as append batches, and the
     game as it stands once they are all appended."""
     spec, state, version = loaded.spec, loaded.state, loaded.version
-    seats = loaded.created.seats
+    seats, forfeits = loaded.created.seats, loaded.forfeits
+    to_move, is_over = spec.to_move, spec.is_over
+    legal_actions, view, apply = spec.legal_actions, spec.view, spec.apply
     batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
+    played = {seat for seat, s in enumerate(seats) if s.kind == "bot"}.union(forfeits)
     bots = {
         seat: spec.bots[s.bot or next(iter(spec.bots))]
         for seat, s in enumerate(seats)
@@ -57,21 +60,19 @@ def _bot_moves(
     }
     bot_seed = loaded.created.bot_seed or loaded.game_id
     while len(batches) < limit:
-        seat = _platform_seat(loaded, state)
+        seat = next((seat for seat in to_move(state) if seat in played), None)
         if seat is None:
             break
         events: list[Event]
-        if seat in loaded.forfeits:
+        if seat in forfeits:
             events = clocks.forced_move(spec, state, seat, "forfeited")
             after = spec.fold(events, state)
         else:
-            legal = spec.legal_actions(state, seat)
-            action = bots[seat].choose(
-                spec.view(state, seat), legal, f"{bot_seed}:{version}:{seat}"
-            )
-            after, events = spec.apply(state, seat, action)
+            legal = legal_actions(state, seat)
+            action = bots[seat].choose(view(state, seat), legal, f"{bot_seed}:{version}:{seat}")
+            after, events = apply(state, seat, action)
         appended = events
-        if any(isinstance(event, GameFinished) for event in events):
+        if is_over(after):  # the GameFinished goes out as the platform appends it
             appended = appendable(loaded, events)
             after = spec.fold(appended, state)
         batches.append((version, encode_all(appended), idempotency.bot_turn(version)))

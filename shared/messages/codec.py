@@ -19,10 +19,17 @@ class UnknownSchemaVersion(ValueError):
     """A stored event carries an envelope schema version this code does not know."""
 
 
+_tags: dict[type, str] = {}
+"""Each event type's tag, read once (`__struct_config__` builds a new config each time)."""
+
+
 def encode(event: Event) -> NewEvent:
     """Returns the envelope of `event`: its type tag and its msgpack payload."""
-    tag = type(event).__struct_config__.tag
-    return NewEvent(type=str(tag), data=_encoder.encode(event))
+    kind = type(event)
+    tag = _tags.get(kind)
+    if tag is None:
+        tag = _tags[kind] = str(kind.__struct_config__.tag)
+    return NewEvent(tag, _encoder.encode(event))
 
 
 def encode_all(events: Iterable[Event]) -> list[NewEvent]:

@@ -56,8 +56,9 @@ def platform_key(kind: PlatformKind, *parts: int | str) -> PlatformKey:
 
 
 def bot_turn(version: int) -> PlatformKey:
-    """Returns the key of the built-in bot move appended at `version`."""
-    return platform_key("bot", version)
+    """Returns the key of the built-in bot move appended at `version` (`platform_key("bot",
+    version)`, written out: one for every bot move)."""
+    return PlatformKey(f"bot:{version}")
 
 
 def timeout(turn_version: int) -> PlatformKey:

@@ -9,6 +9,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from shared.messages.envelope import SCHEMA_VERSION as SCHEMA
 from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store import merged
 from shared.store.port import (
@@ -71,8 +72,10 @@ class InMemoryEventStore(EventStore):
         events: Sequence[NewEvent],
         idempotency_key: str | None,
         fingerprint: str,
+        partition: int | None = None,
     ) -> AppendResult:
-        """Appends as `append` does; the caller holds the lock and wakes the waiters."""
+        """Appends as `append` does (to the feed of `partition`, the stream's, worked out when
+        not given); the caller holds the lock and wakes the waiters."""
         if not events:
             raise ValueError("an append needs at least one event")
         if idempotency_key is not None:
@@ -87,19 +90,16 @@ class InMemoryEventStore(EventStore):
         if actual != expected_version:
             raise ConcurrencyConflict(stream, expected_version, actual)
         now = int(time.time() * 1000)
-        feed = self._feeds[self.partition_of(stream)]
+        feed = self._feeds[self.partition_of(stream) if partition is None else partition]
+        count = self._appended_count
         for offset, event in enumerate(events, start=1):
             recorded = RecordedEvent(
-                game_id=stream,
-                kind=kind,
-                version=expected_version + offset,
-                type=event.type,
-                data=event.data,
-                recorded_at=now,
+                stream, kind, expected_version + offset, event.type, event.data, SCHEMA, now
             )
             entries.append(recorded)
-            self._appended_count += 1
-            feed.append((self._appended_count, recorded))
+            count += 1
+            feed.append((count, recorded))
+        self._appended_count = count
         result = AppendResult(expected_version + 1, expected_version + len(events))
         if idempotency_key is not None:
             self._keys[(stream, idempotency_key)] = (result, fingerprint)
@@ -114,10 +114,11 @@ class InMemoryEventStore(EventStore):
         """Appends each batch as `append` would, under one hold of the lock and with one
         wake-up of the waiters for them all."""
         results: list[AppendResult | StoreError] = []
+        partition = self.partition_of(stream)
         with self._lock:
             for expected, events, key in batches:
                 try:
-                    results.append(self._append(stream, kind, expected, events, key, ""))
+                    results.append(self._append(stream, kind, expected, events, key, "", partition))
                 except StoreError as error:
                     results.append(error)
             self._appended.notify_all()
