@@ -187,7 +187,7 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
     event that cannot be decoded.
     """
     partitions = sorted({entry.partition for entry in entries})
-    done = {p: ratings.partition_checkpoint(cur, name, p) for p in partitions}
+    done = ratings.partition_checkpoints(cur, name, partitions)
     fresh = _archive(cur, entries)
     if not fresh:
         return 0
@@ -201,10 +201,11 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
         update_tournament_views(cur, fresh)
     late = [position_key(e.position) for e in fresh if finished(e.event)]
     ratings.refold_if_late(cur, name, late)
-    for partition in partitions:
-        mine = [e.position for e in fresh if e.partition == partition]
-        if mine:
-            ratings.store_checkpoint(cur, name, partition, latest([done[partition], *mine]))
+    mine: dict[int, list[str]] = {}
+    for entry in fresh:
+        mine.setdefault(entry.partition, []).append(entry.position)
+    moved = {p: latest([done[p], *positions]) for p, positions in mine.items()}
+    ratings.store_checkpoints(cur, name, moved)
     return len(fresh)
 
 

@@ -46,6 +46,15 @@ _STORE = (
     "INSERT INTO projection_checkpoints (name, position) VALUES (%s, %s)"
     " ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()"
 )
+_READ_MANY_LOCKED = (
+    "SELECT name, position FROM projection_checkpoints WHERE name = ANY(%s)"
+    " ORDER BY name FOR UPDATE"
+)
+_STORE_MANY = (
+    "INSERT INTO projection_checkpoints (name, position)"
+    " SELECT * FROM unnest(%s::text[], %s::text[])"
+    " ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()"
+)
 _FEED_KEY = (
     "(split_part(feed_position, '-', 1)::bigint,"
     " COALESCE(NULLIF(split_part(feed_position, '-', 2), ''), '0')::bigint)"
@@ -98,19 +107,42 @@ def partition_checkpoint(cur: Cursor, name: str, partition: int) -> str:
     return _legacy(cur, name) or "0-0"
 
 
+def partition_checkpoints(cur: Cursor, name: str, partitions: Iterable[int]) -> dict[int, str]:
+    """Returns `partition_checkpoint` of each of `partitions` in one query (two when a row is
+    missing), the rows locked in name order."""
+    names = {checkpoint_name(name, p): p for p in partitions}
+    rows = cur.execute(_READ_MANY_LOCKED, (list(names),)).fetchall()
+    found = {names[str(row[0])]: str(row[1]) for row in rows}
+    if len(found) < len(names):
+        legacy = _legacy(cur, name) or "0-0"
+        found.update((p, legacy) for p in names.values() if p not in found)
+    return found
+
+
 def store_checkpoint(cur: Cursor, name: str, partition: int, position: str) -> None:
     """Moves partition `partition`'s checkpoint to `position`."""
     cur.execute(_STORE, (checkpoint_name(name, partition), position))
+
+
+def store_checkpoints(cur: Cursor, name: str, positions: dict[int, str]) -> None:
+    """Moves each partition's checkpoint to its position in `positions`, in one statement."""
+    if positions:
+        _store_rows(cur, [(checkpoint_name(name, p), at) for p, at in sorted(positions.items())])
+
+
+def _store_rows(cur: Cursor, rows: list[tuple[str, str]]) -> None:
+    """Upserts checkpoint rows (name, position), in one statement."""
+    cur.execute(_STORE_MANY, ([row[0] for row in rows], [row[1] for row in rows]))
 
 
 def advance_watermarks(
     conn: psycopg.Connection[Any], name: str, partitions: Iterable[int], watermark: Key
 ) -> None:
     """Records that everything of `partitions` below `watermark` is projected (a projector
-    calls it after committing what a complete read handed out)."""
+    calls it after committing what a complete read handed out), in one statement."""
     rows = [(watermark_name(name, p), text(watermark)) for p in partitions]
-    with conn.transaction(), conn.cursor() as cur:
-        cur.executemany(_STORE, rows)
+    with conn.cursor() as cur:
+        _store_rows(cur, rows)
 
 
 def ratings_checkpoint(cur: Cursor, name: str) -> Key:
@@ -130,14 +162,13 @@ def lowest_watermark(cur: Cursor, name: str, partitions: int) -> Key | None:
         (f"{name}:below:p%",),
     ).fetchall()
     marks = {str(row[0]): position_key(str(row[1])) for row in rows}
-    legacy = _legacy(cur, name)
-    found = []
-    for partition in range(partitions):
-        mark = marks.get(watermark_name(name, partition))
-        if mark is None and legacy is None:
+    found = [marks.get(watermark_name(name, partition)) for partition in range(partitions)]
+    if None in found:
+        legacy = _legacy(cur, name)
+        if legacy is None:
             return None
-        found.append(mark if mark is not None else after(legacy or "0-0"))
-    return min(found)
+        found = [after(legacy) if mark is None else mark for mark in found]
+    return min(mark for mark in found if mark is not None)
 
 
 def fold_ordered_ratings(conn: psycopg.Connection[Any], name: str, partitions: int) -> int:
