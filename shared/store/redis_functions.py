@@ -7,6 +7,7 @@ from __future__ import annotations
 
 LIBRARY = "cardarena"
 APPEND_FUNCTION = "cardarena_append"
+APPEND_MANY_FUNCTION = "cardarena_append_many"
 TRIM_FUNCTION = "cardarena_trim"
 
 LIBRARY_CODE = """#!lua name=cardarena
@@ -55,6 +56,66 @@ local function append(keys, args)
 end
 
 redis.register_function('cardarena_append', append)
+
+-- Several appends to one stream in one call, each as `append` would make it in turn (the
+-- platform's bot turns: no fingerprint, so a known key is always a replay).
+-- KEYS: stream, version counter, feed, then the idempotency record of each append that has one
+-- ARGV: game id, kind, schema, ttl, then per append: expected version, the index in KEYS of
+-- its idempotency record (0: none), its event count, then its type/data pairs
+local function append_many(keys, args)
+  local stream, counter, feed = keys[1], keys[2], keys[3]
+  local game_id, kind, schema, ttl = args[1], args[2], args[3], args[4]
+  local actual = tonumber(redis.call('GET', counter) or '0')
+  local now = redis.call('TIME')
+  local at = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+  local results = {}
+  local wrote = false
+  local i = 5
+  while i <= #args do
+    local expected, at_key, count = tonumber(args[i]), tonumber(args[i + 1]), tonumber(args[i + 2])
+    i = i + 3
+    local idem = nil
+    if at_key > 0 then
+      idem = keys[at_key]
+    end
+    local known = nil
+    if idem then
+      known = redis.call('GET', idem)
+    end
+    if known then
+      local first, last = string.match(known, '^(%d+) (%d+) ')
+      redis.call('SET', idem, known, 'KEEPTTL')
+      results[#results + 1] = {'replayed', tonumber(first), tonumber(last)}
+    elseif actual ~= expected then
+      results[#results + 1] = {'conflict', actual}
+    else
+      local version = expected
+      for j = i, i + 2 * count - 1, 2 do
+        version = version + 1
+        local v = tostring(version)
+        redis.call('XADD', stream, '0-' .. v,
+          'v', v, 'type', args[j], 'data', args[j + 1], 's', schema, 'k', kind, 'at', at)
+        redis.call('XADD', feed, '*',
+          'v', v, 'type', args[j], 'data', args[j + 1], 's', schema, 'k', kind, 'at', at,
+          'g', game_id)
+      end
+      if idem then
+        local record = tostring(expected + 1) .. ' ' .. tostring(version) .. ' '
+        redis.call('SET', idem, record, 'EX', ttl)
+      end
+      results[#results + 1] = {'ok', expected + 1, version}
+      actual = version
+      wrote = true
+    end
+    i = i + 2 * count
+  end
+  if wrote then
+    redis.call('SET', counter, tostring(actual))
+  end
+  return results
+end
+
+redis.register_function('cardarena_append_many', append_many)
 
 -- KEYS: a partition's feed, its trim mark. ARGV: the MINID to trim before.
 -- The mark keeps the newest id trimmed away (trims only move forward: a lower MINID finds

@@ -47,7 +47,13 @@ from shared.store.redis_common import (
     text_of,
 )
 from shared.store.redis_consumer import RedisFeedConsumer
-from shared.store.redis_functions import APPEND_FUNCTION, LIBRARY, LIBRARY_CODE, TRIM_FUNCTION
+from shared.store.redis_functions import (
+    APPEND_FUNCTION,
+    APPEND_MANY_FUNCTION,
+    LIBRARY,
+    LIBRARY_CODE,
+    TRIM_FUNCTION,
+)
 
 _OK = b"ok"
 _REPLAYED = b"replayed"
@@ -160,32 +166,34 @@ class RedisEventStore(EventStore):
             return ConcurrencyConflict(stream, expected_version, reply[1])
         return IdempotencyKeyReused(stream, idempotency_key or "")
 
-    def _fcall(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
-        """Calls the append function, loading the library first or again when Redis lacks it."""
+    def _fcall(
+        self, call: tuple[int, list[str | bytes | int]], function: str = APPEND_FUNCTION
+    ) -> list[Any]:
+        """Calls an append function, loading the library first or again when Redis lacks it."""
         if not self._loaded:
             self._load_library()
         if self._wait_replicas:
-            return self._fcall_replicated(call)
+            return self._fcall_replicated(call, function)
         try:
-            return self._send(call)
+            return self._send(call, function)
         except redis.ResponseError as error:
             if not function_missing(error):
                 raise
             self._load_library()
-            return self._send(call)
+            return self._send(call, function)
 
-    def _send(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
-        """Sends one FCALL of the append function; on a cluster to the node of its keys' slot
+    def _send(self, call: tuple[int, list[str | bytes | int]], function: str) -> list[Any]:
+        """Sends one FCALL of an append function; on a cluster to the node of its keys' slot
         itself (redis-py would first ask a node for the keys of every FCALL: COMMAND GETKEYS,
         a round trip each), still following MOVED."""
         numkeys, args = call
         if isinstance(self._client, RedisCluster):
             node = self._client.get_node_from_key(str(args[0]))  # type: ignore[no-untyped-call]
             reply: list[Any] = self._client.execute_command(  # type: ignore[no-untyped-call]
-                "FCALL", APPEND_FUNCTION, numkeys, *args, target_nodes=node
+                "FCALL", function, numkeys, *args, target_nodes=node
             )
             return reply
-        sent: list[Any] = self._client.fcall(APPEND_FUNCTION, numkeys, *args)
+        sent: list[Any] = self._client.fcall(function, numkeys, *args)
         return sent
 
     def problems(self) -> list[str]:
@@ -213,8 +221,10 @@ class RedisEventStore(EventStore):
             found.append(f"redis: {error}")
         return found
 
-    def _fcall_replicated(self, call: tuple[int, list[str | bytes | int]]) -> list[Any]:
-        """Calls the append function and then WAIT on the same connection of the key's node;
+    def _fcall_replicated(
+        self, call: tuple[int, list[str | bytes | int]], function: str
+    ) -> list[Any]:
+        """Calls an append function and then WAIT on the same connection of the key's node;
         raises StoreUnavailable unless `wait_replicas` replicas confirmed the write, a
         replayed one's too (the append may then have happened: a retry with the same
         idempotency key tells)."""
@@ -222,16 +232,17 @@ class RedisEventStore(EventStore):
         reply, confirmed = replicated(
             self._client,
             str(args[0]),
-            lambda pipe: pipe.fcall(APPEND_FUNCTION, numkeys, *args),
+            lambda pipe: pipe.fcall(function, numkeys, *args),
             self._wait_replicas,
             self._wait_timeout_ms,
         )
         if function_missing(reply):
             self._load_library()
-            return self._fcall_replicated(call)
+            return self._fcall_replicated(call, function)
         if isinstance(reply, Exception):
             raise reply
-        if reply[0] in (_OK, _REPLAYED):
+        statuses = [r[0] for r in reply] if function == APPEND_MANY_FUNCTION else [reply[0]]
+        if any(status in (_OK, _REPLAYED) for status in statuses):
             confirm(confirmed, self._wait_replicas, self._wait_timeout_ms, "the append")
         return list(reply)
 
@@ -259,43 +270,36 @@ class RedisEventStore(EventStore):
             raise result
         return result
 
-    def _pipelined(self, calls: list[tuple[int, list[str | bytes | int]]]) -> list[Any]:
-        """Sends `calls` to the append function in one pipeline; returns replies or errors."""
-        pipe = self._client.pipeline(transaction=False)
-        for numkeys, args in calls:
-            pipe.fcall(APPEND_FUNCTION, numkeys, *args)
-        replies: list[Any] = pipe.execute(raise_on_error=False)
-        return replies
-
     def append_batches(
         self,
         stream: str,
         kind: str,
         batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
     ) -> list[AppendResult | StoreError]:
-        """Appends each (expected_version, events, key) batch in order, in one round trip."""
-        calls = [
-            self._call_args(stream, kind, expected, events, idempotency_key=key, fingerprint="")
-            for expected, events, key in batches
-        ]
-        if not calls:
+        """Appends each (expected_version, events, key) batch in order, in one call of the
+        append-many function (one round trip, one function call: each batch as `append`
+        would write it, the same ids, fields and idempotency records)."""
+        if not batches:
             return []
+        key = self._key_of(stream)
+        keys = [key, f"{key}:version", self._feeds[partition_of(stream, self._partitions)]]
+        args: list[str | bytes | int] = [stream, kind, SCHEMA_VERSION, self._ttl]
+        for expected, events, idempotency_key in batches:
+            if not events:
+                raise ValueError("an append needs at least one event")
+            at_key = 0
+            if idempotency_key is not None:
+                keys.append(f"{key}:idem:{idempotency_key}")
+                at_key = len(keys)
+            args += [expected, at_key, len(events)]
+            for event in events:
+                args += [event.type, event.data]
         with reachable():
-            if not self._loaded:
-                self._load_library()
-            replies = self._pipelined(calls)
-            missing = [i for i, reply in enumerate(replies) if function_missing(reply)]
-            if missing:
-                self._load_library()
-                retried = self._pipelined([calls[i] for i in missing])
-                for i, reply in zip(missing, retried, strict=True):
-                    replies[i] = reply
-        results: list[AppendResult | StoreError] = []
-        for (expected, _, key), reply in zip(batches, replies, strict=True):
-            if isinstance(reply, Exception):
-                raise reply
-            results.append(self._result(reply, stream, expected, key))
-        return results
+            replies = self._fcall((len(keys), [*keys, *args]), APPEND_MANY_FUNCTION)
+        return [
+            self._result(reply, stream, expected, idempotency_key)
+            for (expected, _, idempotency_key), reply in zip(batches, replies, strict=True)
+        ]
 
     def recall(
         self, stream: str, idempotency_key: str, fingerprint: str = ""

@@ -305,6 +305,21 @@ def test_append_batches_apply_each_batch_independently(store: EventStore) -> Non
     assert feed_payloads(store) == ["a", "b", "c"]
 
 
+def test_append_batches_and_append_share_their_idempotency_records(store: EventStore) -> None:
+    store.append(GAME, KIND, 0, events("a"), idempotency_key="first")
+
+    results = store.append_batches(
+        GAME, KIND, [(0, events("a"), "first"), (1, events("b"), "second"), (2, events("c"), None)]
+    )
+
+    assert results == [AppendResult(1, 1, replayed=True), AppendResult(2, 2), AppendResult(3, 3)]
+    assert store.recall(GAME, "second") == AppendResult(2, 2, replayed=True)
+    again = store.append(GAME, KIND, 1, events("b"), idempotency_key="second")
+    assert again == AppendResult(2, 2, replayed=True)
+    assert payloads(store) == ["a", "b", "c"]
+    assert feed_payloads(store) == ["a", "b", "c"]
+
+
 def test_concurrent_appends_from_eight_threads_have_one_winner_per_version(
     store: EventStore,
 ) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from shared.messages.envelope import NewEvent
-from shared.store.port import StoreUnavailable
+from shared.store.port import AppendResult, StoreUnavailable
 from shared.store.redis_common import stream_key
 from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster, NotYet, wait_until
@@ -46,3 +46,44 @@ def test_appends_alone_reach_the_promoted_replica_after_a_failover(
 
         wait_until(appended, "an append to reach the promoted replica", RECOVER_S)
         assert [event.data for event in store.read(stream)] == [b"1", b"2"]
+
+
+def test_a_batch_of_bot_moves_is_acknowledged_once_a_replica_holds_it(
+    redis_cluster_with_replicas: LocalCluster,
+) -> None:
+    cluster = redis_cluster_with_replicas
+    namespace = f"batched:{uuid.uuid4().hex[:8]}:"
+    stream = "g-1"
+    with cluster.client() as client:
+        store = RedisEventStore(client, namespace, wait_replicas=1)
+        batches = [(v, [NewEvent("Moved", str(v).encode())], f"bot:{v}") for v in range(3)]
+
+        assert store.append_batches(stream, "game", batches) == [
+            AppendResult(1, 1),
+            AppendResult(2, 2),
+            AppendResult(3, 3),
+        ]
+        key = stream_key(namespace, store.partition_of(stream), stream)
+        (replica,) = cluster.replicas_of(cluster.node_for_key(key))
+        reader = replica.client(single_connection_client=True)
+        reader.execute_command("READONLY")  # a cluster replica answers reads only after this
+        assert reader.xlen(key) == 3  # WAIT 1 answered: the replica holds all three
+        reader.close()
+        replayed = store.append_batches(stream, "game", batches[1:])
+        assert replayed == [AppendResult(2, 2, replayed=True), AppendResult(3, 3, replayed=True)]
+
+
+def test_a_batch_of_bot_moves_no_replica_confirmed_is_not_acknowledged(
+    redis_cluster_with_replicas: LocalCluster,
+) -> None:
+    cluster = redis_cluster_with_replicas
+    namespace = f"unbatched:{uuid.uuid4().hex[:8]}:"
+    stream = "g-1"
+    with cluster.client() as client:
+        store = RedisEventStore(client, namespace, wait_replicas=1, wait_timeout_ms=200)
+        key = stream_key(namespace, store.partition_of(stream), stream)
+        (replica,) = cluster.replicas_of(cluster.node_for_key(key))
+        replica.kill()
+
+        with pytest.raises(StoreUnavailable):
+            store.append_batches(stream, "game", [(0, [NewEvent("Moved", b"1")], "bot:0")])
