@@ -66,7 +66,7 @@ def test_a_batch_of_bot_moves_is_acknowledged_once_a_replica_holds_it(
         key = stream_key(namespace, store.partition_of(stream), stream)
         (replica,) = cluster.replicas_of(cluster.node_for_key(key))
         reader = replica.client(single_connection_client=True)
-        reader.execute_command("READONLY")  # a cluster replica answers reads only after this
+        reader.execute_command("READONLY")  # type: ignore[no-untyped-call]  # replica reads
         assert reader.xlen(key) == 3  # WAIT 1 answered: the replica holds all three
         reader.close()
         replayed = store.append_batches(stream, "game", batches[1:])
