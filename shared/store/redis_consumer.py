@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import redis
 
@@ -104,54 +104,12 @@ class RedisFeedConsumer(FeedConsumer):
             entries = self._read_group("0", count, None)
             self._own_pending = len(entries) >= count  # more may be left
             self._handed_more = self._handed_more and self._own_pending
-        if len(entries) < count and time.monotonic() >= self._next_claim:
-            seen = {position for position, _ in entries}
-            wanted = count - len(entries)
-            claimed = self._claim(wanted)
-            entries += [entry for entry in claimed if entry[0] not in seen]
-            if len(claimed) < wanted:  # none left to claim now: look again in a while
-                self._next_claim = time.monotonic() + self._claim_idle_ms / 4000
+        self._add_claimed(entries, count)
         if len(entries) < count:
             block = block_ms if block_ms > 0 and not entries else None
             entries += self._read_group(">", count - len(entries), block)
         self._unacked = {position_text(position) for position, _ in entries}
         return entries
-
-    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
-        with reachable():
-            if not self._grouped:
-                self._create_group()
-            try:
-                entries = self._collect(count, block_ms)
-            except redis.ResponseError as error:
-                if not str(error).startswith("NOGROUP"):
-                    raise
-                self._create_group()
-                entries = self._collect(count, block_ms)
-            trimmed = [position for position, fields in entries if not fields]
-            if trimmed:
-                self._client.xack(self._feed, self._group, *trimmed)
-                self._unacked.difference_update(position_text(p) for p in trimmed)
-        partition = self.partition
-        return [feed_entry(position, fields, partition) for position, fields in entries if fields]
-
-    def read_more(self, count: int = 100) -> list[FeedEntry]:
-        with reachable():
-            if not self._grouped:
-                self._create_group()
-            try:
-                entries = self._collect_more(count)
-            except redis.ResponseError as error:
-                if not str(error).startswith("NOGROUP"):
-                    raise
-                self._create_group()
-                entries = self._collect_more(count)
-            trimmed = [position for position, fields in entries if not fields]
-            if trimmed:
-                self._client.xack(self._feed, self._group, *trimmed)
-        self._handed_more = self._handed_more or bool(entries)
-        partition = self.partition
-        return [feed_entry(position, fields, partition) for position, fields in entries if fields]
 
     def _collect_more(self, count: int) -> list[tuple[bytes, Fields]]:
         """Returns the own pending entries an earlier member left (paged by a cursor, so none
@@ -162,16 +120,52 @@ class RedisFeedConsumer(FeedConsumer):
             self._own_pending = len(entries) >= count
             if entries:
                 self._leftover_cursor = position_text(entries[-1][0])
-        if len(entries) < count and time.monotonic() >= self._next_claim:
-            seen = {position for position, _ in entries}
-            wanted = count - len(entries)
-            claimed = self._claim(wanted)
-            entries += [entry for entry in claimed if entry[0] not in seen]
-            if len(claimed) < wanted:
-                self._next_claim = time.monotonic() + self._claim_idle_ms / 4000
+        self._add_claimed(entries, count)
         if len(entries) < count:
             entries += self._read_group(">", count - len(entries), None)
         return entries
+
+    def _add_claimed(self, entries: list[tuple[bytes, Fields]], count: int) -> None:
+        """Adds to `entries`, up to `count`, entries idle members left (when a claim is due)."""
+        if len(entries) >= count or time.monotonic() < self._next_claim:
+            return
+        seen = {position for position, _ in entries}
+        wanted = count - len(entries)
+        claimed = self._claim(wanted)
+        entries += [entry for entry in claimed if entry[0] not in seen]
+        if len(claimed) < wanted:  # none left to claim now: look again in a while
+            self._next_claim = time.monotonic() + self._claim_idle_ms / 4000
+
+    def _fetch(self, collect: Callable[[], list[tuple[bytes, Fields]]]) -> list[FeedEntry]:
+        """Runs `collect` (creating the group first, and again when it was lost), acks the
+        entries the feed trimmed away meanwhile; returns the entries that are left."""
+        with reachable():
+            if not self._grouped:
+                self._create_group()
+            try:
+                entries = collect()
+            except redis.ResponseError as error:
+                if not str(error).startswith("NOGROUP"):
+                    raise
+                self._create_group()
+                entries = collect()
+            trimmed = [position for position, fields in entries if not fields]
+            if trimmed:
+                self._client.xack(self._feed, self._group, *trimmed)
+                self._unacked.difference_update(position_text(p) for p in trimmed)
+        partition = self.partition
+        return [feed_entry(position, fields, partition) for position, fields in entries if fields]
+
+    def read(self, count: int = 100, block_ms: int = 0) -> list[FeedEntry]:
+        return self._fetch(lambda: self._collect(count, block_ms))
+
+    def read_more(self, count: int = 100) -> list[FeedEntry]:
+        def collect() -> list[tuple[bytes, Fields]]:
+            entries = self._collect_more(count)
+            self._handed_more = self._handed_more or bool(entries)
+            return entries
+
+        return self._fetch(collect)
 
     def ack(self, positions: Sequence[str]) -> None:
         if positions:
