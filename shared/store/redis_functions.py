@@ -12,6 +12,28 @@ TRIM_FUNCTION = "cardarena_trim"
 
 LIBRARY_CODE = """#!lua name=cardarena
 
+-- The store's clock now, in ms: an event's `at`.
+local function now_ms()
+  local now = redis.call('TIME')
+  return now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+end
+
+-- Writes `count` events (the type/data pairs of `args` from `from`) after version
+-- `expected` to the stream (ids 0-<version>) and to the feed; returns the last version.
+local function write_events(stream, feed, game_id, kind, schema, at, expected, args, from, count)
+  local version = expected
+  for i = from, from + 2 * count - 1, 2 do
+    version = version + 1
+    local v = tostring(version)
+    local type, data = args[i], args[i + 1]
+    redis.call('XADD', stream, '0-' .. v,
+      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at)
+    redis.call('XADD', feed, '*',
+      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at, 'g', game_id)
+  end
+  return version
+end
+
 -- KEYS: stream, version counter, feed[, idempotency record]
 -- ARGV: expected version, game id, kind, schema, fingerprint, ttl, then type/data pairs
 local function append(keys, args)
@@ -35,18 +57,8 @@ local function append(keys, args)
   if actual ~= expected then
     return {'conflict', actual}
   end
-  local now = redis.call('TIME')
-  local at = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
-  local version = expected
-  for i = 7, #args, 2 do
-    version = version + 1
-    local v = tostring(version)
-    local type, data = args[i], args[i + 1]
-    redis.call('XADD', stream, '0-' .. v,
-      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at)
-    redis.call('XADD', feed, '*',
-      'v', v, 'type', type, 'data', data, 's', schema, 'k', kind, 'at', at, 'g', game_id)
-  end
+  local version = write_events(
+    stream, feed, game_id, kind, schema, now_ms(), expected, args, 7, (#args - 6) / 2)
   redis.call('SET', counter, tostring(version))
   if idem then
     local record = tostring(expected + 1) .. ' ' .. tostring(version) .. ' ' .. fingerprint
@@ -66,8 +78,7 @@ local function append_many(keys, args)
   local stream, counter, feed = keys[1], keys[2], keys[3]
   local game_id, kind, schema, ttl = args[1], args[2], args[3], args[4]
   local actual = tonumber(redis.call('GET', counter) or '0')
-  local now = redis.call('TIME')
-  local at = now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+  local at = now_ms()
   local results = {}
   local wrote = false
   local i = 5
@@ -89,16 +100,8 @@ local function append_many(keys, args)
     elseif actual ~= expected then
       results[#results + 1] = {'conflict', actual}
     else
-      local version = expected
-      for j = i, i + 2 * count - 1, 2 do
-        version = version + 1
-        local v = tostring(version)
-        redis.call('XADD', stream, '0-' .. v,
-          'v', v, 'type', args[j], 'data', args[j + 1], 's', schema, 'k', kind, 'at', at)
-        redis.call('XADD', feed, '*',
-          'v', v, 'type', args[j], 'data', args[j + 1], 's', schema, 'k', kind, 'at', at,
-          'g', game_id)
-      end
+      local version = write_events(
+        stream, feed, game_id, kind, schema, at, expected, args, i, count)
       if idem then
         local record = tostring(expected + 1) .. ' ' .. tostring(version) .. ' '
         redis.call('SET', idem, record, 'EX', ttl)

@@ -122,6 +122,12 @@ class RedisEventStore(EventStore):
             primary.function_load(LIBRARY_CODE, replace=True)
         self._loaded = True
 
+    def _append_keys(self, stream: str) -> list[str]:
+        """Returns the keys every append to `stream` touches: the stream, its version counter
+        and its partition's feed (one slot)."""
+        key = self._key_of(stream)
+        return [key, f"{key}:version", self._feeds[partition_of(stream, self._partitions)]]
+
     def _call_args(
         self,
         stream: str,
@@ -135,10 +141,9 @@ class RedisEventStore(EventStore):
         """Returns the FCALL key count, keys and arguments of one append."""
         if not events:
             raise ValueError("an append needs at least one event")
-        key = self._key_of(stream)
-        keys = [key, f"{key}:version", self._feeds[partition_of(stream, self._partitions)]]
+        keys = self._append_keys(stream)
         if idempotency_key is not None:
-            keys.append(f"{key}:idem:{idempotency_key}")
+            keys.append(f"{keys[0]}:idem:{idempotency_key}")
         args: list[str | bytes | int] = [
             *keys,
             expected_version,
@@ -281,15 +286,14 @@ class RedisEventStore(EventStore):
         would write it, the same ids, fields and idempotency records)."""
         if not batches:
             return []
-        key = self._key_of(stream)
-        keys = [key, f"{key}:version", self._feeds[partition_of(stream, self._partitions)]]
+        keys = self._append_keys(stream)
         args: list[str | bytes | int] = [stream, kind, SCHEMA_VERSION, self._ttl]
         for expected, events, idempotency_key in batches:
             if not events:
                 raise ValueError("an append needs at least one event")
             at_key = 0
             if idempotency_key is not None:
-                keys.append(f"{key}:idem:{idempotency_key}")
+                keys.append(f"{keys[0]}:idem:{idempotency_key}")
                 at_key = len(keys)
             args += [expected, at_key, len(events)]
             for event in events:
