@@ -88,7 +88,7 @@ class MergedFeedConsumer(FeedConsumer):
             if not full:
                 page = consumer.read_more(wanted)
                 full = len(page) >= wanted
-                self._hold(partition, page)
+                self._hold(partition, [(merge_key(entry), entry) for entry in page])
                 held = self._buffers[partition]
             if full and held:
                 ms, seq = held[-1][0][:2]
@@ -115,13 +115,13 @@ class MergedFeedConsumer(FeedConsumer):
                 return held[:n]
         return held
 
-    def _hold(self, partition: int, page: Sequence[FeedEntry]) -> None:
-        """Adds a read of `partition` to what is held of it: in position order, once each (a
-        claimed entry may be older than what is held, or held already)."""
-        if not page:
+    def _hold(self, partition: int, added: list[Held]) -> None:
+        """Adds entries of `partition` (a read, with their keys) to what is held of it: in
+        position order, once each (a claimed entry may be older than what is held, or held
+        already)."""
+        if not added:
             return
         held = self._buffers[partition]
-        added = [(merge_key(entry), entry) for entry in page]
         ordered = all(a[0] < b[0] for a, b in itertools.pairwise(added))
         if ordered and (not held or held[-1][0] < added[0][0]):
             held += added
@@ -140,7 +140,7 @@ class MergedFeedConsumer(FeedConsumer):
         for partition, items in by_partition.items():
             held = self._buffers[partition]
             self._buffers[partition] = []
-            self._hold(partition, [entry for _, entry in (*items, *held)])
+            self._hold(partition, [*items, *held])
 
     def ack(self, positions: Sequence[str]) -> None:
         """Acknowledges positions of a single-partition merge; use `ack_entries` otherwise
