@@ -17,16 +17,18 @@ from shared.store.port import AppendResult, ConcurrencyConflict, EventStore, Sto
 def next_bot_seat(loaded: LoadedGame) -> int | None:
     """Returns the first seat to move that the platform plays at once, None if none is:
     a built-in bot's, or a forfeited or resigned seat (whose default action it plays)."""
-    return _platform_seat(loaded, loaded.state)
+    return _first_played(loaded.spec.to_move(loaded.state), _played_seats(loaded))
 
 
-def _platform_seat(loaded: LoadedGame, state: object) -> int | None:
-    """Returns `next_bot_seat` of `loaded` once its state is `state`."""
-    seats, forfeits = loaded.created.seats, loaded.forfeits
-    for seat in loaded.spec.to_move(state):
-        if seats[seat].kind == "bot" or seat in forfeits:
-            return seat
-    return None
+def _played_seats(loaded: LoadedGame) -> set[int]:
+    """Returns the seats the platform plays in `loaded`: built-in bots', forfeited ones."""
+    seats = loaded.created.seats
+    return {seat for seat, s in enumerate(seats) if s.kind == "bot"}.union(loaded.forfeits)
+
+
+def _first_played(to_move: Sequence[int], played: set[int]) -> int | None:
+    """Returns the first seat of `to_move` that is among `played`, None if none is."""
+    return next((seat for seat in to_move if seat in played), None)
 
 
 def platform_due(loaded: LoadedGame) -> bool:
@@ -52,7 +54,7 @@ def _bot_moves(
     to_move, is_over = spec.to_move, spec.is_over
     legal_actions, view, apply = spec.legal_actions, spec.view, spec.apply
     batches: list[tuple[int, Sequence[NewEvent], str | None]] = []
-    played = {seat for seat, s in enumerate(seats) if s.kind == "bot"}.union(forfeits)
+    played = _played_seats(loaded)
     bots = {
         seat: spec.bots[s.bot or next(iter(spec.bots))]
         for seat, s in enumerate(seats)
@@ -60,7 +62,7 @@ def _bot_moves(
     }
     bot_seed = loaded.created.bot_seed or loaded.game_id
     while len(batches) < limit:
-        seat = next((seat for seat in to_move(state) if seat in played), None)
+        seat = _first_played(to_move(state), played)
         if seat is None:
             break
         events: list[Event]
