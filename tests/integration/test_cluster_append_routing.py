@@ -5,8 +5,9 @@ still learn that the slot moved, without a read through the cluster client to te
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -14,7 +15,7 @@ from shared.messages.envelope import NewEvent
 from shared.store.port import AppendResult, StoreUnavailable
 from shared.store.redis_common import stream_key
 from shared.store.redis_store import RedisEventStore
-from tests.support.redis_cluster import LocalCluster, NotYet, wait_until
+from tests.support.redis_cluster import LocalCluster, NotYet, RedisServer, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -48,42 +49,48 @@ def test_appends_alone_reach_the_promoted_replica_after_a_failover(
         assert [event.data for event in store.read(stream)] == [b"1", b"2"]
 
 
+STREAM = "g-1"
+"""The stream of the batch tests."""
+
+
+@contextlib.contextmanager
+def replicated_store(
+    cluster: LocalCluster, wait_timeout_ms: int = 1000
+) -> Iterator[tuple[RedisEventStore, str, RedisServer]]:
+    """Yields a store of a namespace of its own on `cluster` that WAITs for one replica, the
+    key of `STREAM` and the replica of that key's primary."""
+    namespace = f"batched:{uuid.uuid4().hex[:8]}:"
+    with cluster.client() as client:
+        store = RedisEventStore(client, namespace, wait_replicas=1, wait_timeout_ms=wait_timeout_ms)
+        key = stream_key(namespace, store.partition_of(STREAM), STREAM)
+        (replica,) = cluster.replicas_of(cluster.node_for_key(key))
+        yield store, key, replica
+
+
 def test_a_batch_of_bot_moves_is_acknowledged_once_a_replica_holds_it(
     redis_cluster_with_replicas: LocalCluster,
 ) -> None:
-    cluster = redis_cluster_with_replicas
-    namespace = f"batched:{uuid.uuid4().hex[:8]}:"
-    stream = "g-1"
-    with cluster.client() as client:
-        store = RedisEventStore(client, namespace, wait_replicas=1)
+    with replicated_store(redis_cluster_with_replicas) as (store, key, replica):
         batches = [(v, [NewEvent("Moved", str(v).encode())], f"bot:{v}") for v in range(3)]
 
-        assert store.append_batches(stream, "game", batches) == [
+        assert store.append_batches(STREAM, "game", batches) == [
             AppendResult(1, 1),
             AppendResult(2, 2),
             AppendResult(3, 3),
         ]
-        key = stream_key(namespace, store.partition_of(stream), stream)
-        (replica,) = cluster.replicas_of(cluster.node_for_key(key))
         reader = replica.client(single_connection_client=True)
         reader.execute_command("READONLY")  # type: ignore[no-untyped-call]  # replica reads
         assert reader.xlen(key) == 3  # WAIT 1 answered: the replica holds all three
         reader.close()
-        replayed = store.append_batches(stream, "game", batches[1:])
+        replayed = store.append_batches(STREAM, "game", batches[1:])
         assert replayed == [AppendResult(2, 2, replayed=True), AppendResult(3, 3, replayed=True)]
 
 
 def test_a_batch_of_bot_moves_no_replica_confirmed_is_not_acknowledged(
     redis_cluster_with_replicas: LocalCluster,
 ) -> None:
-    cluster = redis_cluster_with_replicas
-    namespace = f"unbatched:{uuid.uuid4().hex[:8]}:"
-    stream = "g-1"
-    with cluster.client() as client:
-        store = RedisEventStore(client, namespace, wait_replicas=1, wait_timeout_ms=200)
-        key = stream_key(namespace, store.partition_of(stream), stream)
-        (replica,) = cluster.replicas_of(cluster.node_for_key(key))
+    with replicated_store(redis_cluster_with_replicas, wait_timeout_ms=200) as (store, _, replica):
         replica.kill()
 
         with pytest.raises(StoreUnavailable):
-            store.append_batches(stream, "game", [(0, [NewEvent("Moved", b"1")], "bot:0")])
+            store.append_batches(STREAM, "game", [(0, [NewEvent("Moved", b"1")], "bot:0")])
