@@ -206,16 +206,23 @@ def wait_ready(urls: list[str], launchers: list[Launcher]) -> None:
         time.sleep(0.25)
 
 
+def process_stat(pid: int | str) -> tuple[int, float] | None:
+    """Returns the parent pid of process `pid` and the CPU seconds (user + system) it used so
+    far (/proc/<pid>/stat), None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(launchers: list[Launcher], prefix: str) -> float:
     """Returns the CPU seconds (user + system) used so far by the children named `prefix`*."""
-    tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
     for launcher in launchers:
         for child in launcher.children:
-            if child.name.startswith(prefix):
-                with contextlib.suppress(OSError):
-                    fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
-                    total += (int(fields[11]) + int(fields[12])) / tick
+            if child.name.startswith(prefix) and (stat := process_stat(child.pid)) is not None:
+                total += stat[1]
     return total
 
 

@@ -30,6 +30,7 @@ import msgspec
 import psycopg
 import redis
 
+from bench.load import RedisMeter, process_stat
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.catalog import get_game
 from shared.messages.common import GameCreated
@@ -117,25 +118,19 @@ def archived(database_url: str) -> int:
 def tree_cpu(root: int) -> float:
     """Returns the CPU seconds (user + system) used so far by process `root` and its live
     descendants (a Celery worker's pool processes)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    stats: dict[int, tuple[int, float]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            stats[int(entry.name)] = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
-    tree, total, frontier = {root}, 0.0, [root]
+    stats = {
+        int(entry.name): stat
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and (stat := process_stat(entry.name)) is not None
+    }
+    tree, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
         for pid, (ppid, _) in stats.items():
             if ppid == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
-    for pid in tree:
-        total += stats.get(pid, (0, 0.0))[1]
-    return total
+    return sum(stats[pid][1] for pid in tree if pid in stats)
 
 
 def machine_cpu() -> float:
@@ -143,12 +138,6 @@ def machine_cpu() -> float:
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def redis_cpu(client: redis.Redis) -> float:
-    """Returns the CPU seconds Redis used so far (its main and background threads)."""
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def distributed(
@@ -176,6 +165,7 @@ def distributed(
         subprocess.Popen([*cli, "serve", "projection"], cwd=ROOT, env=env, **QUIET),
     ]
     client = redis.Redis.from_url(redis_url)
+    meter = RedisMeter(redis_url)
     store = RedisEventStore(client, namespace=namespace)
     try:
         time.sleep(3)
@@ -188,7 +178,7 @@ def distributed(
         parts = {
             "workers": lambda: tree_cpu(workers),
             "projection": lambda: tree_cpu(projection),
-            "redis": lambda: redis_cpu(client),
+            "redis": lambda: meter.read()[0],
             "this process": time.process_time,
             "machine": machine_cpu,
         }
@@ -223,6 +213,7 @@ def distributed(
         keys = list(client.scan_iter(match=f"{namespace}*", count=1000))
         if keys:
             client.delete(*keys)
+        meter.close()
 
 
 def main() -> None:
