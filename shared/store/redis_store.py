@@ -144,15 +144,8 @@ class RedisEventStore(EventStore):
         keys = self._append_keys(stream)
         if idempotency_key is not None:
             keys.append(f"{keys[0]}:idem:{idempotency_key}")
-        args: list[str | bytes | int] = [
-            *keys,
-            expected_version,
-            stream,
-            kind,
-            SCHEMA_VERSION,
-            fingerprint,
-            self._ttl,
-        ]
+        args: list[str | bytes | int] = [*keys, expected_version, stream, kind, SCHEMA_VERSION]
+        args += [fingerprint, self._ttl]
         for event in events:
             args += [event.type, event.data]
         return len(keys), args
