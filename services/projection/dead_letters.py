@@ -27,7 +27,6 @@ import msgspec
 import psycopg
 
 from services.projection import ratings
-from services.projection.changes import latest
 from shared.messages.text import printable, unstorable
 from shared.store.port import FeedEntry, StoreUnavailable
 
@@ -160,10 +159,8 @@ def _isolating(cur: Cursor, name: str, entries: Sequence[FeedEntry], project: Pr
             )  # fmt: skip
             dead += _park(cur, name, entry, reason)
             held.add(stream)
-    for partition in sorted({entry.partition for entry in entries}):
-        done = ratings.partition_checkpoint(cur, name, partition)
-        mine = [e.position for e in entries if e.partition == partition]
-        ratings.store_checkpoint(cur, name, partition, latest([done, *mine]))
+    done = ratings.partition_checkpoints(cur, name, sorted({e.partition for e in entries}))
+    ratings.advance_checkpoints(cur, name, done, entries)
     return Projected(fresh, dead)
 
 

@@ -33,7 +33,6 @@ from services.projection.changes import (
     Finished,
     challenge_changes,
     game_changes,
-    latest,
 )
 from services.projection.queries import SELECT_ARCHIVED, recorded_from_row
 from services.projection.retention import Retention
@@ -55,11 +54,6 @@ log = logging.getLogger(__name__)
 
 Cursor = psycopg.Cursor[Any]
 
-_READ_CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s FOR UPDATE"
-_STORE_CHECKPOINT = (
-    "INSERT INTO projection_checkpoints (name, position) VALUES (%s, %s)"
-    " ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()"
-)
 _ARCHIVE = (
     "INSERT INTO events (game_id, version, kind, type, data, schema, recorded_at, feed_position)"
     " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bytea[],"
@@ -201,11 +195,7 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
         update_tournament_views(cur, fresh)
     late = [position_key(e.position) for e in fresh if finished(e.event)]
     ratings.refold_if_late(cur, name, late)
-    mine: dict[int, list[str]] = {}
-    for entry in fresh:
-        mine.setdefault(entry.partition, []).append(entry.position)
-    moved = {p: latest([done[p], *positions]) for p, positions in mine.items()}
-    ratings.store_checkpoints(cur, name, moved)
+    ratings.advance_checkpoints(cur, name, done, fresh)
     return len(fresh)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import psycopg
 
+from services.projection.changes import latest
 from services.projection.tournament_folds import (
     FEED_ORDER_DESC,
     fold_ratings,
@@ -32,7 +33,7 @@ from services.projection.tournament_folds import (
     rebuild_ratings,
 )
 from shared.model.tournaments import model
-from shared.store.port import position_key
+from shared.store.port import FeedEntry, position_key
 
 Cursor = psycopg.Cursor[Any]
 Key = tuple[int, int]
@@ -41,7 +42,6 @@ RATINGS_LOCK = 0x726174696E677321
 """The advisory lock of the ordered step ("ratings!" in ASCII)."""
 
 _READ = "SELECT position FROM projection_checkpoints WHERE name = %s"
-_READ_LOCKED = _READ + " FOR UPDATE"
 _STORE = (
     "INSERT INTO projection_checkpoints (name, position) VALUES (%s, %s)"
     " ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()"
@@ -98,18 +98,10 @@ def _legacy(cur: Cursor, name: str) -> str | None:
     return str(row[0]) if row else None
 
 
-def partition_checkpoint(cur: Cursor, name: str, partition: int) -> str:
-    """Returns (locked for this transaction) partition `partition`'s newest projected
-    position ("0-0": none), the legacy checkpoint standing in for a missing row."""
-    row = cur.execute(_READ_LOCKED, (checkpoint_name(name, partition),)).fetchone()
-    if row:
-        return str(row[0])
-    return _legacy(cur, name) or "0-0"
-
-
 def partition_checkpoints(cur: Cursor, name: str, partitions: Iterable[int]) -> dict[int, str]:
-    """Returns `partition_checkpoint` of each of `partitions` in one query (two when a row is
-    missing), the rows locked in name order."""
+    """Returns (locked for this transaction, in name order) each of `partitions`' newest
+    projected position ("0-0": none), the legacy checkpoint standing in for a missing row; in
+    one query (two when a row is missing)."""
     names = {checkpoint_name(name, p): p for p in partitions}
     rows = cur.execute(_READ_MANY_LOCKED, (list(names),)).fetchall()
     found = {names[str(row[0])]: str(row[1]) for row in rows}
@@ -119,15 +111,17 @@ def partition_checkpoints(cur: Cursor, name: str, partitions: Iterable[int]) -> 
     return found
 
 
-def store_checkpoint(cur: Cursor, name: str, partition: int, position: str) -> None:
-    """Moves partition `partition`'s checkpoint to `position`."""
-    cur.execute(_STORE, (checkpoint_name(name, partition), position))
-
-
-def store_checkpoints(cur: Cursor, name: str, positions: dict[int, str]) -> None:
-    """Moves each partition's checkpoint to its position in `positions`, in one statement."""
-    if positions:
-        _store_rows(cur, [(checkpoint_name(name, p), at) for p, at in sorted(positions.items())])
+def advance_checkpoints(
+    cur: Cursor, name: str, done: dict[int, str], entries: Iterable[FeedEntry]
+) -> None:
+    """Moves the checkpoint of each partition of `entries` to the newest of its position in
+    `done` (`partition_checkpoints`) and its entries' positions, in one statement."""
+    mine: dict[int, list[str]] = {}
+    for entry in entries:
+        mine.setdefault(entry.partition, []).append(entry.position)
+    rows = [(checkpoint_name(name, p), latest([done[p], *mine[p]])) for p in sorted(mine)]
+    if rows:
+        _store_rows(cur, rows)
 
 
 def _store_rows(cur: Cursor, rows: list[tuple[str, str]]) -> None:
