@@ -22,6 +22,7 @@ from shared.store.port import (
     StoreError,
     cursor_positions,
     position_key,
+    written,
 )
 
 
@@ -111,12 +112,15 @@ class InMemoryEventStore(EventStore):
         kind: str,
         batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
     ) -> list[AppendResult | StoreError]:
-        """Appends each batch as `append` would, under one hold of the lock and with one
-        wake-up of the waiters for them all."""
+        """Appends the chain of batches as the port says, under one hold of the lock and with
+        one wake-up of the waiters for them all."""
         results: list[AppendResult | StoreError] = []
         partition = self.partition_of(stream)
         with self._lock:
             for expected, events, key in batches:
+                if results and not written(results[-1]):
+                    results.append(ConcurrencyConflict(stream, expected, self._version(stream)))
+                    continue
                 try:
                     results.append(self._append(stream, kind, expected, events, key, "", partition))
                 except StoreError as error:

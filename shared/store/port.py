@@ -283,17 +283,34 @@ class EventStore(abc.ABC):
         kind: str,
         batches: Sequence[tuple[int, Sequence[NewEvent], str | None]],
     ) -> list[AppendResult | StoreError]:
-        """Appends each (expected_version, events, key) batch in order, as independent appends.
+        """Appends the (expected_version, events, key) batches in order as one chain: each
+        continues the one before it (a run of the platform's moves, each decided on the game
+        as the batches before it leave it).
 
-        Each batch succeeds or fails on its own; adapters may send them in one round trip.
+        A batch is written only when every batch before it in the call was written by this
+        call: the first that is not (a conflict, an idempotent replay, an error) ends the
+        chain, and every batch after it reports a `ConcurrencyConflict` at the stream's
+        version without being written or looking up its key. A replay ends it too because a
+        key names a move's version, not its content: the move recorded under it may differ
+        from the one the later batches were decided after. Adapters may send the call in one
+        round trip.
         """
         results: list[AppendResult | StoreError] = []
         for expected, events, key in batches:
+            if results and not written(results[-1]):
+                results.append(ConcurrencyConflict(stream, expected, self.version(stream)))
+                continue
             try:
                 results.append(self.append(stream, kind, expected, events, key))
             except StoreError as error:
                 results.append(error)
         return results
+
+
+def written(result: AppendResult | StoreError) -> bool:
+    """Returns whether `result` is of a batch its `append_batches` call wrote: the chain
+    goes on after it."""
+    return isinstance(result, AppendResult) and not result.replayed
 
 
 def _merged(

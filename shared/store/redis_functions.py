@@ -69,8 +69,10 @@ end
 
 redis.register_function('cardarena_append', append)
 
--- Several appends to one stream in one call, each as `append` would make it in turn (the
--- platform's bot turns: no fingerprint, so a known key is always a replay).
+-- Several appends to one stream in one call, as one chain (the platform's bot turns: no
+-- fingerprint, so a known key is always a replay): each as `append` would make it in turn
+-- while every one before it was written; the first that is not (a conflict or a replay)
+-- ends the chain, and each after it is a conflict, neither written nor looked up.
 -- KEYS: stream, version counter, feed, then the idempotency record of each append that has one
 -- ARGV: game id, kind, schema, ttl, then per append: expected version, the index in KEYS of
 -- its idempotency record (0: none), its event count, then its type/data pairs
@@ -80,7 +82,7 @@ local function append_many(keys, args)
   local actual = tonumber(redis.call('GET', counter) or '0')
   local at = now_ms()
   local results = {}
-  local wrote = false
+  local wrote, broken = false, false
   local i = 5
   while i <= #args do
     local expected, at_key, count = tonumber(args[i]), tonumber(args[i + 1]), tonumber(args[i + 2])
@@ -90,15 +92,19 @@ local function append_many(keys, args)
       idem = keys[at_key]
     end
     local known = nil
-    if idem then
+    if idem and not broken then
       known = redis.call('GET', idem)
     end
-    if known then
+    if broken then
+      results[#results + 1] = {'conflict', actual}
+    elseif known then
       local first, last = string.match(known, '^(%d+) (%d+) ')
       redis.call('SET', idem, known, 'KEEPTTL')
       results[#results + 1] = {'replayed', tonumber(first), tonumber(last)}
+      broken = true
     elseif actual ~= expected then
       results[#results + 1] = {'conflict', actual}
+      broken = true
     else
       local version = write_events(
         stream, feed, game_id, kind, schema, at, expected, args, i, count)

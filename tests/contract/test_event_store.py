@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
@@ -19,6 +21,7 @@ from shared.store.port import (
     EventStore,
     FeedEntry,
     IdempotencyKeyReused,
+    StoreError,
     own_position,
 )
 from shared.store.redis_store import RedisEventStore
@@ -284,35 +287,88 @@ def test_read_feed_pages_through_every_entry_once(store: EventStore) -> None:
     assert store.read_feed(after) == []
 
 
-def test_append_batches_apply_each_batch_independently(store: EventStore) -> None:
-    results = store.append_batches(
-        GAME,
-        KIND,
-        [
-            (0, events("a"), None),
-            (0, events("stale"), None),
-            (1, events("b", "c"), "k"),
-            (1, events("b", "c"), "k"),
-        ],
+AppendBatches = Callable[
+    [str, str, Sequence[tuple[int, Sequence[NewEvent], str | None]]],
+    list[AppendResult | StoreError],
+]
+
+
+@pytest.fixture(params=["adapter", "port default"])
+def append_batches(request: pytest.FixtureRequest, store: EventStore) -> AppendBatches:
+    """Returns the store's own `append_batches`, then the port's default one (a batch at a
+    time through `append`) over the same store: both keep the chain."""
+    if request.param == "adapter":
+        return store.append_batches
+    return functools.partial(EventStore.append_batches, store)
+
+
+def test_append_batches_write_a_chain_of_batches_each_after_the_one_before(
+    store: EventStore, append_batches: AppendBatches
+) -> None:
+    results = append_batches(
+        GAME, KIND, [(0, events("a"), None), (1, events("b", "c"), "k"), (3, events("d"), None)]
     )
 
-    assert results[0] == AppendResult(1, 1)
-    assert isinstance(results[1], ConcurrencyConflict)
-    assert results[1].actual == 1
-    assert results[2] == AppendResult(2, 3)
-    assert results[3] == AppendResult(2, 3, replayed=True)
-    assert payloads(store) == ["a", "b", "c"]
-    assert feed_payloads(store) == ["a", "b", "c"]
+    assert results == [AppendResult(1, 1), AppendResult(2, 3), AppendResult(4, 4)]
+    assert payloads(store) == ["a", "b", "c", "d"]
+    assert feed_payloads(store) == ["a", "b", "c", "d"]
+    assert store.recall(GAME, "k") == AppendResult(2, 3, replayed=True)
+
+
+def test_a_chain_whose_first_batch_conflicts_writes_none_of_the_batches_after_it(
+    store: EventStore, append_batches: AppendBatches
+) -> None:
+    """The attack: the platform decides two moves at version 1; a client's move lands at 1
+    first. The second move, decided after the first, must not land at 2 because the version
+    happens to match: it was decided on a game that never existed."""
+    store.append(GAME, KIND, 0, events("a"))
+    store.append(GAME, KIND, 1, events("client"))
+
+    results = append_batches(
+        GAME, KIND, [(1, events("bot 1"), "bot:1"), (2, events("bot 2"), "bot:2")]
+    )
+
+    assert [type(result) for result in results] == [ConcurrencyConflict, ConcurrencyConflict]
+    assert [result.actual for result in results if isinstance(result, ConcurrencyConflict)] == [
+        2,
+        2,
+    ]
+    assert payloads(store) == ["a", "client"]
+    assert feed_payloads(store) == ["a", "client"]
+    assert store.recall(GAME, "bot:1") is None
+    assert store.recall(GAME, "bot:2") is None
+
+
+def test_a_replayed_batch_ends_the_chain_and_a_failed_one_ends_it_too(
+    store: EventStore, append_batches: AppendBatches
+) -> None:
+    """A key names a move's version, not its content: what a second runner decided after its
+    replayed move is not written (it may follow a different move than the one recorded)."""
+    store.append(GAME, KIND, 0, events("a"), idempotency_key="bot:0")
+
+    replayed = append_batches(
+        GAME, KIND, [(0, events("a'"), "bot:0"), (1, events("b"), "bot:1"), (2, events("c"), None)]
+    )
+    stale = append_batches(GAME, KIND, [(0, events("x"), None), (1, events("y"), None)])
+
+    assert replayed[0] == AppendResult(1, 1, replayed=True)
+    assert [type(result) for result in replayed[1:]] == [ConcurrencyConflict] * 2
+    assert [type(result) for result in stale] == [ConcurrencyConflict] * 2
+    assert payloads(store) == ["a"]
+    assert store.recall(GAME, "bot:1") is None
+    # The next run, decided on the game as it is, goes on from its version.
+    assert append_batches(GAME, KIND, [(1, events("b"), "bot:1")]) == [AppendResult(2, 2)]
+    assert payloads(store) == ["a", "b"]
 
 
 def test_append_batches_and_append_share_their_idempotency_records(store: EventStore) -> None:
     store.append(GAME, KIND, 0, events("a"), idempotency_key="first")
 
-    results = store.append_batches(
-        GAME, KIND, [(0, events("a"), "first"), (1, events("b"), "second"), (2, events("c"), None)]
-    )
+    results = store.append_batches(GAME, KIND, [(1, events("b"), "second"), (2, events("c"), None)])
+    replayed = store.append_batches(GAME, KIND, [(0, events("a"), "first")])
 
-    assert results == [AppendResult(1, 1, replayed=True), AppendResult(2, 2), AppendResult(3, 3)]
+    assert results == [AppendResult(2, 2), AppendResult(3, 3)]
+    assert replayed == [AppendResult(1, 1, replayed=True)]
     assert store.recall(GAME, "second") == AppendResult(2, 2, replayed=True)
     again = store.append(GAME, KIND, 1, events("b"), idempotency_key="second")
     assert again == AppendResult(2, 2, replayed=True)

@@ -10,7 +10,7 @@ of the old key space, or a bug).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import httpx
 import pytest
@@ -26,7 +26,9 @@ from shared.app.loading import appendable, load
 from shared.app.registry import register
 from shared.app.tournaments import reconcile_games
 from shared.messages.codec import encode_all
-from shared.messages.common import Clock, Seat
+from shared.messages.common import Clock, Event, Seat
+from shared.messages.envelope import NewEvent
+from shared.model.log_replay import replay
 from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
@@ -35,6 +37,7 @@ from shared.store.redis_store import RedisEventStore
 pytestmark = pytest.mark.contract
 
 FAR_FUTURE = 10**15
+Batch = tuple[int, Sequence[NewEvent], str | None]
 CLOCK = Clock(move_seconds=60, bank_seconds=0)
 
 
@@ -144,3 +147,54 @@ def test_a_webhook_turn_answered_replayed_without_progress_stops_and_counts(
     assert len(calls) == stalls.MAX_IDLE_TRIES
     assert store.version(game_id) == version
     assert stalled(metrics, "webhook") == 1
+
+
+def client_move(store: EventStore, game_id: str, seat: int) -> None:
+    """Appends `seat`'s first legal action on the game as it stands, as the API would."""
+    loaded = load(store, game_id)
+    spec, state = loaded.spec, loaded.state
+    events = appendable(loaded, spec.decide(state, seat, spec.legal_actions(state, seat)[0]))
+    store.append(game_id, spec.name, loaded.version, encode_all(events))
+
+
+def test_a_client_move_landing_while_the_platform_decides_costs_the_bots_a_retry_not_a_stale_move(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shithead's swap waits for every seat at once, so a client's move can land between the
+    platform deciding a run of bot moves and appending it. Every bot move in the log must
+    then be the one decided on the game as it stands: the log equals that of a twin game
+    where the client's move simply came first."""
+    seats = [Seat(kind="external"), Seat(kind="bot", bot="heuristic"), Seat(kind="bot")]
+    game_id = create_game(store, "shithead", seats=seats, seed=5).game_id
+    opening = [NewEvent(e.type, e.data) for e in store.read(game_id)]
+    twin = InMemoryEventStore()
+    twin.append(game_id, "shithead", 0, opening)
+    client_move(twin, game_id, 0)
+    play_bot_turns(twin, game_id)
+    chains: list[int] = []
+    append_batches = store.append_batches
+
+    def raced(stream: str, kind: str, batches: Sequence[Batch]) -> list[object]:
+        if not chains:
+            client_move(store, game_id, 0)  # lands first, at the chain's first version
+        chains.append(len(batches))
+        return append_batches(stream, kind, batches)  # type: ignore[return-value]
+
+    monkeypatch.setattr(store, "append_batches", raced)
+    play_bot_turns(store, game_id)
+
+    assert chains[0] >= 2, "the race needs a chain of two moves or more"
+    log = [(e.type, e.data) for e in store.read(game_id)]
+    assert log == [(e.type, e.data) for e in twin.read(game_id)]
+    assert next_bot_seat(load(store, game_id)) is None
+    monkeypatch.undo()
+    while not (loaded := load(store, game_id)).spec.is_over(loaded.state):  # play it out
+        client_move(store, game_id, 0)
+        play_bot_turns(store, game_id)
+    report = replay(game_id, decoded(store, game_id))
+    assert report.ok, report.reason
+
+
+def decoded(store: EventStore, game_id: str) -> list[Event]:
+    """Returns the decoded log of `game_id`."""
+    return list(load(store, game_id).spec.codec.decode_all(store.read(game_id)))
