@@ -15,17 +15,29 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from multiprocessing.util import Finalize
 from typing import Any
 
+import msgspec
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
 from services.cli.common import Subparsers, fail
+from services.cli.programs import (
+    MOVE_SECONDS,
+    Program,
+    ProgramFailed,
+    Programs,
+    command_of,
+    is_program,
+)
+from shared.app.loading import parse_action
 from shared.catalog import game_names, get_game
-from shared.errors import GameNotFound, InvalidRuleset
+from shared.errors import GameNotFound, IllegalAction, InvalidRequest, InvalidRuleset
 from shared.games.base import AnyGame
-from shared.messages.common import Result
+from shared.messages.common import Event, Resign, Result, Seat
+from shared.model import clocks, endings
 
 MAX_DECISIONS = 1_000_000
 """A game still running after this many decisions is an engine bug, not a long game."""
@@ -44,15 +56,18 @@ class Simulation:
     bots: tuple[str, ...]
     games: int
     seed: str
+    move_seconds: float = MOVE_SECONDS
+    """A local program's time limit per move."""
 
 
 @dataclass
 class Tally:
-    """One bot's games, wins (first places) and the sum of its places."""
+    """One bot's games, wins (first places), the sum of its places and its forfeits."""
 
     games: int = 0
     wins: int = 0
     places: int = 0
+    forfeits: int = 0
 
     @property
     def mean_place(self) -> float:
@@ -69,6 +84,18 @@ class Tally:
         self.games += other.games
         self.wins += other.wins
         self.places += other.places
+        self.forfeits += other.forfeits
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """A local program's seat that forfeited a game: the game's index, the bot, its seat and
+    why (`ProgramFailed`'s reason and detail)."""
+
+    game: int
+    bot: str
+    seat: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -78,6 +105,7 @@ class Report:
     simulation: Simulation
     seconds: float
     bots: dict[str, Tally] = field(default_factory=dict)
+    forfeits: list[Forfeit] = field(default_factory=list)
 
     @property
     def games_per_second(self) -> float:
@@ -96,13 +124,25 @@ class Report:
                     "games": tally.games,
                     "wins": tally.wins,
                     "mean_place": round(tally.mean_place, 4),
+                    "forfeits": tally.forfeits,
                 }
                 for name, tally in sorted(self.bots.items())
             },
+            "forfeits": [
+                {"game": f.game, "bot": f.bot, "seat": f.seat, "reason": f.reason}
+                for f in sorted(self.forfeits, key=lambda f: (f.game, f.seat))
+            ],
         }
 
 
-def check(game: str, preset: str, bots: Sequence[str], games: int, seed: str) -> Simulation:
+def check(
+    game: str,
+    preset: str,
+    bots: Sequence[str],
+    games: int,
+    seed: str,
+    move_seconds: float = MOVE_SECONDS,
+) -> Simulation:
     """Returns the request as a Simulation; raises SimulationError naming what is wrong."""
     try:
         spec = get_game(game)
@@ -115,9 +155,13 @@ def check(game: str, preset: str, bots: Sequence[str], games: int, seed: str) ->
             f"{spec.title} takes {spec.min_players} to {spec.max_players} players, not {len(bots)}"
         )
     for name in bots:
-        if name not in spec.bots:
+        if is_program(name):
+            _check_program(spec, name, move_seconds)
+        elif name not in spec.bots:
             known = ", ".join(sorted(spec.bots))
-            raise SimulationError(f"unknown bot {name!r} for {spec.name}; one of {known}")
+            raise SimulationError(
+                f"unknown bot {name!r} for {spec.name}; one of {known}, or exec:<command>"
+            )
     try:
         spec.validate(spec.ruleset(preset), len(bots))
     except InvalidRuleset as error:
@@ -125,7 +169,21 @@ def check(game: str, preset: str, bots: Sequence[str], games: int, seed: str) ->
             raise SimulationError(error.message) from None
         why = f"{len(bots)} bots cannot play the preset {preset!r}"
         raise SimulationError(f"{why}: {error.field}: {error.message}") from None
-    return Simulation(spec.name, preset, tuple(bots), games, seed)
+    return Simulation(spec.name, preset, tuple(bots), games, seed, move_seconds)
+
+
+def _check_program(spec: AnyGame, bot: str, move_seconds: float) -> None:
+    """Raises SimulationError unless `bot` (`exec:<command>`) can play `spec`."""
+    if not spec.has_decisions:
+        raise SimulationError(
+            f"{spec.title} has no decisions: the platform plays its seats, not {bot!r}"
+        )
+    try:
+        command_of(bot)
+    except ValueError as error:
+        raise SimulationError(str(error)) from None
+    if not move_seconds > 0:
+        raise SimulationError(f"move-seconds must be more than 0, not {move_seconds:g}")
 
 
 def seating(bots: Sequence[str], index: int) -> list[str]:
@@ -134,34 +192,116 @@ def seating(bots: Sequence[str], index: int) -> list[str]:
     return [bots[(seat - index) % count] for seat in range(count)]
 
 
-def play(spec: AnyGame, rules: Any, seats: Sequence[str], seed: str) -> Result:
-    """Plays one game from the deal of `seed` with the bot of each seat; returns its result."""
+def play(
+    spec: AnyGame,
+    rules: Any,
+    seats: Sequence[str],
+    seed: str,
+    programs: Programs | None = None,
+) -> tuple[Result, list[tuple[int, str]]]:
+    """Plays one game from the deal of `seed` with the bot of each seat (`programs` runs the
+    local programs among them); returns its result and the seats that forfeited, with why.
+
+    A program's failed turn (`ProgramFailed`) forfeits its seat as a resignation does: the
+    platform plays its default actions from then on and it places last.
+    """
     state = spec.fold([spec.deal(rules, len(seats), seed)])
+    bots = [None if is_program(name) else spec.bots[name] for name in seats]
+    kinds = [Seat(kind="external") if bot is None else Seat(kind="bot") for bot in bots]
+    forfeits: list[int] = []
+    reasons: list[tuple[int, str]] = []
+    version = 1
     for decision in range(MAX_DECISIONS):
         if spec.is_over(state):
             result: Result | None = spec.result(state)
             assert result is not None
-            return result
+            return clocks.place_forfeits_last(result, forfeits, forfeits), reasons
         seat = spec.to_move(state)[0]
-        legal = spec.legal_actions(state, seat)
-        action = spec.bots[seats[seat]].choose(
-            spec.view(state, seat), legal, f"{seed}:{decision}:{seat}"
-        )
-        state, _ = spec.apply(state, seat, action)
+        bot = bots[seat]
+        events: Sequence[Event]
+        if seat in forfeits:
+            events = clocks.forced_move(spec, state, seat, "forfeited")
+            state = spec.fold(events, state)
+        elif bot is None:
+            assert programs is not None, "a program's seat needs the run's programs"
+            try:
+                state, events = _program_move(
+                    spec, state, seat, seed, version, programs[seats[seat]]
+                )
+            except ProgramFailed as failure:
+                reasons.append((seat, str(failure)))
+                events = endings.resignation(spec, state, kinds, seat, forfeits, forfeits)
+                forfeits.append(seat)
+                state = spec.fold(events, state)
+        else:
+            legal = spec.legal_actions(state, seat)
+            action = bot.choose(spec.view(state, seat), legal, f"{seed}:{decision}:{seat}")
+            state, events = spec.apply(state, seat, action)
+        version += len(events)
     raise RuntimeError(f"{spec.name} game {seed!r} did not end in {MAX_DECISIONS} decisions")
 
 
-def play_range(simulation: Simulation, start: int, stop: int) -> dict[str, Tally]:
-    """Plays games `start` to `stop - 1` of a simulation; returns the tallies per bot name."""
+def _program_move(
+    spec: AnyGame, state: Any, seat: int, seed: str, version: int, program: Program
+) -> tuple[Any, Sequence[Event]]:
+    """Returns the game after the move `program` answers for `seat`, and its events; raises
+    ProgramFailed for no answer, or one that is no legal action (a `Resign` is one)."""
+    turn = {
+        "game_id": f"simulate:{seed}",
+        "game": spec.name,
+        "seat": seat,
+        "version": version,
+        "status": "playing",
+        "to_move": spec.to_move(state),
+        "view": msgspec.to_builtins(spec.view(state, seat)),
+        "legal_actions": msgspec.to_builtins(spec.legal_actions(state, seat)),
+    }
+    answer = program.ask(turn)
+    try:
+        action = parse_action(spec, answer)
+        if isinstance(action, Resign):
+            raise ProgramFailed("resigned", "the program resigned")
+        events = spec.decide(state, seat, action)
+    except InvalidRequest as error:
+        raise ProgramFailed("invalid_action", error.message[:300]) from None
+    except IllegalAction as error:
+        raise ProgramFailed("illegal_action", f"{error.rule}: {error.message}"[:300]) from None
+    return spec.fold(events, state), events
+
+
+def play_range(
+    simulation: Simulation, start: int, stop: int, programs: Programs | None = None
+) -> tuple[dict[str, Tally], list[Forfeit]]:
+    """Plays games `start` to `stop - 1` of a simulation (its local programs on `programs`,
+    else on this process's own); returns the tallies per bot name and the forfeits."""
     spec = get_game(simulation.game)
     rules = spec.ruleset(simulation.preset)
+    programs = programs or _process_programs(simulation)
     tallies: dict[str, Tally] = {}
+    forfeits: list[Forfeit] = []
     for index in range(start, stop):
         seats = seating(simulation.bots, index)
-        result = play(spec, rules, seats, f"{simulation.seed}:{index}")
-        for name, place in zip(seats, result.places, strict=True):
-            tallies.setdefault(name, Tally()).add(Tally(1, int(place == 1), place))
-    return tallies
+        result, reasons = play(spec, rules, seats, f"{simulation.seed}:{index}", programs)
+        forfeited = {seat for seat, _ in reasons}
+        for seat, (name, place) in enumerate(zip(seats, result.places, strict=True)):
+            lost = int(seat in forfeited)
+            tallies.setdefault(name, Tally()).add(Tally(1, int(place == 1), place, lost))
+        forfeits += [Forfeit(index, seats[seat], seat, why) for seat, why in reasons]
+    return tallies, forfeits
+
+
+_programs: dict[tuple[tuple[str, ...], float], Programs] = {}
+"""A worker process's programs, per simulation's bots and time limit (stopped at its exit)."""
+
+
+def _process_programs(simulation: Simulation) -> Programs:
+    """Returns this process's programs for `simulation`, started at their first turns and
+    stopped when the process exits."""
+    key = (simulation.bots, simulation.move_seconds)
+    if key not in _programs:
+        programs = _programs[key] = Programs(simulation.bots, simulation.move_seconds)
+        Finalize(programs, programs.close, exitpriority=10)
+    return _programs[key]
 
 
 def _chunks(games: int, size: int) -> Iterator[tuple[int, int]]:
@@ -170,10 +310,16 @@ def _chunks(games: int, size: int) -> Iterator[tuple[int, int]]:
         yield start, min(start + size, games)
 
 
-def _merge(into: dict[str, Tally], tallies: Mapping[str, Tally]) -> None:
-    """Adds `tallies` to `into`, bot by bot."""
+def _merge(
+    into: dict[str, Tally],
+    forfeits: list[Forfeit],
+    played: tuple[Mapping[str, Tally], Sequence[Forfeit]],
+) -> None:
+    """Adds a range's tallies to `into`, bot by bot, and its forfeits to `forfeits`."""
+    tallies, lost = played
     for name, tally in tallies.items():
         into.setdefault(name, Tally()).add(tally)
+    forfeits.extend(lost)
 
 
 def simulate(
@@ -184,11 +330,13 @@ def simulate(
         raise SimulationError(f"processes must be at least 1, not {processes}")
     advance = progress or (lambda _: None)
     tallies: dict[str, Tally] = {}
+    forfeits: list[Forfeit] = []
     started = time.perf_counter()
     if processes == 1:
-        for start, stop in _chunks(simulation.games, 1):
-            _merge(tallies, play_range(simulation, start, stop))
-            advance(stop - start)
+        with Programs(simulation.bots, simulation.move_seconds) as programs:
+            for start, stop in _chunks(simulation.games, 1):
+                _merge(tallies, forfeits, play_range(simulation, start, stop, programs))
+                advance(stop - start)
     else:
         size = max(1, min(50, simulation.games // (processes * 8)))
         context = get_context("spawn")
@@ -198,9 +346,9 @@ def simulate(
                 for start, stop in _chunks(simulation.games, size)
             }
             for future in as_completed(futures):
-                _merge(tallies, future.result())
+                _merge(tallies, forfeits, future.result())
                 advance(futures[future])
-    return Report(simulation, time.perf_counter() - started, tallies)
+    return Report(simulation, time.perf_counter() - started, tallies, forfeits)
 
 
 def add_parser(commands: Subparsers) -> None:
@@ -215,6 +363,12 @@ def add_parser(commands: Subparsers) -> None:
     sim.add_argument("--seed", default="0", help="game i is dealt from the seed '<seed>:<i>'")
     sim.add_argument("--processes", type=int, default=1, help="worker processes")
     sim.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    sim.add_argument(
+        "--move-seconds",
+        type=float,
+        default=MOVE_SECONDS,
+        help="an exec: bot's time limit per move (default %(default)s)",
+    )
     sim.set_defaults(run=run)
 
 
@@ -222,7 +376,7 @@ def run(args: argparse.Namespace) -> int:
     """Plays seeded games between built-in bots; prints a table (or one JSON object) per bot."""
     bots = [name.strip() for name in args.bots.split(",")]
     try:
-        request = check(args.game, args.preset, bots, args.games, args.seed)
+        request = check(args.game, args.preset, bots, args.games, args.seed, args.move_seconds)
         if args.processes < 1:
             raise SimulationError(f"processes must be at least 1, not {args.processes}")
     except SimulationError as error:
@@ -235,11 +389,15 @@ def run(args: argparse.Namespace) -> int:
         task = progress.add_task(f"{request.game} ({request.preset})", total=request.games)
         report = simulate(request, args.processes, lambda n: progress.advance(task, n))
     table = Table(title=f"{request.games} games of {request.game} ({request.preset})")
-    for header in ("bot", "games", "wins", "win rate", "mean place"):
+    for header in ("bot", "games", "wins", "win rate", "mean place", "forfeits"):
         table.add_column(header, justify="left" if header == "bot" else "right")
     for name, tally in sorted(report.bots.items()):
         rate, place = f"{tally.win_rate:.1%}", f"{tally.mean_place:.2f}"
-        table.add_row(name, str(tally.games), str(tally.wins), rate, place)
+        table.add_row(name, str(tally.games), str(tally.wins), rate, place, str(tally.forfeits))
     table.caption = f"{report.games_per_second:.1f} games per second"
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for forfeit in sorted(report.forfeits, key=lambda f: (f.game, f.seat)):
+        where = f"game {forfeit.game}, seat {forfeit.seat}"
+        console.print(f"forfeit: {forfeit.bot} ({where}): {forfeit.reason}", markup=False)
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -18,8 +19,13 @@ from rich.progress import Progress
 from rich.table import Table
 
 from services.cli.common import Subparsers, fail
+from services.cli.local_play import LocalSeats, SeatForfeit
+from services.cli.programs import MOVE_SECONDS, Program, is_program
 from services.settings import CommonSettings, load_settings
+from shared.app.registry import registered_bots
 from shared.app.tournaments import run_in_process
+from shared.catalog import game_names, get_game
+from shared.errors import GameNotFound
 from shared.model.tournaments.model import (
     Entrant,
     InvalidTournament,
@@ -51,7 +57,11 @@ def add_parser(commands: Subparsers) -> None:
     parser.add_argument(
         "--format", default="round_robin", choices=["round_robin", "swiss", "duplicate", "knockout"]
     )
-    parser.add_argument("--bots", required=True, help="entrants, e.g. mc,heuristic,random,random")
+    parser.add_argument(
+        "--bots",
+        required=True,
+        help='entrants, e.g. mc,heuristic,random or "exec:node bot.js",heuristic (a program)',
+    )
     parser.add_argument("--table-size", type=int, required=True, help="seats per table")
     parser.add_argument(
         "--games",
@@ -63,21 +73,39 @@ def add_parser(commands: Subparsers) -> None:
     parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")
+    parser.add_argument(
+        "--move-seconds",
+        type=float,
+        default=MOVE_SECONDS,
+        help="an exec: bot's time limit per move (default %(default)s)",
+    )
     parser.set_defaults(run=run)
 
 
-def definition_of(args: argparse.Namespace) -> TournamentDefinition:
-    """Returns the tournament the arguments describe; raises InvalidTournament."""
+def entrants_of(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Returns each entrant of `--bots` as (its name, its bot): a bot named twice or more is
+    told apart by `#1`, `#2`, ...; a local program (`exec:<command>`) plays as the external
+    bot `local-1`, `local-2`, ... (each entrant its own program)."""
     bots = [name.strip() for name in args.bots.split(",") if name.strip()]
     counts: dict[str, int] = {}
     entrants = []
+    programs = 0
     for bot in bots:
         counts[bot] = counts.get(bot, 0) + 1
         name = bot if bots.count(bot) == 1 else f"{bot}#{counts[bot]}"
-        entrants.append(Entrant(bot=bot, name=name))
-    definition = TournamentDefinition(
+        if is_program(bot):
+            programs += 1
+            entrants.append((name, f"local-{programs}"))
+        else:
+            entrants.append((name, bot))
+    return entrants
+
+
+def definition_of(args: argparse.Namespace) -> TournamentDefinition:
+    """Returns the tournament the arguments describe (not yet validated)."""
+    return TournamentDefinition(
         game=args.game,
-        entrants=entrants,
+        entrants=[Entrant(bot=bot, name=name) for name, bot in entrants_of(args)],
         table_size=args.table_size,
         format=args.format,
         ruleset=args.preset,
@@ -85,12 +113,24 @@ def definition_of(args: argparse.Namespace) -> TournamentDefinition:
         rounds=args.rounds,
         seed=str(args.seed),
     )
-    validate(definition)
-    return definition
 
 
-def report(state: TournamentState, seconds: float) -> dict[str, Any]:
-    """Returns the standings of a finished tournament as one JSON-ready object."""
+def programs_of(args: argparse.Namespace) -> dict[str, Program]:
+    """Returns the program of each local program entrant, by the external bot it plays as;
+    raises ValueError for an `exec:` that names no command."""
+    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
+    commands = [bot for bot in bots if is_program(bot)]
+    return {
+        f"local-{index}": Program(bot, args.move_seconds)
+        for index, bot in enumerate(commands, start=1)
+    }
+
+
+def report(
+    state: TournamentState, seconds: float, forfeits: Sequence[SeatForfeit] = ()
+) -> dict[str, Any]:
+    """Returns the standings of a finished tournament, and what its local programs forfeited
+    and why, as one JSON-ready object."""
     d = state.definition
     games = len(state.records)
     return {
@@ -100,28 +140,60 @@ def report(state: TournamentState, seconds: float) -> dict[str, Any]:
         "games_per_second": round(games / seconds, 2) if seconds > 0 else None,
         "winner": d.entrants[state.winner].label if state.winner is not None else None,
         "standings": [msgspec.to_builtins(line) for line in standings(state)],
+        "forfeits": [
+            {"game_id": f.game_id, "bot": f.bot, "seat": f.seat, "reason": f.reason}
+            for f in forfeits
+        ],
     }
 
 
 def run(args: argparse.Namespace) -> int:
     """Runs the tournament, with a progress bar, and prints its standings."""
+    if not args.move_seconds > 0:
+        return fail(f"move-seconds must be more than 0, not {args.move_seconds:g}")
+    store = offline_store()
     try:
+        programs = programs_of(args)
         definition = definition_of(args)
-    except InvalidTournament as error:
+        if programs and not get_game(definition.game).has_decisions:
+            return fail(f"{definition.game} has no decisions: the platform plays its seats")
+        seats = LocalSeats.registered(store, definition.game, programs)
+        validate(definition, registered_bots(store))
+    except GameNotFound:
+        return fail(f"game: unknown game {args.game!r}; one of {', '.join(game_names())}")
+    except (InvalidTournament, ValueError) as error:
         return fail(str(error))
+    try:
+        return _run(args, store, definition, seats)
+    finally:
+        for program in programs.values():
+            program.stop()
+
+
+def _run(
+    args: argparse.Namespace,
+    store: InMemoryEventStore,
+    definition: TournamentDefinition,
+    seats: LocalSeats,
+) -> int:
+    """Runs the checked tournament, its local programs at `seats`; prints its standings."""
     start = time.perf_counter()
     if args.json:
-        state = run_in_process(offline_store(), definition)
-        print(json.dumps(report(state, time.perf_counter() - start)))
+        state = run_in_process(store, definition, play=seats.play)
+        print(json.dumps(report(state, time.perf_counter() - start, seats.forfeits)))
         return 0
     with Progress(console=Console(stderr=True)) as progress:
         task = progress.add_task(f"{definition.format} of {definition.game}", total=None)
         state = run_in_process(
-            offline_store(),
+            store,
             definition,
             on_game=lambda s: progress.update(task, completed=len(s.records)),
+            play=seats.play,
         )
     print_table(state, time.perf_counter() - start)
+    for forfeit in seats.forfeits:
+        where = f"game {forfeit.game_id}, seat {forfeit.seat}"
+        Console().print(f"forfeit: {forfeit.bot} ({where}): {forfeit.reason}", markup=False)
     return 0
 
 

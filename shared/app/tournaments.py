@@ -262,8 +262,13 @@ def run_in_process(
     definition: TournamentDefinition,
     tournament_id: str | None = None,
     on_game: Callable[[TournamentState], None] | None = None,
+    play: Callable[[EventStore, str], object] = play_bot_turns,
 ) -> TournamentState:
-    """Runs a whole tournament in this process, game after game; returns its final state."""
+    """Runs a whole tournament in this process, game after game; returns its final state.
+
+    `play(store, game_id)` plays a started game to its end: by default the built-in bots'
+    turns alone (a tournament of built-in bots); a caller whose client seats play here too
+    (`cardarena tournament`'s local programs) passes its own."""
     tournament_id = create_tournament(store, definition, tournament_id)
     while True:
         state, _ = load_tournament(store, tournament_id)
@@ -272,7 +277,7 @@ def run_in_process(
             return state
         for game in games:
             game_id = start_game(store, tournament_id, state, game)
-            play_bot_turns(store, game_id)
+            play(store, game_id)
             after = record_game(store, tournament_id, game.key, game_id)
             if on_game is not None:
                 on_game(after)

@@ -87,11 +87,12 @@ def test_json_output_is_one_object_with_the_run_its_speed_and_one_entry_per_bot_
 ) -> None:
     argv = ["--game", "shithead", "--preset", "classic", "--bots", "random,random,random"]
     report = run_json(capsys, *argv, "--games", "4", "--seed", "1")
-    assert set(report) == {"game", "preset", "games", "games_per_second", "bots"}
+    assert set(report) == {"game", "preset", "games", "games_per_second", "bots", "forfeits"}
+    assert report["forfeits"] == []
     assert (report["game"], report["preset"], report["games"]) == ("shithead", "classic", 4)
     assert report["games_per_second"] > 0
     assert list(report["bots"]) == ["random"]
-    assert set(report["bots"]["random"]) == {"games", "wins", "mean_place"}
+    assert set(report["bots"]["random"]) == {"games", "wins", "mean_place", "forfeits"}
     assert report["bots"]["random"]["games"] == 12
     assert report["bots"]["random"]["wins"] >= 4
     assert 1 <= report["bots"]["random"]["mean_place"] <= 3
@@ -132,13 +133,14 @@ def test_seats_rotate_by_the_game_index_so_that_the_luck_of_a_seat_cancels(
     assert seating(["a", "b", "c"], 4) == ["c", "a", "b"]
     two = run_json(capsys, "--game", "test-seat-order", "--bots", "a,b,c", "--games", "2")
     assert two["bots"] == {
-        "a": {"games": 2, "wins": 1, "mean_place": 1.5},
-        "b": {"games": 2, "wins": 0, "mean_place": 2.5},
-        "c": {"games": 2, "wins": 1, "mean_place": 2.0},
+        "a": {"games": 2, "wins": 1, "mean_place": 1.5, "forfeits": 0},
+        "b": {"games": 2, "wins": 0, "mean_place": 2.5, "forfeits": 0},
+        "c": {"games": 2, "wins": 1, "mean_place": 2.0, "forfeits": 0},
     }
     fair = run_json(capsys, "--game", "test-seat-order", "--bots", "a,b,c", "--games", "9")
     assert all(
-        tally == {"games": 9, "wins": 3, "mean_place": 2.0} for tally in fair["bots"].values()
+        tally == {"games": 9, "wins": 3, "mean_place": 2.0, "forfeits": 0}
+        for tally in fair["bots"].values()
     )
 
 

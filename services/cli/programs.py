@@ -1,0 +1,189 @@
+"""Bots as local programs: any executable that reads one JSON line per turn on its standard
+input and writes one action per line on its standard output.
+
+A bot named `exec:<command>` (for example `exec:node examples/local_bot.js`) runs as a
+subprocess of the command that plays it (`cardarena simulate`, `cardarena tournament`,
+`cardarena connect`), started at its first turn and kept for the next ones. Each turn it is
+sent is the API's `your_turn` (`game_id`, `game`, `seat`, `version`, `status`, `to_move`,
+`view`, `legal_actions`, and `deadline` in a timed game online); it answers one action
+object, as the API's `postAction` takes it (one of `legal_actions`, or `{"type": "Resign"}`).
+
+An answer that does not come within the move's time limit, a program that exits, and a line
+that is not a JSON object fail the turn with a `ProgramFailed` naming the reason; the
+program is stopped, and started afresh at its next turn. What it writes on its standard
+error is its own log: the last lines of it are kept for the reason of a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import shlex
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import IO, Any
+
+PREFIX = "exec:"
+"""What a bot name that runs a local program starts with."""
+MOVE_SECONDS = 10.0
+"""The default time limit of a program's move, start-up included."""
+_STDERR_LINES = 20
+"""How many of a program's last standard error lines are kept."""
+
+
+def is_program(bot: str) -> bool:
+    """Returns whether the bot name `bot` names a local program (`exec:<command>`)."""
+    return bot.startswith(PREFIX)
+
+
+def command_of(bot: str) -> list[str]:
+    """Returns the argument vector of the program bot `bot`; raises ValueError if empty."""
+    argv = shlex.split(bot.removeprefix(PREFIX))
+    if not argv:
+        raise ValueError(f"{bot!r} names no command: write exec:<command>")
+    return argv
+
+
+class ProgramFailed(Exception):
+    """A program's turn failed: `reason` is one of `timeout`, `crashed`, `malformed_output`,
+    `invalid_action`, `illegal_action`; `detail` says what happened."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+class Program:
+    """One bot program: its subprocess (started at its first turn) and the lines it writes."""
+
+    def __init__(self, bot: str, move_seconds: float = MOVE_SECONDS) -> None:
+        self.bot = bot
+        self.argv = command_of(bot)
+        self.move_seconds = move_seconds
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self._stderr_reader: threading.Thread | None = None
+
+    def ask(self, turn: Mapping[str, Any]) -> dict[str, Any]:
+        """Sends `turn` as one JSON line and returns the JSON object the program answers;
+        raises ProgramFailed (and stops the program) when it does not answer one in time."""
+        process = self._process or self._start()
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(turn, separators=(",", ":")) + "\n")
+            process.stdin.flush()
+        except OSError:
+            raise self._crashed() from None
+        try:
+            line = self._lines.get(timeout=self.move_seconds)
+        except queue.Empty:
+            self.stop()
+            raise ProgramFailed(
+                "timeout", f"no answer within {self.move_seconds:g} s of its turn"
+            ) from None
+        if line is None:
+            raise self._crashed()
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            self.stop()
+            raise ProgramFailed("malformed_output", f"not JSON: {line[:200]!r}") from None
+        if not isinstance(answer, dict):
+            self.stop()
+            raise ProgramFailed("malformed_output", f"not a JSON object: {line[:200]!r}")
+        return answer
+
+    def stop(self) -> None:
+        """Stops the program (it starts again at its next turn)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+    def _start(self) -> subprocess.Popen[str]:
+        """Starts the program, with a thread for each of its output streams."""
+        try:
+            process = subprocess.Popen(  # noqa: S603 - the user's own program, by design
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+            )
+        except OSError as error:
+            raise ProgramFailed("crashed", f"cannot start {self.argv[0]!r}: {error}") from None
+        # A process's own queue and log: a stopped one's readers never reach the next's.
+        lines: queue.Queue[str | None] = queue.Queue()
+        self._process, self._lines = process, lines
+        self._stderr = deque(maxlen=_STDERR_LINES)
+        assert process.stdout is not None
+        assert process.stderr is not None
+        _follow(process.stdout, lines.put, end=lambda: lines.put(None))
+        self._stderr_reader = _follow(process.stderr, self._stderr.append)
+        return process
+
+    def _crashed(self) -> ProgramFailed:
+        """Returns the failure of a program that exited (stopping what is left of it)."""
+        process, code = self._process, None
+        if process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = process.wait(timeout=2)
+        self.stop()
+        if self._stderr_reader is not None:
+            self._stderr_reader.join(timeout=1)  # its last words
+        said = f": {self._stderr[-1].strip()[:300]}" if self._stderr else ""
+        return ProgramFailed("crashed", f"the program exited with code {code}{said}")
+
+
+def _follow(
+    stream: IO[str], line: Callable[[str], None], end: Callable[[], None] | None = None
+) -> threading.Thread:
+    """Hands each line of `stream` to `line` (without its newline) from a daemon thread, then
+    calls `end` at its end of file; returns the thread."""
+
+    def run() -> None:
+        try:
+            for text in stream:
+                line(text.rstrip("\n"))
+        except (OSError, ValueError):  # closed under the reader by `stop`
+            pass
+        if end is not None:
+            end()
+
+    reader = threading.Thread(target=run, daemon=True, name="program-output")
+    reader.start()
+    return reader
+
+
+class Programs:
+    """The programs of a run, one per bot name, each started at its first turn."""
+
+    def __init__(self, bots: Iterable[str], move_seconds: float = MOVE_SECONDS) -> None:
+        self._programs = {bot: Program(bot, move_seconds) for bot in bots if is_program(bot)}
+
+    def __getitem__(self, bot: str) -> Program:
+        return self._programs[bot]
+
+    def __enter__(self) -> Programs:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stops every program."""
+        for program in self._programs.values():
+            program.stop()
