@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from services.cli import (
     beggar,
+    connect,
     database,
     dev,
     game_logs,
@@ -23,7 +24,19 @@ from services.cli import (
     tournament,
 )
 
-GROUPS = (serve, beggar, simulate, database, store, dev, tournament, game_logs, probe, openapi)
+GROUPS = (
+    serve,
+    beggar,
+    simulate,
+    database,
+    store,
+    dev,
+    tournament,
+    connect,
+    game_logs,
+    probe,
+    openapi,
+)
 """The command groups, in the order `cardarena --help` lists their commands."""
 
 

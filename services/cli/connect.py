@@ -1,0 +1,191 @@
+"""`cardarena connect`: a bot program on this machine plays its bot's seats on a live server.
+
+    cardarena connect --server https://arena.example --token <bot token> \
+        --bot "exec:node examples/local_bot.js" [--games N]
+
+It long-polls the bot API for the bot's turns (`GET /v1/bots/me/turns`) and hands each to the
+program exactly as it would get it from `cardarena simulate` or `cardarena tournament` (the
+API's `your_turn`), then posts the action the program answers (`postAction`, with its own
+Idempotency-Key, re-asking the program on a stale version). A program that fails its turn
+(see `services.cli.programs`), or whose action the server refuses, resigns that game with
+the reason printed; the next turn starts it afresh. A dropped connection is retried with a
+growing pause (1 s, doubling up to 30 s) until the server answers again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from services.cli.common import Subparsers, fail
+from services.cli.programs import MOVE_SECONDS, Program, ProgramFailed, command_of, is_program
+from shared.sdk.client import ApiError, Client, SeatView, Turn
+
+MAX_PAUSE = 30.0
+"""The longest pause between two tries to reach the server, in seconds."""
+REFUSED = frozenset({400, 422})
+"""The statuses of an action the server refuses as the program's fault."""
+
+
+class ServerError(Exception):
+    """The server answered 5xx: it is there but failing (restarting, say); try again."""
+
+
+def add_parser(commands: Subparsers) -> None:
+    """Adds `connect` to the `cardarena` subcommands."""
+    parser = commands.add_parser(
+        "connect", help="play a bot program's seats on a live server through the bot API"
+    )
+    parser.add_argument("--server", required=True, help="the server's URL")
+    parser.add_argument("--token", default=None, help="the bot's token (default: $CARDARENA_TOKEN)")
+    parser.add_argument(
+        "--bot", required=True, help='the program, e.g. "exec:node examples/local_bot.js"'
+    )
+    parser.add_argument(
+        "--games", type=int, default=None, help="stop once this many of its games have ended"
+    )
+    parser.add_argument("--wait", type=int, default=30, help="long-poll wait, in seconds")
+    parser.add_argument(
+        "--move-seconds",
+        type=float,
+        default=MOVE_SECONDS,
+        help="the program's time limit per move (default %(default)s)",
+    )
+    parser.set_defaults(run=run)
+
+
+def say(message: str) -> None:
+    """Prints one line of what the connection does, at once."""
+    print(message, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Connects and plays until the games asked for have ended (or until interrupted)."""
+    token = args.token or os.environ.get("CARDARENA_TOKEN")
+    if not token:
+        return fail("a bot token is needed: --token or CARDARENA_TOKEN")
+    if not is_program(args.bot):
+        return fail(f"--bot must be a program, exec:<command>, not {args.bot!r}")
+    try:
+        command_of(args.bot)
+    except ValueError as error:
+        return fail(str(error))
+    if args.games is not None and args.games < 1:
+        return fail(f"games must be at least 1, not {args.games}")
+    if not args.move_seconds > 0:
+        return fail(f"move-seconds must be more than 0, not {args.move_seconds:g}")
+    program = Program(args.bot, args.move_seconds)
+    with Client(args.server, token=token, timeout=args.wait + 30) as client:
+        try:
+            ended = play_online(client, program, args.games, args.wait)
+        except ApiError as error:
+            return fail(f"the server refused: {error}", 1)
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            program.stop()
+    say(f"{ended} games ended")
+    return 0
+
+
+def play_online(
+    client: Client,
+    program: Program,
+    games: int | None,
+    wait: int = 30,
+    *,
+    report: Callable[[str], None] = say,
+    pause: Callable[[float], None] = time.sleep,
+) -> int:
+    """Plays every turn of the client's bot with `program` until `games` of the games it
+    played have ended (None: for ever); returns how many did. Raises ApiError when the
+    server refuses the bot (a revoked token) or a request that is not the program's fault.
+    """
+    ended: set[str] = set()
+    playing: set[str] = set()
+    wait_next = 1.0
+    while games is None or len(ended) < games:
+        try:
+            for turn in client.turns(wait=wait):
+                playing.add(turn.game_id)
+                play_turn(client, program, turn, report)
+            for game_id in sorted(playing - ended):
+                status = _status(client, game_id)
+                if status != "playing":
+                    ended.add(game_id)
+                    report(f"game {game_id}: {status}")
+            wait_next = 1.0
+        except (httpx.TransportError, ServerError) as error:
+            report(f"connection lost ({error or type(error).__name__}); again in {wait_next:g} s")
+            pause(wait_next)
+            wait_next = min(wait_next * 2, MAX_PAUSE)
+    return len(ended)
+
+
+def line_of(game: str, view: SeatView) -> dict[str, Any]:
+    """Returns the turn a program reads for `view` (the API's `your_turn` of a game `game`)."""
+    line: dict[str, Any] = {
+        "game_id": view.game_id,
+        "game": game,
+        "seat": view.seat,
+        "version": view.version,
+        "status": view.status,
+        "to_move": view.to_move,
+        "view": view.view,
+        "legal_actions": view.legal_actions,
+    }
+    if view.deadline is not None:
+        line["deadline"] = view.deadline
+    return line
+
+
+def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[str], None]) -> None:
+    """Posts the program's action for `turn`; resigns the game for the seat if the program
+    fails its turn or the server refuses what it answered."""
+    view = SeatView(
+        game_id=turn.game_id,
+        seat=turn.seat,
+        version=turn.version,
+        status=turn.status or "playing",
+        to_move=turn.to_move or [turn.seat],
+        view=turn.view or {},
+        legal_actions=turn.legal_actions,
+        deadline=turn.deadline,
+    )
+    try:
+        client.act(
+            turn.game_id, turn.seat, lambda seen: program.ask(line_of(turn.game, seen)), view=view
+        )
+        return
+    except ProgramFailed as failure:
+        reason = str(failure)
+    except ApiError as error:
+        if error.status >= 500:
+            raise ServerError(str(error)) from error
+        if error.status == 409:  # the game moved on under every try: its next turn comes
+            report(f"game {turn.game_id}: seat {turn.seat}'s turn passed ({error})")
+            return
+        if error.status not in REFUSED:
+            raise
+        detail = error.problem.get("detail") or error.problem.get("title") or ""
+        reason = f"refused ({error.status}): {detail}"
+    report(f"forfeit: game {turn.game_id}, seat {turn.seat}: {reason}")
+    try:
+        client.act(turn.game_id, turn.seat, lambda _: {"type": "Resign"})
+    except ApiError as error:  # the game ended meanwhile, or the seat may not resign
+        report(f"game {turn.game_id}: could not resign seat {turn.seat}: {error}")
+
+
+def _status(client: Client, game_id: str) -> str:
+    """Returns a game's status; raises ServerError for a 5xx."""
+    try:
+        return str(client.game(game_id)["status"])
+    except ApiError as error:
+        if error.status >= 500:
+            raise ServerError(str(error)) from error
+        raise
