@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,6 +130,27 @@ def test_the_examples_in_python_and_javascript_play_a_simulation_beside_a_built_
             bots, 6
         )
         assert sum(tally["wins"] for tally in report["bots"].values()) >= 6
+
+
+def test_the_readme_bots_are_complete_programs_that_play_without_a_forfeit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    bots = []
+    for language, suffix, run in (("python", "py", sys.executable), ("javascript", "js", None)):
+        found = re.search(rf"```{language}\n((?:#|//) a complete bot.*?)```", readme, re.S)
+        assert found, f"the README has no complete {language} bot"
+        path = tmp_path / f"bot.{suffix}"
+        path.write_text(found.group(1), encoding="utf-8")
+        command = shlex.quote(run) if run else node_example().split()[0].removeprefix("exec:")
+        bots.append(f"exec:{command} {path}")
+
+    report = run_json(
+        capsys, "simulate", "--game", "shithead", "--bots", ",".join(bots), "--games", "4"
+    )
+
+    assert report["forfeits"] == []
+    assert sum(tally["games"] for tally in report["bots"].values()) == 8
 
 
 def test_programs_that_hang_or_write_garbage_forfeit_every_game_and_the_run_goes_on(
