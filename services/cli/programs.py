@@ -74,6 +74,12 @@ class Program:
         raises ProgramFailed (and stops the program) when it does not answer one in time."""
         process = self._process or self._start()
         assert process.stdin is not None
+        if not self._lines.empty():  # answers no turn asked for: the next would read them
+            extra = self._lines.get_nowait()
+            self.stop()
+            raise ProgramFailed(
+                "malformed_output", f"more than one line for its last turn: {extra!r:.200}"
+            )
         try:
             process.stdin.write(json.dumps(turn, separators=(",", ":")) + "\n")
             process.stdin.flush()

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,22 @@ def test_a_program_that_exits_is_reported_with_its_code_and_last_words_and_start
     assert failed.value.reason == "crashed"
     assert failed.value.detail == "the program exited with code 3: out of ideas"
     assert again == {}
+
+
+def test_a_program_that_writes_more_than_one_line_a_turn_fails_its_next_turn() -> None:
+    """A second line would otherwise be read as the answer to the next turn."""
+    bot = Program(program("writes_two_lines"))
+    try:
+        first = bot.ask(TURN)
+        time.sleep(0.3)  # its second line comes in
+        with pytest.raises(ProgramFailed) as failed:
+            bot.ask(TURN)
+    finally:
+        bot.stop()
+
+    assert first == {}
+    assert failed.value.reason == "malformed_output"
+    assert failed.value.detail == "more than one line for its last turn: 'debug: that was easy'"
 
 
 def test_a_program_that_cannot_start_fails_its_turn() -> None:
