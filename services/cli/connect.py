@@ -23,7 +23,13 @@ from typing import Any
 import httpx
 
 from services.cli.common import Subparsers, fail
-from services.cli.programs import MOVE_SECONDS, Program, ProgramFailed, command_of, is_program
+from services.cli.programs import (
+    Program,
+    ProgramFailed,
+    add_move_seconds,
+    command_of,
+    is_program,
+)
 from shared.sdk.client import ApiError, Client, SeatView, Turn
 
 MAX_PAUSE = 30.0
@@ -50,12 +56,7 @@ def add_parser(commands: Subparsers) -> None:
         "--games", type=int, default=None, help="stop once this many of its games have ended"
     )
     parser.add_argument("--wait", type=int, default=30, help="long-poll wait, in seconds")
-    parser.add_argument(
-        "--move-seconds",
-        type=float,
-        default=MOVE_SECONDS,
-        help="the program's time limit per move (default %(default)s)",
-    )
+    add_move_seconds(parser)
     parser.set_defaults(run=run)
 
 

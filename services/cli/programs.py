@@ -16,6 +16,7 @@ error is its own log: the last lines of it are kept for the reason of a crash.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import queue
@@ -32,6 +33,16 @@ MOVE_SECONDS = 10.0
 """The default time limit of a program's move, start-up included."""
 _STDERR_LINES = 20
 """How many of a program's last standard error lines are kept."""
+
+
+def add_move_seconds(parser: argparse.ArgumentParser) -> None:
+    """Adds `--move-seconds` (a program's time limit per move) to a command's options."""
+    parser.add_argument(
+        "--move-seconds",
+        type=float,
+        default=MOVE_SECONDS,
+        help="an exec: bot's time limit per move, start-up included (default %(default)s)",
+    )
 
 
 def is_program(bot: str) -> bool:

@@ -29,6 +29,7 @@ from services.cli.programs import (
     Program,
     ProgramFailed,
     Programs,
+    add_move_seconds,
     command_of,
     is_program,
 )
@@ -363,12 +364,7 @@ def add_parser(commands: Subparsers) -> None:
     sim.add_argument("--seed", default="0", help="game i is dealt from the seed '<seed>:<i>'")
     sim.add_argument("--processes", type=int, default=1, help="worker processes")
     sim.add_argument("--json", action="store_true", help="print one JSON object, no progress")
-    sim.add_argument(
-        "--move-seconds",
-        type=float,
-        default=MOVE_SECONDS,
-        help="an exec: bot's time limit per move (default %(default)s)",
-    )
+    add_move_seconds(sim)
     sim.set_defaults(run=run)
 
 

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from services.cli.common import Subparsers, fail
 from services.cli.local_play import LocalSeats, SeatForfeit
-from services.cli.programs import MOVE_SECONDS, Program, is_program
+from services.cli.programs import Program, add_move_seconds, is_program
 from services.settings import CommonSettings, load_settings
 from shared.app.registry import registered_bots
 from shared.app.tournaments import run_in_process
@@ -73,12 +73,7 @@ def add_parser(commands: Subparsers) -> None:
     parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")
-    parser.add_argument(
-        "--move-seconds",
-        type=float,
-        default=MOVE_SECONDS,
-        help="an exec: bot's time limit per move (default %(default)s)",
-    )
+    add_move_seconds(parser)
     parser.set_defaults(run=run)
 
 

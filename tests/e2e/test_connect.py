@@ -5,8 +5,6 @@ is survived."""
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +18,7 @@ from shared.messages.common import DefaultActionPlayed, SeatResigned
 from shared.sdk.client import Client
 from tests.e2e.conftest import ADMIN_KEY, Stack
 from tests.e2e.support import ROOT
+from tests.support.local_bots import PYTHON_EXAMPLE, javascript_example, program
 from tests.support.tcp_relay import TcpRelay
 
 pytestmark = pytest.mark.e2e
@@ -28,19 +27,7 @@ RULES = {"max_moves": 300}
 """Classic Shithead with a move cap, so that a game ends in bounded time."""
 SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
 """Shithead events that record a seat's own decision."""
-PYTHON = f"exec:{shlex.quote(sys.executable)} {ROOT / 'examples' / 'local_bot.py'}"
-GARBAGE = f"exec:{shlex.quote(sys.executable)} {ROOT / 'tests/support/programs/writes_garbage.py'}"
-
-
-def javascript() -> str:
-    """Returns the JavaScript example's bot name; skips (fails in CI) without Node.js."""
-    node = shutil.which("node")
-    if node is None:
-        message = "Node.js is not installed: the JavaScript example cannot run"
-        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
-            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
-        pytest.skip(message)
-    return f"exec:{node} {ROOT / 'examples' / 'local_bot.js'}"
+GARBAGE = program("writes_garbage")
 
 
 @pytest.fixture
@@ -89,7 +76,7 @@ def seat_decisions(stack: Stack, game_id: str, seat: int) -> int:
 def test_an_example_program_plays_a_game_online_as_it_plays_locally(
     secured_stack: Stack, host: Client, language: str
 ) -> None:
-    bot = PYTHON if language == "python" else javascript()
+    bot = PYTHON_EXAMPLE if language == "python" else javascript_example()
     token, (game_id,) = bot_with_games(host, f"local-{language}", 1)
 
     out = finished(connect(secured_stack.base_url, token, bot, 1))
@@ -124,7 +111,7 @@ def test_connect_survives_a_dropped_connection_and_plays_the_game_out(
     token, (game_id,) = bot_with_games(host, "reconnecting", 1)
     port = int(secured_stack.base_url.rsplit(":", 1)[1])
     with TcpRelay(("127.0.0.1", port)) as relay:
-        process = connect(relay.url, token, PYTHON, 1)
+        process = connect(relay.url, token, PYTHON_EXAMPLE, 1)
         deadline = time.monotonic() + 120
         while seat_decisions(secured_stack, game_id, 0) < 2:  # playing through the relay
             assert time.monotonic() < deadline, "the program made no move through the relay"

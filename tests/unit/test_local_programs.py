@@ -8,10 +8,8 @@ misbehaving ones of tests/support/programs/.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -23,26 +21,9 @@ from services.cli.main import main
 from services.cli.programs import Program, ProgramFailed
 from services.cli.simulate import check, simulate
 from tests.e2e.support import ROOT
+from tests.support.local_bots import PYTHON_EXAMPLE, javascript_example, node, program
 
-PROGRAMS = ROOT / "tests" / "support" / "programs"
-PYTHON_EXAMPLE = f"exec:{shlex.quote(sys.executable)} {ROOT / 'examples' / 'local_bot.py'}"
 TURN = {"game_id": "g", "game": "shithead", "seat": 0, "version": 3, "legal_actions": [{}]}
-
-
-def program(name: str) -> str:
-    """Returns the bot name of the test program `name` (in tests/support/programs/)."""
-    return f"exec:{shlex.quote(sys.executable)} {PROGRAMS / name}.py"
-
-
-def node_example() -> str:
-    """Returns the bot name of the JavaScript example; skips (fails in CI) without Node.js."""
-    node = shutil.which("node")
-    if node is None:
-        message = "Node.js is not installed: the JavaScript example cannot run"
-        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
-            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
-        pytest.skip(message)
-    return f"exec:{node} {ROOT / 'examples' / 'local_bot.js'}"
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -136,7 +117,7 @@ def test_a_program_that_cannot_start_fails_its_turn() -> None:
 def test_the_examples_in_python_and_javascript_play_a_simulation_beside_a_built_in_bot(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    bots = [PYTHON_EXAMPLE, node_example(), "heuristic"]
+    bots = [PYTHON_EXAMPLE, javascript_example(), "heuristic"]
     for game in ("shithead", "autobus"):
         report = run_json(
             capsys, "simulate", "--game", game, "--bots", ",".join(bots), "--games", "6"
@@ -159,7 +140,7 @@ def test_the_readme_bots_are_complete_programs_that_play_without_a_forfeit(
         assert found, f"the README has no complete {language} bot"
         path = tmp_path / f"bot.{suffix}"
         path.write_text(found.group(1), encoding="utf-8")
-        command = shlex.quote(run) if run else node_example().split()[0].removeprefix("exec:")
+        command = shlex.quote(run or node())
         bots.append(f"exec:{command} {path}")
 
     report = run_json(
@@ -266,7 +247,7 @@ def test_a_tournament_seats_programs_beside_built_in_bots_and_records_each_forfe
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     hangs = program("hangs")
-    bots = ",".join([PYTHON_EXAMPLE, node_example(), hangs, "heuristic"])
+    bots = ",".join([PYTHON_EXAMPLE, javascript_example(), hangs, "heuristic"])
     report = run_json(
         capsys,
         "tournament",
