@@ -111,7 +111,7 @@ def test_connect_survives_a_dropped_connection_and_plays_the_game_out(
     token, (game_id,) = bot_with_games(host, "reconnecting", 1)
     port = int(secured_stack.base_url.rsplit(":", 1)[1])
     with TcpRelay(("127.0.0.1", port)) as relay:
-        process = connect(relay.url, token, PYTHON_EXAMPLE, 1)
+        process = connect(relay.url, token, program("plays_slowly"), 1)  # still playing when cut
         deadline = time.monotonic() + 120
         while seat_decisions(secured_stack, game_id, 0) < 2:  # playing through the relay
             assert time.monotonic() < deadline, "the program made no move through the relay"
@@ -121,7 +121,6 @@ def test_connect_survives_a_dropped_connection_and_plays_the_game_out(
         relay.restore()
         out = finished(process)
 
-    assert relay.cuts >= 1
     assert "connection lost" in out
     assert host.game(game_id)["status"] == "finished"
     assert not [e for e in events(secured_stack, game_id) if isinstance(e, SeatResigned)]

@@ -39,6 +39,8 @@ class TcpRelay:
         self.cuts += 1
         listener, self._listener = self._listener, None
         if listener is not None:
+            with contextlib.suppress(OSError):  # wakes the accept: a close alone would not
+                listener.shutdown(socket.SHUT_RDWR)
             listener.close()
         with self._lock:
             dropped, self._sockets = self._sockets, set()
