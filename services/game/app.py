@@ -18,6 +18,7 @@ from services.game.challenges.controllers import ChallengesController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
 from services.game.http import auth, docs, document, openapi, problems, strict
+from services.game.http.arena import arena_handlers
 from services.game.http.context import GameContext
 from services.game.http.limits import RateLimitMiddleware
 from services.game.http.ops import HANDLERS as OPS_HANDLERS
@@ -144,6 +145,7 @@ def create_app(
             ready,
             metrics,
             *viewer_handlers(),
+            *arena_handlers(),
         ],
         dependencies={
             "store": Provide(provide_store, sync_to_thread=False),

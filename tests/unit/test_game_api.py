@@ -730,6 +730,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "getTournamentStandings",
         "listTournaments",
         "getLeaderboard",
+        "getRatingHistory",
         "listSchedules",
         "getSchedule",
         "cancelSchedule",

@@ -14,11 +14,13 @@ from services.game.http.params import GameId
 STATIC = Path(__file__).parent.parent / "static" / "replay"
 """The viewer's HTML, JavaScript and CSS, served as they are (no build step)."""
 
-_HEADERS = {
-    # The page loads only its own script and style sheet and talks only to this service.
+PAGE_HEADERS = {
+    # The page loads only its own scripts and style sheet and talks only to this service
+    # (the arena's game page frames the replay viewer, which is of this service too).
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
     "X-Content-Type-Options": "nosniff",
 }
+"""The headers of the viewer's page and of the arena's pages."""
 
 
 @functools.cache
@@ -30,7 +32,7 @@ def _page() -> str:
 @get("/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
 def replay_page(game_id: GameId) -> Response[str]:
     """Returns the viewer's page for `game_id` (the page itself asks the API for the game)."""
-    return Response(_page(), media_type=MediaType.HTML, headers=_HEADERS)
+    return Response(_page(), media_type=MediaType.HTML, headers=PAGE_HEADERS)
 
 
 def viewer_handlers() -> list[ControllerRouterHandler]:

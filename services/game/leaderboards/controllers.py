@@ -1,4 +1,5 @@
-"""REST v1 leaderboards: OpenSkill ratings per game and bot version, best first.
+"""REST v1 leaderboards: OpenSkill ratings per game and bot version, best first, and each
+version's rating after each of its rated games.
 
 A bot version is `name@version` (a tournament seat's rating key); it is ranked by the
 conservative estimate mu - 3 sigma. Beggar-my-neighbour exists but has no decisions, so
@@ -15,12 +16,16 @@ from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 
 from services.game.http.problems import Problem, problem, responses
-from services.game.leaderboards.schemas import Leaderboard
+from services.game.leaderboards.schemas import Leaderboard, RatingHistory, RatingStep
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound
 from shared.ports.views.port import TournamentViews
 
 GameName = Annotated[str, PathParameter(description="The game, e.g. shithead")]
+BotName = Annotated[
+    str, PathParameter(description="The bot's name (a registered or built-in bot).")
+]
+BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 BoardLimit = Annotated[
     int, QueryParameter(ge=1, le=1000, description="At most this many entries (1-1000)")
 ]
@@ -64,3 +69,34 @@ class LeaderboardsController(Controller):
             note = f"{spec.title} has no decisions: its games are counted but never rated"
             return Leaderboard(game, rated=False, entries=[], note=note)
         return Leaderboard(game, rated=True, entries=views.leaderboard(game, limit))
+
+    @get(
+        "/{game:str}/{name:str}/{version:str}/history",
+        operation_id="getRatingHistory",
+        summary="A bot version's rating after each of its rated games of a game",
+        description=(
+            "The leaderboard's OpenSkill rating of `name@version` in `game` right after each of "
+            "its rated games, oldest first, in the order the leaderboard folded them (a "
+            "tournament's games when their round completes, in schedule order): the last step "
+            "is the bot version's line of `getLeaderboard`. A bot version that has no rated "
+            "game yet (or that the views do not know) has no steps. Beggar-my-neighbour is "
+            "never rated: no steps, `rated` false. Reads the projection's views, which may lag "
+            "the event store."
+        ),
+        sync_to_thread=True,
+        responses=responses(400, 404, 503),
+    )
+    def history(
+        self,
+        views: NamedDependency[TournamentViews],
+        game: GameName,
+        name: BotName,
+        version: BotVersion,
+    ) -> RatingHistory:
+        """Returns the bot version's rating steps in the game; 404 for an unknown game."""
+        spec, key = get_game(game), f"{name}@{version}"
+        if not spec.has_decisions:
+            note = f"{spec.title} has no decisions: its games are counted but never rated"
+            return RatingHistory(game, key, rated=False, steps=[], note=note)
+        steps = [RatingStep.of(point) for point in views.rating_history(game, key)]
+        return RatingHistory(game, key, rated=True, steps=steps)

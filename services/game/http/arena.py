@@ -1,0 +1,68 @@
+"""The arena: static pages to watch tournaments, games and bots, drawn from the public API.
+
+Each page is a fixed HTML file whose script reads the id from the address and asks only
+the API's public reads (no credentials): the pages are served as they are, no build step.
+See docs/arena.md.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Annotated
+
+from litestar import MediaType, Response, get
+from litestar.params import PathParameter
+from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
+
+from services.game.http.params import GameId
+from services.game.http.viewer import PAGE_HEADERS
+
+STATIC = Path(__file__).parent.parent / "static" / "arena"
+"""The arena's HTML, JavaScript and CSS, served as they are (no build step)."""
+
+TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
+BotName = Annotated[str, PathParameter(description="The bot's name.")]
+BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
+
+
+@functools.cache
+def _read(name: str) -> str:
+    """Returns the page `name` (a file of `STATIC`)."""
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+def _page(name: str) -> Response[str]:
+    """Returns the page `name` with the arena's headers."""
+    return Response(_read(name), media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+
+@get("/arena", include_in_schema=False, sync_to_thread=False)
+def home_page() -> Response[str]:
+    """Returns the home page: running and recent tournaments, each game's leaderboard."""
+    return _page("home.html")
+
+
+@get("/arena/tournaments/{tournament_id:str}", include_in_schema=False, sync_to_thread=False)
+def tournament_page(tournament_id: TournamentId) -> Response[str]:
+    """Returns the page of `tournament_id` (the page itself asks the API for it)."""
+    return _page("tournament.html")
+
+
+@get("/arena/games/{game_id:str}", include_in_schema=False, sync_to_thread=False)
+def game_page(game_id: GameId) -> Response[str]:
+    """Returns the page of `game_id`: live as a spectator, then its replay."""
+    return _page("game.html")
+
+
+@get("/arena/bots/{name:str}/{version:str}", include_in_schema=False, sync_to_thread=False)
+def bot_page(name: BotName, version: BotVersion) -> Response[str]:
+    """Returns the page of the bot version `name@version`."""
+    return _page("bot.html")
+
+
+def arena_handlers() -> list[ControllerRouterHandler]:
+    """Returns the arena's route handlers: its pages and its static files (new per app)."""
+    static = create_static_files_router("/arena/static", directories=[STATIC], name="arena-static")
+    return [home_page, tournament_page, game_page, bot_page, static]
