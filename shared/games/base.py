@@ -78,6 +78,10 @@ class GameSpec(Generic[S, R, V, A]):
     """Raises `InvalidRuleset` when the ruleset cannot be played by that many players."""
     redact: Callable[[Event, int | None], Event] = lambda event, _seat: event
     """Returns an event as a seat (None: a spectator) may see it while the game runs."""
+    table: Callable[[S], Any] | None = None
+    """Returns what anyone may know of the game now, a spectator's table: no card that some
+    seat may not see (every card in it is in every seat's `view`). None: a game without
+    decisions, whose whole table is public (its `view`)."""
     bots: Mapping[str, Bot[V]] = field(default_factory=dict)
     rules_page: str = ""
     """The game's rules page in the repository (`docs/rules/<name>.md`): the game as its

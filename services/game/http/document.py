@@ -24,6 +24,7 @@ Document = dict[str, Any]
 
 GAME_FIELDS = {
     "view": "view",
+    "table": "table",
     "legal_actions": "action",
     "action": "action",
     "state": "state",

@@ -70,6 +70,10 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """When the game was created (ISO 8601, UTC)."""
     view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     """The whole table, only for a game without decisions (everything in it is public)."""
+    table: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    """What anyone may know of the game now, only for a game with decisions: a spectator's
+    table, with no card that some seat may not see (every card in it is in every seat's
+    view); the game's own schema (`<Game>Table`)."""
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The game's clock; absent for an untimed game."""
 
@@ -79,6 +83,7 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
         spec, state = loaded.spec, loaded.state
         result: Result | None = spec.result(state)
         view = msgspec.UNSET if spec.has_decisions else msgspec.to_builtins(spec.view(state, 0))
+        table = msgspec.UNSET if spec.table is None else msgspec.to_builtins(spec.table(state))
         return cls(
             game_id=loaded.game_id,
             game=spec.name,
@@ -90,6 +95,7 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
             result=result,
             created_at=loaded.created.created_at,
             view=view,
+            table=table,
             clock=clock_of(loaded.created) or msgspec.UNSET,
         )
 

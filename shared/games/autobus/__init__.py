@@ -43,7 +43,7 @@ from shared.games.autobus.messages import (
 )
 from shared.games.autobus.rules import AutobusRuleset, earlier_readings, validate
 from shared.games.autobus.state import AutobusState, is_over, result, to_move
-from shared.games.autobus.view import AutobusView, action_of, redact, view
+from shared.games.autobus.view import AutobusView, action_of, redact, table, view
 from shared.games.base import GameSpec
 from shared.messages.common import Clock
 
@@ -72,6 +72,7 @@ SPEC: GameSpec[AutobusState, AutobusRuleset, AutobusView, AutobusAction] = GameS
     result=result,
     validate=validate,
     redact=redact,
+    table=table,
     default_action=default_action,
     action_of=action_of,
     upgrade_action=upgrade_action,

@@ -80,6 +80,57 @@ def view(state: AutobusState, seat: int) -> AutobusView:
     )
 
 
+class AutobusTable(msgspec.Struct, frozen=True):
+    """What anyone may know of a running game, a spectator's table: everything public (the
+    main piles' tops, the slots, the sequences) and counts of the hands and piles."""
+
+    ruleset: AutobusRuleset
+    """The game's ruleset."""
+    turn: int
+    """The seat to move."""
+    main_tops: list[str]
+    """Each seat's main pile top, a card code (face up); "" for an empty pile."""
+    main_sizes: list[int]
+    """The cards in each seat's main pile."""
+    slots: list[list[list[Card]]]
+    """Each seat's discard slots, each a pile bottom first (all face up)."""
+    slot_ranks: list[list[RankNumber | None]]
+    """The rank of each seat's slots; null for an empty slot."""
+    sequences: list[list[Card]]
+    """The open sequences, each bottom (ace) first."""
+    hand_sizes: list[int]
+    """The cards in each seat's hand."""
+    draw_size: int
+    """The cards in the draw pile."""
+    completed_size: int
+    """The cards of completed sequences waiting to be reshuffled."""
+    turns: int
+    """Turns played so far."""
+    played_this_turn: bool
+    """Whether the seat to move played onto a sequence this turn."""
+    result: Result | None
+    """The result once the game is over; else null."""
+
+
+def table(state: AutobusState) -> AutobusTable:
+    """Returns what anyone may know of the game: a seat's view without its own hand."""
+    return AutobusTable(
+        ruleset=state.ruleset,
+        turn=state.turn,
+        main_tops=[main[0] if main else "" for main in state.mains],
+        main_sizes=[len(main) for main in state.mains],
+        slots=[[list(cards) for cards in seat_slots] for seat_slots in state.slots],
+        slot_ranks=[list(ranks) for ranks in state.slot_ranks],
+        sequences=[list(cards) for cards in state.sequences],
+        hand_sizes=[len(hand) for hand in state.hands],
+        draw_size=len(state.draw),
+        completed_size=len(state.completed),
+        turns=state.turns,
+        played_this_turn=state.played_this_turn,
+        result=state.result,
+    )
+
+
 def redact(event: Event, seat: int | None) -> Event:
     """Returns `event` as `seat` (None: a spectator) may see it while the game runs."""
     if isinstance(event, GameStarted):

@@ -46,7 +46,7 @@ from shared.games.shithead.legal import default_action, legal_actions
 from shared.games.shithead.messages import ShitheadAction, ShitheadEvent
 from shared.games.shithead.rules import PRESETS, ShitheadRuleset, earlier_readings, validate
 from shared.games.shithead.state import ShitheadState, is_over, result, to_move
-from shared.games.shithead.view import ShitheadView, action_of, redact, view
+from shared.games.shithead.view import ShitheadView, action_of, redact, table, view
 
 SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = GameSpec(
     name="shithead",
@@ -70,6 +70,7 @@ SPEC: GameSpec[ShitheadState, ShitheadRuleset, ShitheadView, ShitheadAction] = G
     result=result,
     validate=validate,
     redact=redact,
+    table=table,
     default_action=default_action,
     action_of=action_of,
     earlier_readings=earlier_readings,

@@ -103,6 +103,66 @@ def view(state: ShitheadState, seat: int) -> ShitheadView:
     )
 
 
+class ShitheadTable(msgspec.Struct, frozen=True):
+    """What anyone may know of a running game, a spectator's table: every face-up card, the
+    pile and the burnt cards, the hand cards all players saw go in, counts of the rest."""
+
+    ruleset: ShitheadRuleset
+    """The game's ruleset."""
+    phase: Phase
+    """`swap`, `play` or `finished`."""
+    turn: int
+    """The seat to move in the play phase."""
+    direction: int
+    """The direction of play: 1 (seat order) or -1."""
+    face_up: list[list[Card]]
+    """Each seat's face-up cards."""
+    hand_sizes: list[int]
+    """The cards in each seat's hand."""
+    face_down_sizes: list[int]
+    """The face-down cards of each seat."""
+    deck_size: int
+    """The cards left in the deck."""
+    pile: list[Card]
+    """The pile, bottom first."""
+    burnt: list[Card]
+    """The cards burned out of the game."""
+    ready: list[bool]
+    """Per seat, whether it finished swapping."""
+    out: list[int]
+    """The seats out of cards, in the order they went out."""
+    known: list[list[Card]]
+    """Per seat, the hand cards all players saw go in and not come out (public events)."""
+    opening: Rank | None
+    """The rank the leader must open with, if the ruleset says so."""
+    moves: int
+    """Moves played so far."""
+    result: Result | None
+    """The result once the game is over; else null."""
+
+
+def table(state: ShitheadState) -> ShitheadTable:
+    """Returns what anyone may know of the game: a seat's view without its own hand."""
+    return ShitheadTable(
+        ruleset=state.ruleset,
+        phase=state.phase,
+        turn=state.turn,
+        direction=state.direction,
+        face_up=[list(cards) for cards in state.face_up],
+        hand_sizes=[len(cards) for cards in state.hands],
+        face_down_sizes=[len(cards) for cards in state.face_down],
+        deck_size=len(state.deck),
+        pile=list(state.pile),
+        burnt=list(state.burnt),
+        ready=list(state.ready),
+        out=list(state.out),
+        known=[list(cards) for cards in state.known or ((),) * state.players],
+        opening=state.opening[0] if state.opening else None,
+        moves=state.moves,
+        result=state.result,
+    )
+
+
 def redact(event: Event, seat: int | None) -> Event:
     """Returns `event` as `seat` (None: a spectator) may see it while the game runs."""
     if isinstance(event, GameStarted):

@@ -38,18 +38,33 @@
       ),
     );
     Arena.replace(part("seats"), JSON.stringify([game.seats, game.to_move, game.result]), ...seats);
+    // The public table: a spectator's (`table`, a game with decisions) or the whole one
+    // (`view`, a game without decisions); the ruleset is in the definition, not here.
     const view = part("view");
-    if (game.view) {
-      const items = Object.entries(game.view).flatMap(([name, value]) => [
-        el("dt", { text: name }),
-        el("dd", { testid: `view-${name}`, text: JSON.stringify(value) }),
-      ]);
+    const shown = game.table || game.view;
+    if (shown) {
+      const items = Object.entries(shown)
+        .filter(([name]) => name !== "ruleset")
+        .flatMap(([name, value]) => [
+          el("dt", { text: name.replaceAll("_", " ") }),
+          el("dd", { testid: `view-${name}`, data: { json: JSON.stringify(value) }, text: told(value) }),
+        ]);
       view.replaceChildren(...items);
+      view.dataset.version = String(game.version);
       view.hidden = false;
     }
     page.dataset.version = String(game.version);
     page.dataset.status = game.status;
     if (game.result) finish(game);
+  }
+
+  /** Returns a table's value in words: cards by spaces, a list per seat as `seat: ...`. */
+  function told(value) {
+    if (value === null || value === undefined) return "–";
+    if (!Array.isArray(value)) return typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (value.length === 0) return "–";
+    if (value.every(Array.isArray)) return value.map((item, seat) => `${seat}: ${told(item)}`).join(" · ");
+    return value.map((item) => (typeof item === "object" && item !== null ? JSON.stringify(item) : String(item))).join(" ");
   }
 
   function finish(game) {
