@@ -1,5 +1,6 @@
 """The PostgreSQL reader of the tournament views: the `TournamentViews` port over migration 002
-(and, for the running games of no tournament, over the `games` view of migration 001).
+(and, for the list of games and the running games of no tournament, over the `games` view of
+migration 001).
 
 Reads what the projection has committed, so it lags the event store by the projection's
 delay. Opens one connection per read (the API's reads are few and short).
@@ -12,11 +13,16 @@ from contextlib import contextmanager
 from datetime import UTC
 from typing import Any
 
+import msgspec
 import psycopg
 
+from services.projection.changes import to_ms
 from services.projection.queries import Target, connected
+from shared.messages.common import Seat
 from shared.model.tournaments.standings import Standing
+from shared.ports.views.fold import game_summary
 from shared.ports.views.port import (
+    GameSummary,
     LeaderboardEntry,
     RatingPoint,
     TournamentStandings,
@@ -55,6 +61,28 @@ _STANDALONE = (
 )
 """Running games (the projection writes `playing` until the GameFinished) of no tournament:
 on the index `games_status_created_at`, each checked on `tournament_games_game_id`."""
+
+_RECENT = (
+    "SELECT g.game_id, g.game, g.seats, g.created_at, g.status, g.finished_at, e.data"
+    " FROM games g LEFT JOIN events e ON e.game_id = g.game_id AND e.version = 1"
+    " WHERE (%(status)s::text IS NULL OR g.status = %(status)s)"
+    " AND (%(game)s::text IS NULL OR g.game = %(game)s)"
+    ' ORDER BY g.created_at DESC, g.game_id COLLATE "C" DESC LIMIT %(limit)s'
+)
+"""The newest games (the projection writes `playing`, then the result's status), on the index
+`games_created_at` (or `games_status_created_at` with a status), each with its archived
+GameCreated (version 1 of every game's stream), which the same transaction as its row wrote:
+its tournament comes from there, never from a tournament's rows that another partition's
+projection may not have written yet."""
+
+
+class _Created(msgspec.Struct):
+    """The one field of a stored GameCreated the list reads (the others are ignored)."""
+
+    tournament: str = ""
+
+
+_created = msgspec.msgpack.Decoder(_Created)
 
 
 class PostgresTournamentViews(TournamentViews):
@@ -96,6 +124,14 @@ class PostgresTournamentViews(TournamentViews):
             rows = cur.execute(_HISTORY, (game, key)).fetchall()
         return [_point(row) for row in rows]
 
+    def recent_games(
+        self, game: str | None = None, status: str | None = None, limit: int = 20
+    ) -> list[GameSummary]:
+        with self._cursor() as cur:
+            params = {"status": status, "game": game, "limit": limit}
+            rows = cur.execute(_RECENT, params).fetchall()
+        return [_game(row) for row in rows]
+
     def standalone_games(self, limit: int) -> list[str]:
         with self._cursor() as cur:
             return [str(row[0]) for row in cur.execute(_STANDALONE, (limit,))]
@@ -118,6 +154,15 @@ def _summary(row: tuple[Any, ...]) -> TournamentSummary:
         winner=winner,
         created_at=at.astimezone(UTC),
     )
+
+
+def _game(row: tuple[Any, ...]) -> GameSummary:
+    """Returns the line of the list of games a `_RECENT` row describes."""
+    game_id, game, seats, created_at, status, finished_at, data = row
+    finished = None if finished_at is None else (status, to_ms(finished_at))
+    seated = msgspec.convert(seats, list[Seat])
+    tournament = _created.decode(data).tournament if data is not None else None
+    return game_summary(game_id, game, seated, to_ms(created_at), tournament, finished)
 
 
 def _point(row: tuple[Any, ...]) -> RatingPoint:

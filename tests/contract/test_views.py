@@ -17,10 +17,12 @@ from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
 from shared.app.bot_turns import play_bot_turns
-from shared.app.games import create_game
+from shared.app.games import abort_game, create_game
+from shared.app.loading import load
 from shared.app.tournaments import create_tournament, load_tournament, run_in_process, start_game
 from shared.messages.codec import encode
 from shared.messages.common import Seat
+from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import (
     KIND,
     Entrant,
@@ -31,6 +33,7 @@ from shared.model.tournaments.model import (
     stream_id,
 )
 from shared.model.tournaments.standings import standings, tournament_ratings
+from shared.ports.views.fold import to_datetime
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
 from shared.store.memory import InMemoryEventStore
@@ -309,3 +312,104 @@ def test_a_standalone_game_leaves_the_list_when_it_finishes(
     assert backend.views().standalone_games(10) == [scenario.running_game]
     play_bot_turns(backend.store, scenario.running_game)
     assert backend.views().standalone_games(10) == []
+
+
+def get_game_result_status(store: EventStore, game_id: str) -> str:
+    """Returns the result's status of a game that is over, as its stream folds."""
+    loaded = load(store, game_id)
+    result = loaded.spec.result(loaded.state)
+    assert result is not None
+    return result.status
+
+
+def _created_ms(store: EventStore, game_id: str) -> int:
+    """Returns when the game's GameCreated was recorded (ms)."""
+    return store.read(game_id, limit=1)[0].recorded_at
+
+
+def _every_game(store: EventStore, scenario: Scenario) -> dict[str, str | None]:
+    """Returns each game the scenario played or started, with its tournament (None: ad hoc)."""
+    games: dict[str, str | None] = {scenario.finished_game: None, scenario.running_game: None}
+    for tournament_id, state in scenario.states.items():
+        games.update({record.game_id: tournament_id for record in state.records})
+    return games
+
+
+def test_recent_games_are_every_game_newest_first_with_its_seats_status_and_tournament(
+    backend: Backend, scenario: Scenario
+) -> None:
+    store = backend.store
+    games = _every_game(store, scenario)
+    listed = backend.views().recent_games(limit=100)
+    newest = sorted(games, key=lambda game_id: (_created_ms(store, game_id), game_id))[::-1]
+    assert [line.game_id for line in listed] == newest
+    assert {line.game_id: line.tournament_id for line in listed} == games
+    running = listed[0]
+    assert (running.game, running.status, running.finished_at) == ("autobus", "playing", None)
+    assert running.seats == ["random@9", "random@9"]
+    adhoc = next(line for line in listed if line.game_id == scenario.finished_game)
+    assert adhoc.seats == ["heuristic", "random"]
+    assert adhoc.status == get_game_result_status(store, scenario.finished_game)
+    assert adhoc.finished_at is not None
+    assert adhoc.finished_at >= adhoc.created_at
+    first = scenario.states["t-shithead"].rounds[0].games[0]
+    shithead = next(line for line in listed if line.game_id == game_id_for(first.key))
+    assert shithead.seats == [SHITHEAD_KEYS[entrant] for entrant in first.table]
+    assert (shithead.game, shithead.tournament_id) == ("shithead", "t-shithead")
+    for line in listed:
+        assert line.created_at == to_datetime(_created_ms(store, line.game_id))
+        assert (line.status == "playing") == (line.finished_at is None)
+
+
+def test_recent_games_filter_by_game_and_status_and_stop_at_the_limit(
+    backend: Backend, scenario: Scenario
+) -> None:
+    views = backend.views()
+    everything = views.recent_games(limit=100)
+    beggar = scenario.states["t-beggar"].records
+    assert [line.game_id for line in views.recent_games(game="beggar")] == [
+        record.game_id for record in reversed(beggar)
+    ]
+    assert [line.game_id for line in views.recent_games(status="playing")] == [
+        scenario.running_game
+    ]
+    autobus = [line for line in everything if line.game == "autobus"]
+    assert views.recent_games(game="autobus", limit=100) == autobus
+    ended = [line for line in autobus if line.status == "finished"]
+    assert views.recent_games(game="autobus", status="finished", limit=100) == ended
+    assert views.recent_games(limit=3) == everything[:3]
+    assert len(views.recent_games()) == min(20, len(everything))
+    assert views.recent_games(status="aborted") == []
+    assert views.recent_games(game="chess") == []
+
+
+def test_a_game_s_line_follows_it_to_its_end_and_an_aborted_game_lists_as_aborted(
+    backend: Backend, scenario: Scenario
+) -> None:
+    store = backend.store
+    play_bot_turns(store, scenario.running_game)
+    newer = _later_game(store)
+    abort_game(store, newer, "host")
+    listed = backend.views().recent_games(limit=2)
+    assert [line.game_id for line in listed] == [newer, scenario.running_game]
+    aborted, ended = listed
+    assert (aborted.status, aborted.tournament_id) == ("aborted", None)
+    assert aborted.finished_at is not None
+    assert ended.status == get_game_result_status(store, scenario.running_game)
+    assert ended.status != "playing"
+    assert ended.finished_at is not None
+    assert backend.views().recent_games(status="playing") == []
+    assert [line.game_id for line in backend.views().recent_games(status="aborted")] == [newer]
+
+
+def test_a_tournament_s_running_game_lists_with_its_tournament(
+    backend: Backend, scenario: Scenario
+) -> None:
+    store = backend.store
+    waiting, _ = load_tournament(store, "t-waiting")
+    started = start_game(store, "t-waiting", waiting, pending(waiting)[0])
+    playing = backend.views().recent_games(status="playing")
+    assert {line.game_id: line.tournament_id for line in playing} == {
+        started: "t-waiting",
+        scenario.running_game: None,
+    }

@@ -288,14 +288,25 @@ def test_the_tournament_page_draws_the_api_s_standings_crosstable_rounds_and_rat
     screenshot(page, "arena-tournament")
 
 
-def test_the_home_page_lists_tournaments_and_each_game_s_leaderboard(
-    page: Page, anyone: httpx.Client, tournament: Json
+def test_the_home_page_lists_tournaments_recent_games_and_each_game_s_leaderboard(
+    page: Page, host: httpx.Client, anyone: httpx.Client, tournament: Json
 ) -> None:
+    # More games than the page lists (the tournament's twelve and these), one still live.
+    for seed in range(9):
+        created = host.post("/v1/games", json={"game": "beggar", "players": 2, "seed": seed})
+        assert created.status_code == 201, created.text
+    seats = [{"kind": "external", "name": "someone"}, {"bot": "heuristic"}]
+    live = host.post("/v1/games", json={"game": "shithead", "seats": seats, "seed": 9})
+    assert live.status_code == 201, live.text
     page.goto("/arena")
     page.wait_for_selector('[data-testid="page"][aria-busy="false"]', state="attached")
     recent = read(anyone, "/v1/tournaments?limit=20")["tournaments"]
     drawn = rows(page, '[data-testid="recent"] tbody tr')
     assert [row["testid"] for row in drawn] == [f"recent-{t['tournament_id']}" for t in recent]
+    assert_games_drawn(page, read(anyone, "/v1/games?limit=20")["games"])
+    assert page.get_by_test_id(f"games-{live.json()['game_id']}").get_attribute("data-live") == (
+        "true"
+    )
     assert page.get_by_test_id("running").text_content() == "No tournament is running."
     for game in ("shithead", "autobus", "beggar"):
         board = read(anyone, f"/v1/leaderboards/{game}?limit=20")
@@ -306,6 +317,27 @@ def test_the_home_page_lists_tournaments_and_each_game_s_leaderboard(
     assert rows(page, '[data-testid="board-beggar"] tbody tr') == []
     assert "no decisions" in (page.get_by_test_id("leaderboard-beggar").text_content() or "")
     screenshot(page, "arena-home")
+
+
+def assert_games_drawn(page: Page, games: list[Json]) -> None:
+    """Asserts that the home page's recent games are `games` (`listGames`' answer), row by
+    row: game, status (live ones marked), seats, tournament, and the link to the game page."""
+    assert len(games) == 20
+    drawn = rows(page, '[data-testid="games"] tbody tr')
+    assert [row["testid"] for row in drawn] == [f"games-{game['game_id']}" for game in games]
+    for game, row in zip(games, drawn, strict=True):
+        assert (row["game"], row["status"], row["tournament"]) == (
+            game["game"],
+            game["status"],
+            game["tournament_id"] or "",
+        )
+        assert row["seats"] == " | ".join(game["seats"])
+        assert row["live"] == str(game["status"] == "playing").lower()
+        shown = page.get_by_test_id(f"games-{game['game_id']}")
+        badge = shown.locator(".badge").text_content()
+        assert badge == ("live" if game["status"] == "playing" else game["status"])
+        link = shown.locator("th a").get_attribute("href")
+        assert link == f"/arena/games/{game['game_id']}"
 
 
 def focused(page: Page) -> Json:
@@ -434,6 +466,15 @@ def assert_spectated(page: Page, anyone: httpx.Client, game_id: str) -> None:
         (event["version"], event["type"]) for event in public
     ]
     assert [json.loads(row["json"]) for row in logged] == [event["data"] for event in public]
+    # The spectator's table, as getGame answers it at that version (its ruleset aside).
+    page.wait_for_selector(
+        f'[data-testid="view"][data-version="{game["version"]}"]', state="attached"
+    )
+    drawn = {
+        row["testid"].removeprefix("view-"): json.loads(row["json"])
+        for row in rows(page, '[data-testid="view"] dd')
+    }
+    assert drawn == {name: value for name, value in game["table"].items() if name != "ruleset"}
 
 
 def test_the_bot_page_shows_its_leaderboard_line_and_rating_history(

@@ -720,6 +720,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
     }
     assert set(operations) == {
         "createGame",
+        "listGames",
         "getGame",
         "getSeatView",
         "listGameEvents",

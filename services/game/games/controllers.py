@@ -1,4 +1,5 @@
-"""REST v1 games: create, read, a seat's view, events, actions (with a wait for the next turn)."""
+"""REST v1 games: create, list, read, a seat's view, events, actions (with a wait for the next
+turn)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,19 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
 from services.game.games.actions import take_action
-from services.game.games.schemas import ActionAccepted, CreateGame, EventPage, PostAction
+from services.game.games.listing import (
+    GameFilter,
+    ListLimit,
+    StatusFilter,
+    recent_games,
+)
+from services.game.games.schemas import (
+    ActionAccepted,
+    CreateGame,
+    EventPage,
+    GamePage,
+    PostAction,
+)
 from services.game.http.auth import (
     BEARER,
     BEARER_OPTIONAL,
@@ -32,7 +45,7 @@ from services.game.http.params import (
     ViewerSeat,
     client_key_of,
 )
-from services.game.http.problems import responses
+from services.game.http.problems import check_game_filter, responses
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.seals import check_unsealed
 from services.ops.metrics import GameMetrics
@@ -49,6 +62,7 @@ from shared.app.starting import NewGame, bind_seats, start_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.ports.archive import EventArchive, game_log
 from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)
@@ -150,7 +164,7 @@ def _events(
 
 
 class GamesController(Controller):
-    """Games: create, read, read a seat's view, list events, post actions."""
+    """Games: create, list, read, read a seat's view, list events, post actions."""
 
     path = "/v1/games"
     tags = ("games",)
@@ -193,6 +207,35 @@ class GamesController(Controller):
     ) -> Response[Game]:
         """Creates and deals a game; starts the platform's play when a bot moves first."""
         return _create(store, dispatcher, access, data, idempotency_key, game_metrics)
+
+    @get(
+        operation_id="listGames",
+        summary="List games, newest first",
+        description=(
+            "Each game's id, game, status (`playing`, else its result's status), seats'"
+            " labels, creation and end times and tournament: nothing secret (no seed, no"
+            " ruleset, no card). Reads the views (PostgreSQL behind the projection, which may"
+            " lag the event store by its delay; the embedded default folds the store itself)."
+            " A table of a duplicate deal that another table still plays is left out until"
+            " the deal's last table ends (`getGame` refuses it to anyone but its seats)."
+            " Filters: `game`, `status`; `limit` 1 to 100 (default 20). 400 (`field` named):"
+            " an unknown game or status, a limit out of range."
+        ),
+        sync_to_thread=True,
+        responses=responses(400, 503),
+    )
+    def list_games(
+        self,
+        views: NamedDependency[TournamentViews],
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        game: GameFilter = None,
+        status: StatusFilter = None,
+        limit: ListLimit = 20,
+    ) -> GamePage:
+        """Returns up to `limit` games anyone may read, newest first, matching the filters."""
+        check_game_filter(game)
+        return GamePage(recent_games(views, store, archive, game, status, limit))
 
     @get(
         "/{game_id:str}",

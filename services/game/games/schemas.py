@@ -1,4 +1,5 @@
-"""Request and response bodies of the games routes: create a game, list events, take actions."""
+"""Request and response bodies of the games routes: create a game, list games and events, take
+actions."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import msgspec
 from services.game.http.schemas import EventItem, SeatSpec, SeatView
 from shared.app.loading import Outcome
 from shared.messages.common import Clock
+from shared.ports.views.port import GameSummary
 
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 PlayerCount = Annotated[int, msgspec.Meta(ge=0, le=64)]
@@ -57,6 +59,13 @@ class EventPage(msgspec.Struct, frozen=True):
     """The game's version: the number of events in its log."""
     events: list[EventItem]
     """The events after the asked version, in version order, as the caller may see them."""
+
+
+class GamePage(msgspec.Struct, frozen=True):
+    """Recent games as the views hold them, newest first."""
+
+    games: list[GameSummary]
+    """The games, newest first."""
 
 
 class ActionAccepted(msgspec.Struct, frozen=True, omit_defaults=True):

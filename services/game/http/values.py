@@ -64,6 +64,7 @@ def _challenge_statuses() -> list[str]:
 STATUS_SETS: dict[tuple[str, str], Callable[[], list[str]]] = {
     ("Game", "status"): _game_statuses,
     ("SeatView", "status"): _game_statuses,
+    ("GameSummary", "status"): _game_statuses,
     ("Result", "status"): _result_statuses,
     ("TournamentGame", "status"): _result_statuses,
     ("Tournament", "status"): tournament_statuses,

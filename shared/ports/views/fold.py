@@ -30,7 +30,12 @@ from shared.model.tournaments.model import (
     TournamentState,
 )
 from shared.model.tournaments.standings import Rating, update_ratings
-from shared.ports.views.port import LeaderboardEntry, RatingPoint, TournamentSummary
+from shared.ports.views.port import (
+    GameSummary,
+    LeaderboardEntry,
+    RatingPoint,
+    TournamentSummary,
+)
 
 TOURNAMENT_PREFIX = "tournament:"
 """Tournament streams are `tournament:<id>` (see `shared.model.tournaments.model.stream_id`)."""
@@ -164,4 +169,33 @@ def summary(tournament_id: str, state: TournamentState, created_ms: int) -> Tour
         games_played=len(state.records),
         winner=state.winner,
         created_at=to_datetime(created_ms),
+    )
+
+
+def seat_label(seat: Seat) -> str:
+    """Returns a seat's label in the list of games: `name@version` for a seat with a version
+    (its name, else its built-in bot), else its name, its built-in bot, or its kind."""
+    who = seat.name or seat.bot or seat.kind
+    return f"{who}@{seat.version}" if seat.version else who
+
+
+def game_summary(
+    game_id: str,
+    game: str,
+    seats: Sequence[Seat],
+    created_ms: int,
+    tournament_id: str | None,
+    finished: tuple[str, int] | None = None,
+) -> GameSummary:
+    """Returns a game's line of the list; `finished` is its result's status and the time (ms)
+    of its GameFinished, None while it runs."""
+    status, finished_at = ("playing", None) if finished is None else finished
+    return GameSummary(
+        game_id=game_id,
+        game=game,
+        status=status,
+        seats=[seat_label(seat) for seat in seats],
+        created_at=to_datetime(created_ms),
+        finished_at=None if finished_at is None else to_datetime(finished_at),
+        tournament_id=tournament_id or None,
     )

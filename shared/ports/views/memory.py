@@ -2,11 +2,12 @@
 
 Each read first folds the feed entries appended since the last read, in feed order, so
 it is always as fresh as the store. The embedded default (`CARDARENA_STORE=memory`)
-serves the API's tournament and leaderboard reads from it.
+serves the API's tournament, leaderboard and game list reads from it.
 """
 
 from __future__ import annotations
 
+import heapq
 import threading
 from dataclasses import dataclass
 
@@ -19,6 +20,7 @@ from shared.model.tournaments.standings import standings
 from shared.ports.views.fold import (
     RatedGame,
     RatingBook,
+    game_summary,
     ranked,
     rated_at,
     rated_game,
@@ -27,6 +29,7 @@ from shared.ports.views.fold import (
     tournament_id_of,
 )
 from shared.ports.views.port import (
+    GameSummary,
     LeaderboardEntry,
     RatingPoint,
     TournamentStandings,
@@ -49,6 +52,18 @@ class _Tournament:
     created_ms: int
 
 
+@dataclass
+class _Game:
+    """A game's line as folded so far: its creation, and its result's status and time (ms)
+    once it ended."""
+
+    game: str
+    seats: list[Seat]
+    created_ms: int
+    tournament: str
+    finished: tuple[str, int] | None = None
+
+
 class InMemoryTournamentViews(TournamentViews):
     """Tournament views folded in this process from `store.read_feed`; thread-safe."""
 
@@ -65,6 +80,8 @@ class InMemoryTournamentViews(TournamentViews):
         self._history: dict[tuple[str, str], list[RatingPoint]] = {}
         self._standalone: dict[str, int] = {}
         """The recording time (ms) of each running game's GameCreated, games of no tournament."""
+        self._games: dict[str, _Game] = {}
+        """Every game created, for the list of games."""
 
     def tournaments(
         self, status: TournamentStatus | None = None, game: str | None = None, limit: int = 50
@@ -101,6 +118,23 @@ class InMemoryTournamentViews(TournamentViews):
             self._catch_up()
             return list(self._history.get((game, key), []))
 
+    def recent_games(
+        self, game: str | None = None, status: str | None = None, limit: int = 20
+    ) -> list[GameSummary]:
+        with self._lock:
+            self._catch_up()
+            matching = (
+                (game_id, g)
+                for game_id, g in self._games.items()
+                if (game is None or g.game == game)
+                and (status is None or (g.finished[0] if g.finished else "playing") == status)
+            )
+            newest = heapq.nlargest(limit, matching, key=lambda item: (item[1].created_ms, item[0]))
+            return [
+                game_summary(game_id, g.game, g.seats, g.created_ms, g.tournament, g.finished)
+                for game_id, g in newest
+            ]
+
     def standalone_games(self, limit: int) -> list[str]:
         with self._lock:
             self._catch_up()
@@ -134,6 +168,9 @@ class InMemoryTournamentViews(TournamentViews):
             return
         decoded = get_game(recorded.kind).codec.decode(recorded)
         if isinstance(decoded, GameCreated):
+            self._games[recorded.game_id] = _Game(
+                decoded.game, list(decoded.seats), recorded.recorded_at, decoded.tournament
+            )
             if not decoded.tournament:
                 self._standalone[recorded.game_id] = recorded.recorded_at
             else:
@@ -141,14 +178,22 @@ class InMemoryTournamentViews(TournamentViews):
             if not decoded.forked_from:  # a fork (a what-if) is never rated
                 self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
         elif isinstance(decoded, GameAborted):  # over, with no result to rate
+            self._ended(recorded, decoded)
             self._standalone.pop(recorded.game_id, None)
             self._seats.pop(recorded.game_id, None)
         elif isinstance(decoded, GameFinished):
+            self._ended(recorded, decoded)
             self._standalone.pop(recorded.game_id, None)
             if recorded.game_id in self._of_tournaments:
                 self._of_tournaments.discard(recorded.game_id)
             elif recorded.game_id in self._seats:
                 self._rate(recorded, decoded)
+
+    def _ended(self, recorded: RecordedEvent, finished: GameFinished) -> None:
+        """Marks a game's line over, with its result's status and the time of `finished`."""
+        known = self._games.get(recorded.game_id)
+        if known is not None:
+            known.finished = (finished.result.status, recorded.recorded_at)
 
     def _rate(self, recorded: RecordedEvent, finished: GameFinished) -> None:
         """Folds a game's GameFinished into the ratings, when the game is rated."""

@@ -1,5 +1,5 @@
-"""The tournament views port: what the API reads about tournaments, standings and ratings,
-and what the workers' reconciliation reads about running games of no tournament.
+"""The tournament views port: what the API reads about tournaments, standings, ratings and
+recent games, and what the workers' reconciliation reads about running games of no tournament.
 
 Two adapters implement it: the in-memory twin (`shared.ports.views.memory`), which folds an
 event store's feed on demand, and the PostgreSQL reader of the projection
@@ -85,12 +85,34 @@ class RatingPoint(msgspec.Struct, frozen=True):
     finished_at: datetime
 
 
+class GameSummary(msgspec.Struct, frozen=True):
+    """One line of the list of recent games: what it plays, who sits, how far it is. Nothing
+    secret: no seed, no ruleset, no card."""
+
+    game_id: str
+    """The game's id."""
+    game: str
+    """The game it plays."""
+    status: str
+    """`playing` while it runs, else its result's status (`finished`, `capped`, `loop`,
+    `draw`, `aborted`)."""
+    seats: list[str]
+    """Each seat's label, in seat order: `name@version` for a seat with a version, else the
+    seat's name, its built-in bot, or its kind."""
+    created_at: datetime
+    """When it was created."""
+    finished_at: datetime | None
+    """When it ended; null while it runs."""
+    tournament_id: str | None
+    """The tournament it is a game of; null for a game of no tournament."""
+
+
 class ViewsUnavailable(StoreUnavailable):
     """The views' database could not be reached; the read may be retried."""
 
 
 class TournamentViews(abc.ABC):
-    """Reads of the tournament, standings and rating views, and of the running games."""
+    """Reads of the tournament, standings and rating views, and of the games."""
 
     @abc.abstractmethod
     def tournaments(
@@ -109,6 +131,13 @@ class TournamentViews(abc.ABC):
     @abc.abstractmethod
     def rating_history(self, game: str, key: str) -> list[RatingPoint]:
         """Returns `key`'s rating after each of its rated games of `game`, oldest first."""
+
+    @abc.abstractmethod
+    def recent_games(
+        self, game: str | None = None, status: str | None = None, limit: int = 20
+    ) -> list[GameSummary]:
+        """Returns up to `limit` games, newest first (by creation time, ties: id descending),
+        only those of `game` and in `status` (`playing` or a result's status) when given."""
 
     @abc.abstractmethod
     def standalone_games(self, limit: int) -> list[str]:

@@ -1,5 +1,5 @@
-// The home page: running and recent tournaments (listTournaments), each game's leaderboard
-// (getLeaderboard). Refreshes every few seconds.
+// The home page: running and recent tournaments (listTournaments), recent games (listGames),
+// each game's leaderboard (getLeaderboard). Refreshes every few seconds.
 "use strict";
 
 (() => {
@@ -9,6 +9,7 @@
   const REFRESH_MS = 5000;
   const RECENT = 20;
   const BOARD = 20;
+  const GAMES = 20;
 
   function tournamentRows(tournaments, prefix) {
     return tournaments.map((tournament) =>
@@ -43,6 +44,49 @@
     replace(box, JSON.stringify(tournaments), drawn);
   }
 
+  function gameRows(games) {
+    return games.map((game) => {
+      const live = game.status === "playing";
+      return el(
+        "tr",
+        {
+          testid: `games-${game.game_id}`,
+          data: {
+            gameId: game.game_id,
+            game: game.game,
+            status: game.status,
+            live: String(live),
+            seats: game.seats.join(" | "),
+            tournament: game.tournament_id || "",
+          },
+        },
+        el(
+          "th",
+          { scope: "row" },
+          el("a", { href: Arena.gameHref(game.game_id), text: `${game.game} ${game.game_id.slice(0, 8)}` }),
+        ),
+        el("td", {}, el("span", { class: "badge", data: { status: game.status }, text: live ? "live" : game.status })),
+        el("td", { text: game.seats.join(", ") }),
+        el(
+          "td",
+          {},
+          game.tournament_id
+            ? el("a", { href: Arena.tournamentHref(game.tournament_id), text: game.tournament_id.slice(0, 8) })
+            : "–",
+        ),
+        el("td", { text: new Date(game.created_at).toLocaleString() }),
+      );
+    });
+  }
+
+  function drawGames(box, games) {
+    const headings = ["Game", "Status", "Seats", "Tournament", "Created"];
+    const drawn = games.length
+      ? table("games", headings, gameRows(games))
+      : el("p", { class: "note", testid: "games", text: "No game yet." });
+    replace(box, JSON.stringify(games), drawn);
+  }
+
   function drawBoard(board) {
     const heading = el("h3", { text: board.game });
     if (!board.rated || board.entries.length === 0) {
@@ -71,13 +115,15 @@
 
   async function refresh() {
     try {
-      const [running, recent, ...boards] = await Promise.all([
+      const [running, recent, games, ...boards] = await Promise.all([
         api("/v1/tournaments?status=running&limit=50"),
         api(`/v1/tournaments?limit=${RECENT}`),
+        api(`/v1/games?limit=${GAMES}`),
         ...Arena.GAMES.map((game) => api(`/v1/leaderboards/${game}?limit=${BOARD}`)),
       ]);
       drawTournaments(part("running-box"), "running", running.tournaments, "No tournament is running.");
       drawTournaments(part("recent-box"), "recent", recent.tournaments, "No tournament yet.");
+      drawGames(part("games-box"), games.games);
       replace(part("boards"), JSON.stringify(boards), ...boards.map(drawBoard));
       part("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
       Arena.showError(null);
