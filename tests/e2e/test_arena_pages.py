@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from services.game.app import create_app
 from services.game.http.auth import Access
@@ -29,7 +26,8 @@ from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.conftest import ADMIN_KEY as STACK_ADMIN_KEY
 from tests.e2e.conftest import Stack
-from tests.e2e.support import ROOT, free_port, wait_until_healthy
+from tests.e2e.support import ROOT
+from tests.support.browsing import launched, served
 
 pytestmark = pytest.mark.e2e
 
@@ -69,37 +67,15 @@ def base_url() -> Iterator[str]:
     """Serves the embedded game service, with an admin key, in a thread; returns its URL."""
     store = InMemoryEventStore()
     access = Access.embedded(store, Settings(admin_key=ADMIN_KEY))
-    app = create_app(store, InProcessDispatcher(store), access=access)
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    serving = threading.Thread(target=server.run, name="arena-pages-server")
-    serving.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, "the game service")
+    with served(create_app(store, InProcessDispatcher(store), access=access), "arena") as url:
         yield url
-    finally:
-        server.should_exit = True
-        serving.join(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Returns headless Debian Chromium under Playwright (never a downloaded browser)."""
-    executable = shutil.which("chromium")
-    if executable is None:
-        message = "the browser test needs Debian's chromium (apt-get install chromium)"
-        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
-            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
-        pytest.skip(message)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
+    with launched() as started:
+        yield started
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,6 @@ are skipped (a failure under CARDARENA_REQUIRE_SERVICES=1, as in CI).
 from __future__ import annotations
 
 import os
-import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,13 +16,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.support import ROOT, free_port, wait_until_healthy
+from tests.e2e.support import ROOT
+from tests.support.browsing import launched, served
 
 pytestmark = pytest.mark.e2e
 
@@ -196,37 +194,15 @@ def expected_table(replay: Json) -> Expected:
 def base_url() -> Iterator[str]:
     """Serves the embedded game service with uvicorn in a thread; returns its base URL."""
     store = InMemoryEventStore()
-    app = create_app(store, InProcessDispatcher(store))
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    serving = threading.Thread(target=server.run, name="replay-viewer-server")
-    serving.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, "the game service")
+    with served(create_app(store, InProcessDispatcher(store)), "replay-viewer") as url:
         yield url
-    finally:
-        server.should_exit = True
-        serving.join(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Returns headless Debian Chromium under Playwright (never a downloaded browser)."""
-    executable = shutil.which("chromium")
-    if executable is None:
-        message = "the browser test needs Debian's chromium (apt-get install chromium)"
-        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
-            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
-        pytest.skip(message)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
+    with launched() as started:
+        yield started
 
 
 @pytest.fixture

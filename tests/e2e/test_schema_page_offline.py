@@ -8,20 +8,16 @@ CARDARENA_REQUIRE_SERVICES=1, as in CI).
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-import uvicorn
 from playwright.sync_api import Route, sync_playwright
 
 from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.support import free_port, wait_until_healthy
+from tests.support.browsing import chromium, served
 
 pytestmark = pytest.mark.e2e
 
@@ -30,31 +26,14 @@ pytestmark = pytest.mark.e2e
 def base_url() -> Iterator[str]:
     """Serves the embedded game service with uvicorn in a thread; returns its base URL."""
     store = InMemoryEventStore()
-    app = create_app(store, InProcessDispatcher(store))
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    serving = threading.Thread(target=server.run, name="schema-page-server")
-    serving.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, "the game service")
+    with served(create_app(store, InProcessDispatcher(store)), "schema-page") as url:
         yield url
-    finally:
-        server.should_exit = True
-        serving.join(timeout=30)
 
 
 def test_the_documentation_page_renders_its_operations_with_no_other_origin(
     base_url: str,
 ) -> None:
-    executable = shutil.which("chromium")
-    if executable is None:
-        message = "the browser test needs Debian's chromium (apt-get install chromium)"
-        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
-            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
-        pytest.skip(message)
+    executable = chromium()
     origin = urlsplit(base_url).netloc
     elsewhere: list[str] = []
 

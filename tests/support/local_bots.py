@@ -3,14 +3,12 @@ and the misbehaving ones of tests/support/programs/."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
 
-import pytest
-
 from tests.e2e.support import ROOT
+from tests.support.browsing import unavailable
 
 PROGRAMS = ROOT / "tests" / "support" / "programs"
 """The misbehaving programs: each says in its docstring how it misbehaves."""
@@ -28,10 +26,7 @@ def node() -> str:
     CARDARENA_REQUIRE_SERVICES=1, as in CI)."""
     found = shutil.which("node")
     if found is None:
-        message = "Node.js is not installed: the JavaScript bots cannot run"
-        if os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1":
-            pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
-        pytest.skip(message)
+        unavailable("Node.js is not installed: the JavaScript bots cannot run")
     return found
 
 
