@@ -186,12 +186,18 @@ def _takes_an_action(operation: dict[str, Any]) -> bool:
     return str(body.get("schema", {}).get("$ref", "")).endswith("/PostAction")
 
 
-@cache
 def illegal_action_rules() -> dict[str, list[str]]:
     """Returns the rules an illegal action can name: the platform's (`platform`, those of
-    `shared.app`) and each game's, read from the `IllegalAction(...)` calls of its engine."""
+    `shared.app`) and each hosted game's, read from the `IllegalAction(...)` calls of its
+    engine (read once per catalogue: a test's own hosted game comes and goes)."""
+    return _illegal_action_rules(tuple(game_names()))
+
+
+@cache
+def _illegal_action_rules(names: tuple[str, ...]) -> dict[str, list[str]]:
+    """Returns `illegal_action_rules` for the games `names`."""
     rules = {"platform": _rules_in(importlib.import_module("shared.app"))}
-    for name in game_names():
+    for name in names:
         module = sys.modules[get_game(name).decide.__module__]
         package = sys.modules[module.__name__.rpartition(".")[0]]
         rules[name] = _rules_in(
