@@ -25,6 +25,8 @@ pytestmark = pytest.mark.e2e
 
 RULES = {"max_moves": 300}
 """Classic Shithead with a move cap, so that a game ends in bounded time."""
+ENDED = {"finished", "capped"}
+"""How a game of these tests may end: played out, or at the move cap of `RULES`."""
 SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
 """Shithead events that record a seat's own decision."""
 GARBAGE = program("writes_garbage")
@@ -81,11 +83,12 @@ def test_an_example_program_plays_a_game_online_as_it_plays_locally(
 
     out = finished(connect(secured_stack.base_url, token, bot, 1))
 
-    assert host.game(game_id)["status"] == "finished"
+    status = host.game(game_id)["status"]
+    assert status in ENDED  # a deal may run into the move cap
     assert seat_decisions(secured_stack, game_id, 0) > 0
     forced = [e for e in events(secured_stack, game_id) if isinstance(e, DefaultActionPlayed)]
     assert not [e for e in forced if e.seat == 0]  # every move of seat 0 was the program's
-    assert f"game {game_id}: finished" in out
+    assert f"game {game_id}: {status}" in out
     assert "1 games ended" in out
 
 
@@ -122,6 +125,6 @@ def test_connect_survives_a_dropped_connection_and_plays_the_game_out(
         out = finished(process)
 
     assert "connection lost" in out
-    assert host.game(game_id)["status"] == "finished"
+    assert host.game(game_id)["status"] in ENDED
     assert not [e for e in events(secured_stack, game_id) if isinstance(e, SeatResigned)]
     assert "1 games ended" in out
