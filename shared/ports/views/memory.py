@@ -73,15 +73,12 @@ class InMemoryTournamentViews(TournamentViews):
         self._lock = threading.Lock()
         self._position = "0"
         self._seats: dict[str, tuple[str, list[Seat]]] = {}
-        self._of_tournaments: set[str] = set()
         """The games of a tournament: rated when their round completes, not as they end."""
         self._tournaments: dict[str, _Tournament] = {}
         self._book = RatingBook()
         self._history: dict[tuple[str, str], list[RatingPoint]] = {}
-        self._standalone: dict[str, int] = {}
-        """The recording time (ms) of each running game's GameCreated, games of no tournament."""
         self._games: dict[str, _Game] = {}
-        """Every game created, for the list of games."""
+        """Every game created: the list of games, and the running ones of no tournament."""
 
     def tournaments(
         self, status: TournamentStatus | None = None, game: str | None = None, limit: int = 50
@@ -138,8 +135,13 @@ class InMemoryTournamentViews(TournamentViews):
     def standalone_games(self, limit: int) -> list[str]:
         with self._lock:
             self._catch_up()
-            oldest = sorted(self._standalone.items(), key=lambda item: (item[1], item[0]))
-        return [game_id for game_id, _ in oldest[:limit]]
+            running = (
+                (g.created_ms, game_id)
+                for game_id, g in self._games.items()
+                if not g.tournament and g.finished is None
+            )
+            oldest = heapq.nsmallest(limit, running)
+        return [game_id for _, game_id in oldest]
 
     def _catch_up(self) -> None:
         """Folds every feed entry past the last one folded."""
@@ -171,29 +173,24 @@ class InMemoryTournamentViews(TournamentViews):
             self._games[recorded.game_id] = _Game(
                 decoded.game, list(decoded.seats), recorded.recorded_at, decoded.tournament
             )
-            if not decoded.tournament:
-                self._standalone[recorded.game_id] = recorded.recorded_at
-            else:
-                self._of_tournaments.add(recorded.game_id)
             if not decoded.forked_from:  # a fork (a what-if) is never rated
                 self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
         elif isinstance(decoded, GameAborted):  # over, with no result to rate
             self._ended(recorded, decoded)
-            self._standalone.pop(recorded.game_id, None)
             self._seats.pop(recorded.game_id, None)
         elif isinstance(decoded, GameFinished):
-            self._ended(recorded, decoded)
-            self._standalone.pop(recorded.game_id, None)
-            if recorded.game_id in self._of_tournaments:
-                self._of_tournaments.discard(recorded.game_id)
-            elif recorded.game_id in self._seats:
+            line = self._ended(recorded, decoded)
+            # A tournament's game is rated when its round completes (`_rate_record`).
+            if (line is None or not line.tournament) and recorded.game_id in self._seats:
                 self._rate(recorded, decoded)
 
-    def _ended(self, recorded: RecordedEvent, finished: GameFinished) -> None:
-        """Marks a game's line over, with its result's status and the time of `finished`."""
+    def _ended(self, recorded: RecordedEvent, finished: GameFinished) -> _Game | None:
+        """Marks a game's line over, with its result's status and the time of `finished`;
+        returns the line (None for a game whose creation the views never saw)."""
         known = self._games.get(recorded.game_id)
         if known is not None:
             known.finished = (finished.result.status, recorded.recorded_at)
+        return known
 
     def _rate(self, recorded: RecordedEvent, finished: GameFinished) -> None:
         """Folds a game's GameFinished into the ratings, when the game is rated."""
