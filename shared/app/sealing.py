@@ -71,10 +71,19 @@ def game_sealed(store: EventStore, archive: EventArchive, created: GameCreated) 
     asks the other tables' logs whether they ended."""
     if not created.tournament:
         return False
-    state = states_of(store).state(store, archive, created.tournament)
-    if state is None or state.definition.format != "duplicate":
+    state = duplicate_state(store, archive, created.tournament)
+    if state is None:
         return False
     return is_sealed(state, created.tournament_key, tables_over(store, archive))
+
+
+def duplicate_state(
+    store: EventStore, archive: EventArchive, tournament_id: str
+) -> TournamentState | None:
+    """Returns the tournament's state as its stream holds it now when it is a duplicate
+    tournament (the only format whose tables can be sealed); None otherwise."""
+    state = states_of(store).state(store, archive, tournament_id)
+    return state if state is not None and state.definition.format == "duplicate" else None
 
 
 def tables_over(store: EventStore, archive: EventArchive) -> Callable[[str], bool]:

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from litestar.params import QueryParameter
 
-from shared.app.sealing import states_of, tables_over
+from shared.app.sealing import duplicate_state, tables_over
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import TournamentState
 from shared.model.tournaments.sealing import is_sealed
@@ -67,8 +67,8 @@ class _Seals:
     def _read(self, tournament_id: str) -> tuple[TournamentState, dict[str, str]] | None:
         """Returns a duplicate tournament's state as its stream holds it now and the schedule
         key of each of its dealt games by game id; None for any other tournament."""
-        state = states_of(self._store).state(self._store, self._archive, tournament_id)
-        if state is None or state.definition.format != "duplicate":
+        state = duplicate_state(self._store, self._archive, tournament_id)
+        if state is None:
             return None
         keys = {
             game_id_for(game.key): game.key
