@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-import msgspec
-
-from services.cli.programs import Program, ProgramFailed
+from services.cli.programs import Program, ProgramFailed, refusal, turn_line
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import act
 from shared.app.loading import LoadedGame, load
@@ -36,21 +33,6 @@ class SeatForfeit:
     bot: str
     seat: int
     reason: str
-
-
-def turn_of(loaded: LoadedGame, seat: int) -> dict[str, Any]:
-    """Returns `seat`'s turn in `loaded` as a program reads it: the API's `your_turn`."""
-    spec, state = loaded.spec, loaded.state
-    return {
-        "game_id": loaded.game_id,
-        "game": spec.name,
-        "seat": seat,
-        "version": loaded.version,
-        "status": "playing",
-        "to_move": spec.to_move(state),
-        "view": msgspec.to_builtins(spec.view(state, seat)),
-        "legal_actions": msgspec.to_builtins(spec.legal_actions(state, seat)),
-    }
 
 
 @dataclass
@@ -92,7 +74,8 @@ class LocalSeats:
         bot = loaded.created.seats[seat].name or ""
         program = self.programs[bot]
         try:
-            answer = program.ask(turn_of(loaded, seat))
+            turn = turn_line(loaded.game_id, loaded.spec, loaded.state, seat, loaded.version)
+            answer = program.ask(turn)
             act(
                 store,
                 loaded.game_id,
@@ -103,10 +86,8 @@ class LocalSeats:
             )
         except ProgramFailed as failure:
             reason = str(failure)
-        except InvalidRequest as error:
-            reason = f"invalid_action: {error.message}"[:300]
-        except IllegalAction as error:
-            reason = f"illegal_action: {error.rule}: {error.message}"[:300]
+        except (InvalidRequest, IllegalAction) as error:
+            reason = str(refusal(error))
         else:
             if answer.get("type") == RESIGN["type"]:
                 self.forfeits.append(SeatForfeit(loaded.game_id, program.bot, seat, "resigned"))

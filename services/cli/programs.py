@@ -27,6 +27,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
+import msgspec
+
+from shared.errors import IllegalAction, InvalidRequest
+from shared.games.base import AnyGame
+
 PREFIX = "exec:"
 """What a bot name that runs a local program starts with."""
 MOVE_SECONDS = 10.0
@@ -66,6 +71,29 @@ class ProgramFailed(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+
+def turn_line(game_id: str, spec: AnyGame, state: Any, seat: int, version: int) -> dict[str, Any]:
+    """Returns `seat`'s turn in a game (`spec`, `state`, at `version`) as a program reads it:
+    the API's `your_turn` (with no deadline: local games are untimed)."""
+    return {
+        "game_id": game_id,
+        "game": spec.name,
+        "seat": seat,
+        "version": version,
+        "status": "playing",
+        "to_move": spec.to_move(state),
+        "view": msgspec.to_builtins(spec.view(state, seat)),
+        "legal_actions": msgspec.to_builtins(spec.legal_actions(state, seat)),
+    }
+
+
+def refusal(error: InvalidRequest | IllegalAction) -> ProgramFailed:
+    """Returns the failure of a program whose answer the rules refused: none of the game's
+    actions (`invalid_action`), or one they forbid now (`illegal_action`, its rule named)."""
+    if isinstance(error, IllegalAction):
+        return ProgramFailed("illegal_action", f"{error.rule}: {error.message}"[:300])
+    return ProgramFailed("invalid_action", error.message[:300])
 
 
 class Program:

@@ -18,7 +18,6 @@ from multiprocessing import get_context
 from multiprocessing.util import Finalize
 from typing import Any
 
-import msgspec
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
@@ -32,6 +31,8 @@ from services.cli.programs import (
     add_move_seconds,
     command_of,
     is_program,
+    refusal,
+    turn_line,
 )
 from shared.app.loading import parse_action
 from shared.catalog import game_names, get_game
@@ -247,26 +248,15 @@ def _program_move(
 ) -> tuple[Any, Sequence[Event]]:
     """Returns the game after the move `program` answers for `seat`, and its events; raises
     ProgramFailed for no answer, or one that is no legal action (a `Resign` is one)."""
-    turn = {
-        "game_id": f"simulate:{seed}",
-        "game": spec.name,
-        "seat": seat,
-        "version": version,
-        "status": "playing",
-        "to_move": spec.to_move(state),
-        "view": msgspec.to_builtins(spec.view(state, seat)),
-        "legal_actions": msgspec.to_builtins(spec.legal_actions(state, seat)),
-    }
+    turn = turn_line(f"simulate:{seed}", spec, state, seat, version)
     answer = program.ask(turn)
     try:
         action = parse_action(spec, answer)
         if isinstance(action, Resign):
             raise ProgramFailed("resigned", "the program resigned")
         events = spec.decide(state, seat, action)
-    except InvalidRequest as error:
-        raise ProgramFailed("invalid_action", error.message[:300]) from None
-    except IllegalAction as error:
-        raise ProgramFailed("illegal_action", f"{error.rule}: {error.message}"[:300]) from None
+    except (InvalidRequest, IllegalAction) as error:
+        raise refusal(error) from None
     return spec.fold(events, state), events
 
 

@@ -77,10 +77,10 @@ def add_parser(commands: Subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def entrants_of(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """Returns each entrant of `--bots` as (its name, its bot): a bot named twice or more is
-    told apart by `#1`, `#2`, ...; a local program (`exec:<command>`) plays as the external
-    bot `local-1`, `local-2`, ... (each entrant its own program)."""
+def entrants_of(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """Returns each entrant of `--bots` as (its name, its bot, as given): a bot named twice or
+    more is told apart by `#1`, `#2`, ...; a local program (`exec:<command>`) plays as the
+    external bot `local-1`, `local-2`, ... (each entrant its own program)."""
     bots = [name.strip() for name in args.bots.split(",") if name.strip()]
     counts: dict[str, int] = {}
     entrants = []
@@ -90,9 +90,9 @@ def entrants_of(args: argparse.Namespace) -> list[tuple[str, str]]:
         name = bot if bots.count(bot) == 1 else f"{bot}#{counts[bot]}"
         if is_program(bot):
             programs += 1
-            entrants.append((name, f"local-{programs}"))
+            entrants.append((name, f"local-{programs}", bot))
         else:
-            entrants.append((name, bot))
+            entrants.append((name, bot, bot))
     return entrants
 
 
@@ -100,7 +100,7 @@ def definition_of(args: argparse.Namespace) -> TournamentDefinition:
     """Returns the tournament the arguments describe (not yet validated)."""
     return TournamentDefinition(
         game=args.game,
-        entrants=[Entrant(bot=bot, name=name) for name, bot in entrants_of(args)],
+        entrants=[Entrant(bot=bot, name=name) for name, bot, _ in entrants_of(args)],
         table_size=args.table_size,
         format=args.format,
         ruleset=args.preset,
@@ -113,11 +113,10 @@ def definition_of(args: argparse.Namespace) -> TournamentDefinition:
 def programs_of(args: argparse.Namespace) -> dict[str, Program]:
     """Returns the program of each local program entrant, by the external bot it plays as;
     raises ValueError for an `exec:` that names no command."""
-    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
-    commands = [bot for bot in bots if is_program(bot)]
     return {
-        f"local-{index}": Program(bot, args.move_seconds)
-        for index, bot in enumerate(commands, start=1)
+        bot: Program(given, args.move_seconds)
+        for _, bot, given in entrants_of(args)
+        if is_program(given)
     }
 
 
