@@ -10,10 +10,11 @@ from typing import Annotated, Any
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import JSONBody, PathParameter, QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 from services.game.bots.schemas import Bot, Bots
 from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
+from services.game.http.params import BotName, BotVersion
 from services.game.http.problems import Problem, check_game_filter, problem, responses
 from shared.app.registry import find_bot, register, registered_bots, revoke_token, rotate_token
 from shared.model.registry import (
@@ -26,8 +27,6 @@ GameFilter = Annotated[
     str | None,
     QueryParameter(description="Only the bots of this game.", required=False, max_length=40),
 ]
-BotName = Annotated[str, PathParameter(description="The bot's name.")]
-BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 
 
 def _now() -> str:

@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Annotated
 
 from litestar import MediaType, Response, get
-from litestar.params import PathParameter
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from services.game.http.params import GameId
+from services.game.http.params import BotName, BotVersion, GameId, TournamentId
 from services.game.http.viewer import PAGE_HEADERS
 
 STATIC = Path(__file__).parent.parent / "static" / "arena"
 """The arena's HTML, JavaScript and CSS, served as they are (no build step)."""
-
-TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
-BotName = Annotated[str, PathParameter(description="The bot's name.")]
-BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 
 
 @functools.cache

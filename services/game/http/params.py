@@ -23,6 +23,9 @@ IdempotencyKey = Annotated[
     ),
 ]
 GameId = Annotated[str, PathParameter(description="The game's id, as its creation returned it.")]
+TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
+BotName = Annotated[str, PathParameter(description="The bot's name.")]
+BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 SeatNumber = Annotated[int, QueryParameter(ge=0, description="A 0-based seat of the game")]
 ViewerSeat = Annotated[
     int | None,

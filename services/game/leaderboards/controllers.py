@@ -15,6 +15,7 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 
+from services.game.http.params import BotName, BotVersion
 from services.game.http.problems import Problem, problem, responses
 from services.game.leaderboards.schemas import Leaderboard, RatingHistory, RatingStep
 from shared.catalog import game_names, get_game
@@ -22,10 +23,6 @@ from shared.errors import GameNotFound
 from shared.ports.views.port import TournamentViews
 
 GameName = Annotated[str, PathParameter(description="The game, e.g. shithead")]
-BotName = Annotated[
-    str, PathParameter(description="The bot's name (a registered or built-in bot).")
-]
-BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 BoardLimit = Annotated[
     int, QueryParameter(ge=1, le=1000, description="At most this many entries (1-1000)")
 ]

@@ -10,10 +10,10 @@ import msgspec
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
+from litestar.params import HeaderParameter, JSONBody, QueryParameter
 
 from services.game.http.auth import BEARER, Access, host_only
-from services.game.http.params import client_key_of
+from services.game.http.params import TournamentId, client_key_of
 from services.game.http.problems import check_game_filter, responses
 from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
 from services.game.tournaments.schemas import (
@@ -46,7 +46,6 @@ from shared.ports.scheduler import Scheduler
 from shared.ports.views.port import TournamentStatus, TournamentViews
 from shared.store.port import ConcurrencyConflict, EventStore
 
-TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
