@@ -20,6 +20,7 @@ from services.game.http.problems import Problem, problem, responses
 from services.game.leaderboards.schemas import Leaderboard, RatingHistory, RatingStep
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound
+from shared.games.base import AnyGame
 from shared.ports.views.port import TournamentViews
 
 GameName = Annotated[str, PathParameter(description="The game, e.g. shithead")]
@@ -33,6 +34,11 @@ def _unknown_game(_: Request[Any, Any, Any], error: GameNotFound) -> Response[Pr
     name = str(error.args[0]) if error.args else ""
     detail = f"no game named {name!r}; one of {', '.join(game_names())}"
     return problem(404, "unknown-game", detail, field="game")
+
+
+def _unrated(spec: AnyGame) -> str:
+    """Returns why a game without decisions has no ratings."""
+    return f"{spec.title} has no decisions: its games are counted but never rated"
 
 
 class LeaderboardsController(Controller):
@@ -63,8 +69,7 @@ class LeaderboardsController(Controller):
         """Returns the game's best `limit` bot versions; 404 for an unknown game."""
         spec = get_game(game)
         if not spec.has_decisions:
-            note = f"{spec.title} has no decisions: its games are counted but never rated"
-            return Leaderboard(game, rated=False, entries=[], note=note)
+            return Leaderboard(game, rated=False, entries=[], note=_unrated(spec))
         return Leaderboard(game, rated=True, entries=views.leaderboard(game, limit))
 
     @get(
@@ -93,7 +98,6 @@ class LeaderboardsController(Controller):
         """Returns the bot version's rating steps in the game; 404 for an unknown game."""
         spec, key = get_game(game), f"{name}@{version}"
         if not spec.has_decisions:
-            note = f"{spec.title} has no decisions: its games are counted but never rated"
-            return RatingHistory(game, key, rated=False, steps=[], note=note)
+            return RatingHistory(game, key, rated=False, steps=[], note=_unrated(spec))
         steps = [RatingStep.of(point) for point in views.rating_history(game, key)]
         return RatingHistory(game, key, rated=True, steps=steps)
