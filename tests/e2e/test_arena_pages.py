@@ -28,7 +28,7 @@ from shared.store.memory import InMemoryEventStore
 from tests.e2e.conftest import ADMIN_KEY as STACK_ADMIN_KEY
 from tests.e2e.conftest import Stack
 from tests.e2e.support import ROOT
-from tests.support.browsing import launched, served
+from tests.support.browsing import launched, opened, served
 
 pytestmark = pytest.mark.e2e
 
@@ -107,17 +107,8 @@ def tournament(host: httpx.Client) -> Json:
 @pytest.fixture
 def page(browser: Browser, base_url: str) -> Iterator[Page]:
     """Returns a fresh page; fails the test if the page logged an error or threw."""
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-    opened.on(
-        "console",
-        lambda message: errors.append(message.text) if message.type == "error" else None,
-    )
-    yield opened
-    context.close()
-    assert errors == []
+    with opened(browser, base_url) as fresh:
+        yield fresh
 
 
 # Reads and checks -------------------------------------------------------------------------

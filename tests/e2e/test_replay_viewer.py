@@ -22,7 +22,7 @@ from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import ROOT
-from tests.support.browsing import launched, served
+from tests.support.browsing import launched, opened, served
 
 pytestmark = pytest.mark.e2e
 
@@ -215,17 +215,8 @@ def http(base_url: str) -> Iterator[httpx.Client]:
 @pytest.fixture
 def page(browser: Browser, base_url: str) -> Iterator[Page]:
     """Returns a fresh page; fails the test if the page logged an error or threw."""
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-    opened.on(
-        "console",
-        lambda message: errors.append(message.text) if message.type == "error" else None,
-    )
-    yield opened
-    context.close()
-    assert errors == []
+    with opened(browser, base_url) as fresh:
+        yield fresh
 
 
 # Checks ---------------------------------------------------------------------------------

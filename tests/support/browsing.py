@@ -13,7 +13,7 @@ from typing import NoReturn
 import pytest
 import uvicorn
 from litestar import Litestar
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.e2e.support import free_port, wait_until_healthy
 
@@ -63,3 +63,19 @@ def launched() -> Iterator[Browser]:
         )
         yield browser
         browser.close()
+
+
+@contextlib.contextmanager
+def opened(browser: Browser, base_url: str) -> Iterator[Page]:
+    """Yields a fresh page of `base_url`; fails the test if the page logged an error or threw."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    page.on(
+        "console",
+        lambda message: errors.append(message.text) if message.type == "error" else None,
+    )
+    yield page
+    context.close()
+    assert errors == []
