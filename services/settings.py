@@ -154,8 +154,9 @@ class ProjectionSettings(CommonSettings):
     """CARDARENA_PROJECTORS: how many projection services share the feed's partitions (each
     owns those whose number modulo this is its index)."""
     projector_index: Annotated[int, msgspec.Meta(ge=-1)] = -1
-    """CARDARENA_PROJECTOR_INDEX: this projection service's index among them (-1: the number
-    at the end of the host name, as a Kubernetes StatefulSet's pod `projection-2` has, else 0)."""
+    """CARDARENA_PROJECTOR_INDEX: this projection service's index among them (-1: 0 for a
+    single projector, else the ordinal at the end of the host name, as a Kubernetes
+    StatefulSet's pod `projection-2` has; a host name without one is refused)."""
     feed_retention_seconds: Annotated[int, msgspec.Meta(ge=0)] = 600
     """CARDARENA_FEED_RETENTION_SECONDS: how long a feed entry stays in Redis at least; it is
     trimmed after that once every consumer group passed it (a bot's event stream resumes with

@@ -21,14 +21,29 @@ def build_retention(settings: ProjectionSettings, store: EventStore) -> Retentio
     return Retention(settings.database_url, store, archive, settings.retention_seconds)
 
 
+STATEFUL_POD = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?-(?P<ordinal>0|[1-9][0-9]*)")
+"""A StatefulSet pod's name: the set's name, then `-` and the pod's ordinal."""
+
+
 def projector_index(settings: ProjectionSettings, hostname: str | None = None) -> int:
-    """Returns this projection service's index: `projector_index`, or the number that ends
-    `hostname` (default the machine's), as a StatefulSet's pod `projection-1` has; else 0."""
+    """Returns this projection service's index: `projector_index` when set, else 0 for a
+    single projector, else the ordinal that ends `hostname` (default the machine's), as a
+    StatefulSet's pod `projection-1` has. Raises ValueError for an index not below
+    `projectors`: with several projectors and no index set, for any host name but a
+    StatefulSet pod's of such an ordinal (a Deployment's pod `projection-7d9f8-x2k4q` has
+    none, and one whose random suffix is all digits, `-24567`, is past any count)."""
     index = settings.projector_index
+    if index < 0 and settings.projectors == 1:
+        return 0
     if index < 0:
         name = socket.gethostname() if hostname is None else hostname
-        found = re.search(r"-(\d+)$", name)
-        index = int(found.group(1)) if found else 0
+        found = STATEFUL_POD.fullmatch(name)
+        index = int(found["ordinal"]) if found else settings.projectors
+        if index >= settings.projectors:
+            raise ValueError(
+                f"host name {name!r} is no StatefulSet pod of an ordinal below"
+                f" CARDARENA_PROJECTORS={settings.projectors}: set CARDARENA_PROJECTOR_INDEX"
+            )
     if index >= settings.projectors:
         raise ValueError(
             f"projector index {index} is not below CARDARENA_PROJECTORS={settings.projectors}"

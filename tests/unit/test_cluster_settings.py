@@ -45,15 +45,24 @@ def test_projectors_own_disjoint_partitions_that_cover_the_feed() -> None:
     owned = [owned_partitions(settings, index) for index in range(3)]
     assert sorted(p for part in owned for p in part) == list(range(16))
     assert projector_index(settings, "projection-2") == 2
-    assert projector_index(settings, "laptop") == 0
     assert (
         projector_index(
             load_settings({**env, "CARDARENA_PROJECTOR_INDEX": "1"}, ProjectionSettings)
         )
         == 1
     )
+    for name in ("projection-3", "laptop", "projection-7d9f8b6c5-x2k4q", "projection-01"):
+        with pytest.raises(ValueError, match="CARDARENA_PROJECTOR_INDEX"):
+            projector_index(settings, name)
+    past = load_settings({**env, "CARDARENA_PROJECTOR_INDEX": "3"}, ProjectionSettings)
     with pytest.raises(ValueError, match="not below"):
-        projector_index(settings, "projection-3")
+        projector_index(past)
+
+
+def test_a_single_projector_is_index_0_whatever_its_pod_is_named() -> None:
+    settings = load_settings({}, ProjectionSettings)
+    for name in ("laptop", "cardarena-projection-7d9f8b6c5-24567", "projection-3"):
+        assert projector_index(settings, name) == 0
     few = load_settings(
         {"CARDARENA_PROJECTORS": "4", "CARDARENA_PARTITIONS": "2"}, ProjectionSettings
     )
