@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shlex
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,32 +12,40 @@ import pytest
 import yaml
 from kubernetes_validate.utils import latest_version  # type: ignore[import-untyped]
 
-from services.cli.main import build_parser
-from tests.deploy_render import (
+from services.bootstrap.projection import owned_partitions, projector_index
+from services.settings import ProjectionSettings, load_settings
+from tests.e2e.support import ROOT
+from tests.support.deploy import (
+    K8S,
+    OVERLAYS,
     Doc,
-    RenderError,
+    assert_cardarena_command,
     containers,
+    env_of,
+    kustomize,
     load_documents,
+    of_kind,
     pod_templates,
-    render,
+    rendered,
 )
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[2]
-K8S = ROOT / "k8s"
-OVERLAYS = {path.name: path for path in sorted((K8S / "overlays").iterdir())}
 COMPOSE = ROOT / "docker-compose.yml"
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
 KUBERNETES_VERSION = latest_version()
 """The newest Kubernetes version whose schemas kubernetes-validate ships."""
 IMAGES = {
-    "development": "cardarena:latest",
+    "development": "cardarena:dev",
     "production": "ghcr.io/cardarena/cardarena:0.1.0",
     "cluster": "ghcr.io/cardarena/cardarena:0.1.0",
 }
 NAMESPACES = {"development": "cardarena-dev", "production": "cardarena", "cluster": "cardarena"}
 LONG_RUNNING = ("game", "projection", "workers", "beat")
+MIGRATING = ("cardarena-game", "cardarena-workers")
+"""The workloads whose pods run `cardarena migrate` first (the projection migrates itself)."""
+DEPLOYMENT_POD = "cardarena-projection-7d9f8b6c5-24567"
+"""A Deployment's pod name whose random suffix is all digits (about 1 pod in 850)."""
 
 
 def yaml_files() -> list[Path]:
@@ -53,16 +61,6 @@ def manifests() -> list[tuple[str, Doc]]:
         if path.name != "kustomization.yaml"
         for doc in load_documents(path)
     ]
-
-
-def rendered(name: str) -> list[Doc]:
-    """Returns the documents the overlay `name` renders."""
-    return render(OVERLAYS[name])
-
-
-def of_kind(docs: Sequence[Doc], kind: str) -> dict[str, Doc]:
-    """Returns the documents of `kind` by name."""
-    return {doc["metadata"]["name"]: doc for doc in docs if doc["kind"] == kind}
 
 
 def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -87,13 +85,24 @@ def cardarena_commands(docs: Sequence[Doc]) -> Iterator[tuple[str, list[str]]]:
                     yield f"{where} {probe}", container[probe]["exec"]["command"]
 
 
-def assert_cardarena_command(where: str, command: Sequence[str]) -> None:
-    """Fails unless `command` is a `cardarena` command line the CLI's parser accepts."""
-    assert command[0] == "cardarena", f"{where}: {command}"
-    try:
-        build_parser().parse_args(list(command[1:]))
-    except SystemExit:
-        pytest.fail(f"{where}: `{shlex.join(command)}` is not a cardarena command")
+def projectors(docs: Sequence[Doc]) -> list[Doc]:
+    """Returns the workloads of `docs` that run `cardarena serve projection`."""
+    return [
+        doc
+        for doc in docs
+        if any(c.get("command", [])[1:3] == ["serve", "projection"] for c in containers(doc))
+    ]
+
+
+def with_tag(tmp_path: Path, overlay: str, tag: str) -> list[Doc]:
+    """Returns what `overlay` renders when a kustomization over it sets the image's tag."""
+    directory = tmp_path / tag
+    directory.mkdir()
+    (directory / "kustomization.yaml").write_text(
+        f"resources: [{os.path.relpath(OVERLAYS[overlay], directory)}]\n"
+        f"images:\n  - name: {IMAGES[overlay].split(':')[0]}\n    newTag: '{tag}'\n"
+    )
+    return kustomize(directory)
 
 
 @pytest.mark.parametrize("path", yaml_files(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -109,8 +118,15 @@ def test_every_kubernetes_manifest_validates_against_the_kubernetes_schemas(
 
 
 @pytest.mark.parametrize("overlay", sorted(OVERLAYS))
-def test_every_rendered_document_of_an_overlay_validates(overlay: str) -> None:
-    for doc in rendered(overlay):
+def test_every_document_kustomize_renders_of_an_overlay_validates(overlay: str) -> None:
+    docs = rendered(overlay)
+    assert len(docs) > 10
+    for doc in docs:
+        kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+
+
+def test_the_base_renders_and_validates_alone() -> None:
+    for doc in kustomize(K8S / "base"):
         kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
 
 
@@ -125,12 +141,11 @@ def test_an_overlay_renders_the_whole_platform_in_its_namespace(overlay: str) ->
         "cardarena-workers",
         "cardarena-beat",
     }
-    assert set(of_kind(docs, "Job")) == {"cardarena-migrate"}
     assert of_kind(docs, "Deployment")["cardarena-beat"]["spec"]["replicas"] == 1
     for doc in docs:
         if doc["kind"] != "Namespace":
             assert doc["metadata"]["namespace"] == NAMESPACES[overlay], doc["metadata"]
-    for doc in [*workloads.values(), *of_kind(docs, "Job").values()]:
+    for doc in workloads.values():
         assert doc["metadata"]["labels"]["app.kubernetes.io/part-of"] == "cardarena"
 
 
@@ -177,6 +192,86 @@ def test_every_autoscaler_targets_a_deployment_of_the_overlay(overlay: str) -> N
 
 
 @pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_no_workload_sets_the_replicas_an_autoscaler_owns(overlay: str) -> None:
+    docs = rendered(overlay)
+    for hpa in of_kind(docs, "HorizontalPodAutoscaler").values():
+        target = hpa["spec"]["scaleTargetRef"]
+        (scaled,) = (
+            doc
+            for doc in docs
+            if (doc["kind"], doc["metadata"]["name"]) == (target["kind"], target["name"])
+        )
+        assert "replicas" not in scaled["spec"], target["name"]
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_every_projector_of_an_overlay_has_an_explicit_index_of_its_own(overlay: str) -> None:
+    docs = rendered(overlay)
+    config = of_kind(docs, "ConfigMap")["cardarena"]["data"]
+    (workload,) = projectors(docs)
+    replicas = workload["spec"]["replicas"]
+    (container,) = workload["spec"]["template"]["spec"]["containers"]
+    env = env_of(container)
+    assert env["CARDARENA_PROJECTORS"]["value"] == str(replicas)
+    index = env["CARDARENA_PROJECTOR_INDEX"]
+    if workload["kind"] == "Deployment":
+        assert replicas == 1
+        assert workload["spec"]["strategy"]["type"] == "Recreate"
+        indexes = [int(index["value"])]
+    else:
+        assert workload["kind"] == "StatefulSet"
+        field = index["valueFrom"]["fieldRef"]["fieldPath"]
+        assert field == "metadata.labels['apps.kubernetes.io/pod-index']"
+        indexes = list(range(replicas))
+    assert sorted(indexes) == list(range(replicas))
+    owned: list[int] = []
+    for number in indexes:
+        settings = load_settings(
+            {
+                **config,
+                "CARDARENA_PROJECTORS": str(replicas),
+                "CARDARENA_PROJECTOR_INDEX": str(number),
+            },
+            ProjectionSettings,
+        )
+        assert projector_index(settings, DEPLOYMENT_POD) == number
+        owned.extend(owned_partitions(settings, number))
+    assert sorted(owned) == list(range(settings.partitions))
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_the_game_and_the_workers_migrate_first_with_their_own_image_and_no_job(
+    overlay: str,
+) -> None:
+    docs = rendered(overlay)
+    assert of_kind(docs, "Job") == {}
+    assert of_kind(docs, "CronJob") == {}
+    for name in MIGRATING:
+        spec = of_kind(docs, "Deployment")[name]["spec"]["template"]["spec"]
+        (migrate,) = spec["initContainers"]
+        (container,) = spec["containers"]
+        assert migrate["command"] == ["cardarena", "migrate"]
+        assert migrate["image"] == container["image"] == IMAGES[overlay]
+        assert migrate["envFrom"] == container["envFrom"]
+
+
+@pytest.mark.parametrize("overlay", ["production", "cluster"])
+def test_a_new_image_tag_changes_only_the_images_of_an_overlay(
+    overlay: str, tmp_path: Path
+) -> None:
+    before, after = with_tag(tmp_path, overlay, "0.1.0"), with_tag(tmp_path, overlay, "0.2.0")
+    assert before == rendered(overlay)
+    assert [doc["metadata"]["name"] for doc in before] == [doc["metadata"]["name"] for doc in after]
+    pairs = zip(before, after, strict=True)
+    changed = [(doc["kind"], doc["metadata"]["name"]) for doc, new in pairs if doc != new]
+    assert {kind for kind, _ in changed} <= {"Deployment", "StatefulSet"}, changed
+    for doc in after:
+        for container in containers(doc):
+            if "cardarena" in container["image"]:
+                assert container["image"].endswith(":0.2.0"), doc["metadata"]["name"]
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
 def test_an_overlay_rewrites_every_cardarena_image(overlay: str) -> None:
     for doc in rendered(overlay):
         for container in containers(doc):
@@ -204,8 +299,22 @@ def test_the_development_overlay_runs_redis_with_aof_and_postgresql() -> None:
     assert "--appendfsync everysec" in args
     assert {"redis", "postgres"} <= set(of_kind(docs, "Service"))
     secret = of_kind(docs, "Secret")["cardarena-secrets"]
-    assert secret["stringData"]["CARDARENA_ADMIN_KEY"]
-    assert of_kind(docs, "Deployment")["cardarena-game"]["spec"]["replicas"] == 1
+    assert secret["data"]["CARDARENA_ADMIN_KEY"]
+    for hpa in of_kind(docs, "HorizontalPodAutoscaler").values():
+        assert hpa["spec"]["minReplicas"] == 1
+
+
+def test_the_development_overlay_runs_the_locally_built_image_without_pulling_it() -> None:
+    ours = [
+        container
+        for doc in rendered("development")
+        for container in containers(doc)
+        if container["image"].startswith("cardarena")
+    ]
+    assert len(ours) == 6
+    for container in ours:
+        assert container["image"] == "cardarena:dev", container["name"]
+        assert container["imagePullPolicy"] == "IfNotPresent", container["name"]
 
 
 def test_the_production_overlay_runs_no_database_and_commits_no_secret() -> None:
@@ -270,20 +379,3 @@ def test_compose_runs_redis_with_aof_on_a_volume_and_postgresql_on_a_volume() ->
     assert any(v.endswith(":/data") for v in services["redis"]["volumes"])
     assert any("/var/lib/postgresql/data" in v for v in services["postgres"]["volumes"])
     assert set(compose()["volumes"]) == {"redis-data", "postgres-data"}
-
-
-def test_the_renderer_refuses_a_patch_whose_target_is_missing(tmp_path: Path) -> None:
-    (tmp_path / "cm.yaml").write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {A: '1', B: '2'}\n"
-    )
-    kustomization = tmp_path / "kustomization.yaml"
-    kustomization.write_text(
-        "resources: [cm.yaml]\npatches:\n"
-        "  - target: {kind: ConfigMap, name: settings}\n"
-        "    patch: '[{op: replace, path: /data/A, value: x}]'\n"
-    )
-    (config,) = render(tmp_path)
-    assert config["data"] == {"A": "x", "B": "2"}
-    kustomization.write_text(kustomization.read_text().replace("name: settings}", "name: nope}"))
-    with pytest.raises(RenderError, match="matches no resource"):
-        render(tmp_path)

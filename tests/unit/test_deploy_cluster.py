@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,12 +20,20 @@ from services.settings import (
     WorkerSettings,
     load_settings,
 )
-from tests.deploy_render import Doc, RenderError, containers, render
-from tests.unit.test_deploy import assert_cardarena_command, of_kind, rendered
+from tests.e2e.support import ROOT
+from tests.support.deploy import (
+    K8S,
+    Doc,
+    assert_cardarena_command,
+    containers,
+    env_of,
+    kustomize,
+    of_kind,
+    rendered,
+)
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
 KINDS: dict[str, type[CommonSettings]] = {
     "migrate": CommonSettings,
@@ -200,14 +207,14 @@ def test_the_cluster_overlay_runs_the_projectors_as_a_statefulset_of_two() -> No
     replicas = projection["spec"]["replicas"]
     assert replicas == 2
     (container,) = containers(projection)
-    env = {item["name"]: item["value"] for item in container.get("env", [])}
+    env = env_of(container)
     config = cluster_config(docs)
-    assert env["CARDARENA_PROJECTORS"] == str(replicas)
+    assert env["CARDARENA_PROJECTORS"]["value"] == str(replicas)
     assert "CARDARENA_PROJECTORS" not in config
-    assert "CARDARENA_PROJECTOR_INDEX" not in env
     assert "CARDARENA_PROJECTOR_INDEX" not in config
-    settings = load_settings({**config, **env}, ProjectionSettings)
-    assert settings.projector_index == -1
+    index = env["CARDARENA_PROJECTOR_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"]
+    assert index == "metadata.labels['apps.kubernetes.io/pod-index']"
+    settings = load_settings({**config, "CARDARENA_PROJECTORS": str(replicas)}, ProjectionSettings)
     name = projection["metadata"]["name"]
     indexes = [projector_index(settings, f"{name}-{ordinal}") for ordinal in range(replicas)]
     assert indexes == list(range(replicas))
@@ -246,30 +253,7 @@ def test_the_cluster_overlay_lets_the_workers_reach_redis_and_rabbitmq() -> None
 
 
 def test_the_base_and_the_other_overlays_keep_the_projection_a_deployment() -> None:
-    for docs in (render(ROOT / "k8s" / "base"), rendered("production"), rendered("development")):
+    for docs in (kustomize(K8S / "base"), rendered("production"), rendered("development")):
         assert "cardarena-projection" in of_kind(docs, "Deployment")
         assert "cardarena-projection" not in of_kind(docs, "StatefulSet")
         assert "CARDARENA_REDIS_CLUSTER" not in cluster_config(docs)
-
-
-def test_the_renderer_deletes_what_a_delete_patch_names_and_refuses_other_directives(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "cms.yaml").write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\ndata: {A: '1'}\n---\n"
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\ndata: {A: '2'}\n"
-    )
-    kustomization = tmp_path / "kustomization.yaml"
-    kustomization.write_text(
-        "resources: [cms.yaml]\npatches:\n  - patch: |-\n      $patch: delete\n"
-        "      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: one}\n"
-    )
-    assert [doc["metadata"]["name"] for doc in render(tmp_path)] == ["two"]
-    kustomization.write_text(kustomization.read_text().replace("name: one}", "name: three}"))
-    with pytest.raises(RenderError, match="matches no resource"):
-        render(tmp_path)
-    kustomization.write_text(
-        kustomization.read_text().replace("delete", "replace").replace("three", "two")
-    )
-    with pytest.raises(RenderError, match="directives"):
-        render(tmp_path)
