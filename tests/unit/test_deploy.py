@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,20 @@ pytestmark = pytest.mark.unit
 
 COMPOSE = ROOT / "docker-compose.yml"
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
+DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+LEFT_OUT = (
+    ".venv/bin/python",
+    ".git",
+    ".env",
+    ".mypy_cache/3.11/x.json",
+    ".pytest_cache/v/x",
+    ".ruff_cache/x",
+    "services/game/__pycache__/app.cpython-311.pyc",
+    "tests/artifacts/arena.png",
+    "site/index.html",
+    "examples/typescript/node_modules/x/index.js",
+)
+"""Paths the Docker build context must leave out (the virtualenv alone is hundreds of MB)."""
 KUBERNETES_VERSION = latest_version()
 """The newest Kubernetes version whose schemas kubernetes-validate ships."""
 IMAGES = {
@@ -61,6 +76,44 @@ def manifests() -> list[tuple[str, Doc]]:
         if path.name != "kustomization.yaml"
         for doc in load_documents(path)
     ]
+
+
+def dockerignore_pattern(pattern: str) -> re.Pattern[str]:
+    """Returns a regular expression for a .dockerignore pattern, matched against a path with
+    a trailing `/`: `*` and `?` stay within a segment, a `**` segment spans any number."""
+    parts = []
+    for segment in pattern.strip("/").split("/"):
+        if segment == "**":
+            parts.append("(?:[^/]+/)*")
+            continue
+        chars = ("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in segment)
+        parts.append("".join(chars) + "/")
+    return re.compile("".join(parts))
+
+
+def dockerignored(path: str) -> bool:
+    """Returns whether .dockerignore leaves `path` out of the build context: the last pattern
+    that matches it or a folder above it decides (`!` keeps it)."""
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    patterns = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    segments = path.split("/")
+    prefixes = ["/".join(segments[:i]) + "/" for i in range(1, len(segments) + 1)]
+    ignored = False
+    for pattern in patterns:
+        regex = dockerignore_pattern(pattern.removeprefix("!"))
+        if any(regex.fullmatch(prefix) for prefix in prefixes):
+            ignored = not pattern.startswith("!")
+    return ignored
+
+
+def copied_sources() -> list[str]:
+    """Returns the build-context paths deploy/Dockerfile COPYs (not those from other images)."""
+    sources: list[str] = []
+    for line in DOCKERFILE.read_text().splitlines():
+        words = line.split()
+        if words[:1] == ["COPY"] and not any(word.startswith("--from") for word in words):
+            sources.extend(word.rstrip("/") for word in words[1:-1] if not word.startswith("--"))
+    return sources
 
 
 def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -379,3 +432,19 @@ def test_compose_runs_redis_with_aof_on_a_volume_and_postgresql_on_a_volume() ->
     assert any(v.endswith(":/data") for v in services["redis"]["volumes"])
     assert any("/var/lib/postgresql/data" in v for v in services["postgres"]["volumes"])
     assert set(compose()["volumes"]) == {"redis-data", "postgres-data"}
+
+
+def test_the_docker_build_context_keeps_what_the_dockerfile_copies_and_nothing_heavy() -> None:
+    sources = copied_sources()
+    assert {"pyproject.toml", "uv.lock", "README.md", "shared", "services"} <= set(sources)
+    for source in sources:
+        path = ROOT / source
+        assert path.exists(), source
+        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+        kept = [f for f in files if "__pycache__" not in f.parts]
+        assert kept, source
+        for file in kept:
+            assert not dockerignored(str(file.relative_to(ROOT))), file
+    for left_out in LEFT_OUT:
+        assert dockerignored(left_out), left_out
+    assert not dockerignored(".env.example")
