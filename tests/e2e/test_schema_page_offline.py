@@ -1,5 +1,7 @@
 """The documentation page `/schema` renders in headless Chromium with every other origin cut
-off: the operations' summaries appear, and the page asked no other origin for anything.
+off: the operations' summaries appear, and the page asked no other origin for anything: no
+request left for one, the policy had nothing to refuse (an image it blocks never reaches the
+network), and no element of the rendered page names one as its source.
 
 The game service runs in a thread (uvicorn over the embedded app). The browser is Debian's
 `chromium`, driven by Playwright; without it the test is skipped (a failure under
@@ -20,6 +22,12 @@ from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import chromium, served
 
 pytestmark = pytest.mark.e2e
+
+REMOTE_SOURCES = """() => Array.from(
+  document.querySelectorAll("img, script, iframe, source, link[rel~=stylesheet], link[rel~=icon]")
+).map((e) => e.getAttribute("src") || e.getAttribute("srcset") || e.getAttribute("href") || "")
+ .filter((address) => /^(https?:|\\/\\/)/i.test(address))"""
+"""Returns the sources of the page's elements that load something, when they name an origin."""
 
 
 @pytest.fixture(scope="module")
@@ -54,14 +62,26 @@ def test_the_documentation_page_renders_its_operations_with_no_other_origin(
             context.route("**/*", only_the_service)
             page = context.new_page()
             errors: list[str] = []
+            refused: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on(
+                "console",
+                lambda message: (
+                    refused.append(message.text)
+                    if "Content Security Policy" in message.text
+                    else None
+                ),
+            )
             page.goto("/schema")
             # Redoc draws each operation's summary as a heading of the middle panel.
             page.locator("h2", has_text="Create a game").first.wait_for(timeout=30_000)
             page.locator("h2", has_text="Take an action").first.wait_for(timeout=10_000)
             assert page.title() == "cardarena game service"
+            remote = page.evaluate(REMOTE_SOURCES)
             context.close()
         finally:
             browser.close()
     assert elsewhere == []
+    assert refused == []
+    assert remote == []
     assert errors == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html.parser
 import importlib.metadata
+import re
 import sys
 from collections.abc import Iterator
 
@@ -92,7 +93,7 @@ def test_the_page_script_is_the_pinned_packages_redoc_bundle(
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/javascript")
     assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
-    assert response.content == docs.bundle_path().read_bytes()
+    assert response.content == docs.bundle()
     assert response.content.startswith(b"/*! For license information please see redoc")
     assert b"Redoc" in response.content
 
@@ -125,3 +126,13 @@ def test_the_page_forbids_every_other_origin_by_its_policy(client: TestClient[Li
     for sources in directives.values():
         assert "http" not in sources
         assert "*" not in sources
+
+
+def test_the_served_bundle_names_no_image_of_another_origin(client: TestClient[Litestar]) -> None:
+    assert docs.REDOCLY_LOGO in docs.bundle_path().read_bytes(), "the pinned bundle changed"
+    version = importlib.metadata.version("drf-spectacular-sidecar")
+    served = client.get(f"/schema/assets/redoc-{version}.js").content
+    sources = re.findall(rb'src:\s*"([^"]*)"', served)
+    assert sources == [b"data:,"]
+    for origin in (b"cdn.", b"redoc.ly/redoc/logo"):
+        assert origin not in served, origin

@@ -21,6 +21,12 @@ the bundle is found by path, without importing the package)."""
 BUNDLE = Path("static", SIDECAR, "redoc", "bundles", "redoc.standalone.js")
 """Where the Redoc bundle lies inside the package's directory."""
 
+REDOCLY_LOGO = b'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"'
+"""The Redocly logo of the bundle's side menu ("API docs by Redocly"), from Redocly's CDN."""
+
+NO_LOGO = b'src:"data:,"'
+"""An image of no bytes in its place: it fails to decode, and Redoc's `onError` drops it."""
+
 CACHE_CONTROL = "public, max-age=31536000, immutable"
 """The bundle's URL names the package's version, so a client may keep it for a year."""
 
@@ -32,15 +38,14 @@ POLICY = (
     " img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:;"
     " connect-src 'self'; object-src 'none'; base-uri 'none'"
 )
-"""The page's content security policy: nothing from another origin, not even the Redocly logo
-the bundle links to (Redoc's styles and its start-up script are inline, its search a blob
-worker)."""
+"""The page's content security policy: nothing from another origin (Redoc's styles and its
+start-up script are inline, its search a blob worker)."""
 
 STYLE = (
     "<style>body { margin: 0; padding: 0 } img[src^='http:'], img[src^='https:']"
     " { display: none }</style>"
 )
-"""The page's style: Litestar's, and no room for the images the policy refuses."""
+"""The page's style: Litestar's, and no room for an image the policy would refuse."""
 
 
 def bundle_path() -> Path:
@@ -53,8 +58,10 @@ def bundle_path() -> Path:
 
 @functools.cache
 def bundle() -> bytes:
-    """Returns the Redoc bundle's bytes, read once per process."""
-    return bundle_path().read_bytes()
+    """Returns the Redoc bundle's bytes, read once per process, without the Redocly logo of its
+    side menu (`NO_LOGO`): the page then asks no other origin for anything, not even a
+    request the policy would refuse."""
+    return bundle_path().read_bytes().replace(REDOCLY_LOGO, NO_LOGO)
 
 
 def bundle_url_path() -> str:
