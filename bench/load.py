@@ -266,13 +266,36 @@ def temporary_database(server_url: str, prefix: str = "bench_load") -> Iterator[
             )
 
 
-def clean_redis(redis_url: str, namespace: str, queue: str) -> None:
-    """Deletes every key of `namespace` and Celery's binding of `queue`."""
+KOMBU_DEADLINES = "_kombu.binding_deadlines"
+"""kombu's sorted set of the exchanges whose bindings expire (a Celery worker's remote control
+and events: `celery.pidbox`, `reply.celery.pidbox`, `celeryev`), one for every Celery app of
+a Redis database."""
+
+
+def kombu_deadlines(client: redis.Redis) -> set[bytes]:
+    """Returns the exchanges in kombu's set of binding deadlines (`KOMBU_DEADLINES`)."""
+    return {member for member in client.zrange(KOMBU_DEADLINES, 0, -1) if isinstance(member, bytes)}
+
+
+def clean_redis(
+    redis_url: str, namespace: str, queue: str, deadlines: set[bytes] | None = None
+) -> None:
+    """Deletes every key of `namespace`, and what kombu's Redis transport keeps for `queue`
+    outside it (`_kombu.binding.<queue>`, `_kombu.binding_permanent.<queue>`); with the
+    `deadlines` read before the run's workers started, also the binding deadlines the run
+    added (another app's stay)."""
     client = redis.Redis.from_url(redis_url)
     try:
-        keys = [*client.scan_iter(match=f"{namespace}*", count=1000), f"_kombu.binding.{queue}"]
+        keys = [
+            *client.scan_iter(match=f"{namespace}*", count=1000),
+            f"_kombu.binding.{queue}",
+            f"_kombu.binding_permanent.{queue}",
+        ]
         for start in range(0, len(keys), 500):
             client.delete(*keys[start : start + 500])
+        added = kombu_deadlines(client) - deadlines if deadlines is not None else set()
+        if added:
+            client.zrem(KOMBU_DEADLINES, *added)
     finally:
         client.close()
 

@@ -30,7 +30,7 @@ import msgspec
 import psycopg
 import redis
 
-from bench.load import RedisMeter, process_stat
+from bench.load import RedisMeter, clean_redis, kombu_deadlines, process_stat
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.catalog import get_game
 from shared.messages.common import GameCreated
@@ -145,8 +145,11 @@ def distributed(
 ) -> tuple[float, float, int, dict[str, float]]:
     """Returns the seconds of the run on two workers until the tournament finished and until
     the projection archived its every event, its games, and the CPU seconds each part of the
-    stack spent meanwhile (the services' output is dropped)."""
+    stack spent meanwhile (the services' output is dropped). It leaves the Redis database as
+    it found it: its namespace's keys, kombu's keys of its queue and the binding deadlines its
+    workers added are deleted afterwards (`bench.load.clean_redis`)."""
     namespace = f"bench:{uuid.uuid4().hex[:8]}:"
+    queue = f"{namespace}bots"
     env = {
         **os.environ,
         "CARDARENA_STORE": "redis",
@@ -154,17 +157,18 @@ def distributed(
         "REDIS_URL": redis_url,
         "DATABASE_URL": database_url,
         "CARDARENA_NAMESPACE": namespace,
-        "CARDARENA_QUEUE": f"{namespace}bots",
+        "CARDARENA_QUEUE": queue,
     }
     cli = [sys.executable, "-m", "services.cli.main"]
     subprocess.run([*cli, "migrate"], cwd=ROOT, env=env, check=True, capture_output=True)
+    client = redis.Redis.from_url(redis_url)
+    deadlines = kombu_deadlines(client)
     processes = [
         subprocess.Popen(
             [*cli, "serve", "workers", "--concurrency", "2"], cwd=ROOT, env=env, **QUIET
         ),
         subprocess.Popen([*cli, "serve", "projection"], cwd=ROOT, env=env, **QUIET),
     ]
-    client = redis.Redis.from_url(redis_url)
     meter = RedisMeter(redis_url)
     store = RedisEventStore(client, namespace=namespace)
     try:
@@ -184,9 +188,7 @@ def distributed(
         }
         before = {part: read() for part, read in parts.items()}
         start = time.perf_counter()
-        app.send_task(
-            START_TOURNAMENT, (msgspec.to_builtins(tournament), "bench"), queue=f"{namespace}bots"
-        )
+        app.send_task(START_TOURNAMENT, (msgspec.to_builtins(tournament), "bench"), queue=queue)
         while True:
             try:
                 state, _ = load_tournament(store, "bench")
@@ -209,10 +211,13 @@ def distributed(
         for process in processes:
             process.terminate()
         for process in processes:
-            process.wait(timeout=30)
-        keys = list(client.scan_iter(match=f"{namespace}*", count=1000))
-        if keys:
-            client.delete(*keys)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        clean_redis(redis_url, namespace, queue, deadlines)
+        client.close()
         meter.close()
 
 
