@@ -77,8 +77,8 @@ class Result(msgspec.Struct, frozen=True):
     """How a game ended: one place per seat (1 is best, ties share), and game-specific figures."""
 
     status: str
-    """How the game ended: `finished` by its rules, `capped`, `loop` or `draw` (see docs/api-
-    values.md)."""
+    """How the game ended: `finished` by its rules, `capped`, `loop` or `draw` (see
+    docs/reference/values.md)."""
     places: list[int]
     """Each seat's finishing place, in seat order: 1 is best, tied seats share a place."""
     reason: str = ""

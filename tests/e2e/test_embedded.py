@@ -1,4 +1,4 @@
-"""The README's first command: `cardarena serve` with only Python and uv, nothing else running."""
+"""The README's next step: `cardarena serve` with only Python and uv, nothing else running."""
 
 from __future__ import annotations
 

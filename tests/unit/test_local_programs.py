@@ -132,14 +132,14 @@ def test_the_examples_in_python_and_javascript_play_a_simulation_beside_a_built_
         assert sum(tally["wins"] for tally in report["bots"].values()) >= 6
 
 
-def test_the_readme_bots_are_complete_programs_that_play_without_a_forfeit(
+def test_the_documented_bots_are_complete_programs_that_play_without_a_forfeit(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "how-to" / "local-programs.md").read_text(encoding="utf-8")
     bots = []
     for language, suffix, run in (("python", "py", sys.executable), ("javascript", "js", None)):
         found = re.search(rf"```{language}\n((?:#|//) a complete bot.*?)```", readme, re.S)
-        assert found, f"the README has no complete {language} bot"
+        assert found, f"docs/how-to/local-programs.md has no complete {language} bot"
         path = tmp_path / f"bot.{suffix}"
         path.write_text(found.group(1), encoding="utf-8")
         command = shlex.quote(run or node())

@@ -31,7 +31,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The number of seats, each a built-in bot, when `seats` is not given."""
     seed: int | str | None = None
     """The same seed on the same deployment deals the same cards, keyed with its deal secret
-    (see the README's Seeds); none: fresh random cards."""
+    (see docs/how-to/replays.md, Seeds); none: fresh random cards."""
     clock: Clock | None = None
     """Times the client seats: `{"move_seconds", "bank_seconds", "strikes_to_forfeit"}`,
     overriding the ruleset's clock; none: the ruleset's, else untimed (a game with a webhook

@@ -47,7 +47,7 @@ _RULES_OF_ACTIONS = "illegal-action"
 RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
     "RateLimit-Limit": {
         "description": "On an answer to a bot token: the size of the budget its request was"
-        " charged to (see the README's Rate limits).",
+        " charged to (see docs/reference/rate-limits.md).",
         "schema": {"type": "integer", "minimum": 0},
     },
     "RateLimit-Remaining": {

@@ -1,7 +1,7 @@
 """The values the API encodes one way everywhere, documented once: card codes, ranks, Autobus's
 rank numbers (schemas `Card`, `Rank`, `RankNumber`, which every such field refers to), and the
-closed sets of status fields (enums). README.md ("Cards, ranks, places and reasons") says the
-same in prose."""
+closed sets of status fields (enums). docs/reference/values.md ("Cards, ranks, places and
+reasons") says the same in prose."""
 
 from __future__ import annotations
 
