@@ -65,15 +65,27 @@ def cli_reference() -> str:
     """Returns every `cardarena` command with its help, usage and options."""
     from services.cli.main import build_parser  # noqa: PLC0415
 
-    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal: a fixed width for the page
     out = []
     for path, summary, parser in _commands(build_parser(), "cardarena", ""):
         depth = path.count(" ")
         out.append(f"{'#' * min(max(depth, 1) + 2, 4)} `{path}`\n")
         if summary:
             out.append(summary.rstrip(".") + ".\n")
-        out.append("```text\n" + parser.format_help().rstrip() + "\n```\n")
+        out.append("```text\n" + _help(parser) + "\n```\n")
     return "\n".join(out)
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    """Returns `parser`'s help wrapped at 100 columns, whatever the terminal's width."""
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"  # argparse reads the width from the environment
+    try:
+        return parser.format_help().rstrip()
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = previous
 
 
 # ---- the settings -----------------------------------------------------------------------
