@@ -10,10 +10,12 @@ frozen dataclasses (msgspec converts and validates them) rather than Structs bec
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Annotated, Literal, TypeVar, overload
+from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints, overload
 
 import msgspec
 
@@ -106,7 +108,7 @@ class GameSettings(CommonSettings):
 
     host: str = "127.0.0.1"
     """CARDARENA_HOST: the address the game service listens on."""
-    port: int = 8000
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] = 8000
     """CARDARENA_PORT: the port the game service listens on."""
     admin_key: str = ""
     """CARDARENA_ADMIN_KEY: the bearer key of hosting operations; empty runs in open mode."""
@@ -268,11 +270,78 @@ def load_settings(
     environ: Mapping[str, str] | None = None, kind: type[CommonSettings] = Settings
 ) -> CommonSettings:
     """Returns the settings of `kind` (default: all of them) from `environ` (default: the
-    process environment); raises msgspec.ValidationError naming a bad field."""
+    process environment); raises SettingsError (a msgspec.ValidationError) naming the
+    environment variable of a bad value."""
     env = os.environ if environ is None else environ
     names = {f.name for f in fields(kind)}
     given = {field: env[name] for field, name in _ENV.items() if name in env and field in names}
-    return msgspec.convert(given, kind, strict=False)
+    try:
+        return msgspec.convert(given, kind, strict=False)
+    except msgspec.ValidationError as error:
+        raise SettingsError.of(error, kind, given) from None
+
+
+class SettingsError(msgspec.ValidationError):
+    """A setting's value is not one its field takes; the message says, in one line, which
+    environment variable, what it takes (read off the field's annotation) and what it got:
+    `CARDARENA_PORT: expected an integer from 1 to 65535, got "notaport"`."""
+
+    _PATH = re.compile(r"at `\$\.(\w+)`$")
+    _HIDDEN = frozenset({"admin_key", "deal_secret"})
+    """The fields whose values an error never repeats (a log line must not hold a secret)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        """The field of the setting (`port`), or None when msgspec named none."""
+
+    @classmethod
+    def of(
+        cls, error: msgspec.ValidationError, kind: type[CommonSettings], given: Mapping[str, str]
+    ) -> SettingsError:
+        """Returns `error`, which msgspec raised converting `given` to `kind`, told of the
+        environment variable: msgspec's path `$.port` is the field `port`."""
+        found = cls._PATH.search(str(error))
+        if found is None or found.group(1) not in _ENV:
+            return cls(f"settings: {error}")
+        field = found.group(1)
+        expected = expectation(get_type_hints(kind, include_extras=True)[field])
+        value = given.get(field, "")
+        got = f"{len(value)} characters (not shown)" if field in cls._HIDDEN else json.dumps(value)
+        return cls(f"{_ENV[field]}: expected {expected}, got {got}", field)
+
+
+def expectation(annotation: Any) -> str:
+    """Returns what a field of `annotation` takes, in words: `an integer from 1 to 65535`,
+    `one of memory, redis`, `true or false`."""
+    meta: dict[str, Any] = {}
+    if get_origin(annotation) is Annotated:
+        annotation, *extras = get_args(annotation)
+        for extra in extras:
+            if isinstance(extra, msgspec.Meta):
+                meta.update({k: getattr(extra, k) for k in ("ge", "gt", "le", "lt", "pattern")})
+    if get_origin(annotation) is Literal:
+        return "one of " + ", ".join(str(value) for value in get_args(annotation))
+    if annotation is bool:
+        return "true or false"
+    if annotation is str:
+        pattern = meta.get("pattern")
+        return "text" if pattern is None else f"text matching {pattern}"
+    noun = {int: "an integer", float: "a number"}.get(annotation, f"a {annotation!r}")
+    low, high = meta.get("ge"), meta.get("le")
+    if low is not None and high is not None:
+        return f"{noun} from {low:g} to {high:g}"
+    bounds = [
+        f"{words} {meta[key]:g}"
+        for key, words in (
+            ("ge", "of at least"),
+            ("gt", "above"),
+            ("le", "of at most"),
+            ("lt", "below"),
+        )
+        if meta.get(key) is not None
+    ]
+    return " ".join([noun, *bounds])
 
 
 def as_kind(settings: CommonSettings, kind: type[S], environ: Mapping[str, str] | None = None) -> S:

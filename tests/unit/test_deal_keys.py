@@ -89,7 +89,7 @@ def test_the_wiring_deals_with_the_configured_secret() -> None:
 
 
 def test_a_deal_secret_shorter_than_32_characters_is_refused() -> None:
-    with pytest.raises(msgspec.ValidationError, match="deal_secret"):
+    with pytest.raises(msgspec.ValidationError, match="CARDARENA_DEAL_SECRET"):
         load_settings({"CARDARENA_DEAL_SECRET": "short"})
     assert load_settings({"CARDARENA_DEAL_SECRET": "x" * 32}).deal_secret == "x" * 32
 

@@ -84,7 +84,7 @@ def test_a_service_reads_only_its_own_settings_and_checks_them() -> None:
     game = settings.load_settings(env, settings.GameSettings)
     assert (type(game), game.port) == (settings.GameSettings, 9000)
     assert not hasattr(game, "projection_metrics_port")
-    with pytest.raises(msgspec.ValidationError, match="projection_metrics_port"):
+    with pytest.raises(msgspec.ValidationError, match="CARDARENA_PROJECTION_METRICS_PORT"):
         settings.load_settings(env, settings.ProjectionSettings)
-    with pytest.raises(msgspec.ValidationError, match="rate_limit"):
+    with pytest.raises(msgspec.ValidationError, match="CARDARENA_RATE_LIMIT"):
         settings.load_settings({"CARDARENA_RATE_LIMIT": "-1"}, settings.GameSettings)
