@@ -5,23 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from services.cli.common import Subparsers, fail
+from services.cli.common import fail
 from shared.catalog import get_game
 from shared.errors import InvalidRuleset
 from shared.games import beggar
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `beggar play` to the `cardarena` subcommands."""
-    beggar_cmd = commands.add_parser("beggar", help="Beggar-my-neighbour tools")
-    beggar_sub = beggar_cmd.add_subparsers(dest="beggar_command", required=True)
-    play = beggar_sub.add_parser("play", help="play one deal and print its counts as JSON")
-    play.add_argument("--a", help="seat 0's pack, top card first, e.g. 2A78Q")
-    play.add_argument("--b", help="seat 1's pack, top card first")
-    play.add_argument("--players", type=int, default=2, help="players of a shuffled deal")
-    play.add_argument("--seed", default="0", help="seed of a shuffled deal")
-    play.add_argument("--max-cards", type=int, default=100_000, help="the card cap")
-    beggar_cmd.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,11 +22,10 @@ from typing import Any
 
 import httpx
 
-from services.cli.common import Subparsers, fail
+from services.cli.common import fail
 from services.cli.programs import (
     Program,
     ProgramFailed,
-    add_move_seconds,
     command_of,
     is_program,
 )
@@ -40,24 +39,6 @@ REFUSED = frozenset({400, 422})
 
 class ServerError(Exception):
     """The server answered 5xx: it is there but failing (restarting, say); try again."""
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `connect` to the `cardarena` subcommands."""
-    parser = commands.add_parser(
-        "connect", help="play a bot program's seats on a live server through the bot API"
-    )
-    parser.add_argument("--server", required=True, help="the server's URL")
-    parser.add_argument("--token", default=None, help="the bot's token (default: $CARDARENA_TOKEN)")
-    parser.add_argument(
-        "--bot", required=True, help='the program, e.g. "exec:node examples/local_bot.js"'
-    )
-    parser.add_argument(
-        "--games", type=int, default=None, help="stop once this many of its games have ended"
-    )
-    parser.add_argument("--wait", type=int, default=30, help="long-poll wait, in seconds")
-    add_move_seconds(parser)
-    parser.set_defaults(run=run)
 
 
 def say(message: str) -> None:

@@ -6,24 +6,16 @@ import argparse
 import dataclasses
 import json
 
-from services.cli.common import Subparsers
+from services.cli.servers import require_postgresql
 from services.ops.migrate import migrate
 from services.settings import ProjectionSettings, load_settings
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `migrate` and `projection rebuild` to the `cardarena` subcommands."""
-    projection = commands.add_parser("projection", help="projection maintenance")
-    projection_sub = projection.add_subparsers(dest="projection_command", required=True)
-    projection_sub.add_parser("rebuild", help="drop the views and rebuild them from the archive")
-    projection.set_defaults(run=run)
-    commands.add_parser("migrate", help="apply the SQL migrations").set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Applies the SQL migrations (`migrate`, printing the ones applied now), then, for
     `projection rebuild`, rebuilds the views from the archive and prints the counts."""
     database_url = load_settings(None, ProjectionSettings).database_url
+    require_postgresql(database_url)
     if args.command == "migrate":
         print(json.dumps({"applied": migrate(database_url)}))
         return 0

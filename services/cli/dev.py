@@ -25,10 +25,9 @@ from typing import Any, TextIO
 
 import httpx
 import psycopg
-import redis
 from psycopg import sql
 
-from services.cli.common import Subparsers
+from services.cli.servers import require_redis, unreachable
 from services.ops.migrate import migrate
 from services.settings import Settings, load_settings
 
@@ -251,15 +250,36 @@ def ensure_database(database_url: str) -> str | None:
 
 
 def prepare(settings: Settings, say: Callable[[str], None]) -> None:
-    """Checks Redis, creates the database if missing and applies the migrations."""
-    client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5)
+    """Checks Redis, creates the database if missing and applies the migrations; raises
+    CannotStart naming the server that does not answer."""
+    require_redis(settings.redis_url)
     try:
-        client.ping()
-    finally:
-        client.close()
-    if created := ensure_database(settings.database_url):
+        created = ensure_database(settings.database_url)
+    except psycopg.Error as error:
+        url = settings.database_url
+        raise unreachable("PostgreSQL", url, "DATABASE_URL", str(error), "postgres") from None
+    if created:
         say(f"created the database {created}")
     say(f"migrations applied now: {migrate(settings.database_url) or 'none'}")
+
+
+def addresses(base_url: str, settings: Settings) -> list[tuple[str, str]]:
+    """Returns what a user of the stack at `base_url` opens, and where: the API, its docs,
+    the arena, the replay viewer and each service's Prometheus metrics."""
+    found = [
+        ("API", f"{base_url}/v1"),
+        ("API docs", f"{base_url}/schema"),
+        ("arena", f"{base_url}/arena"),
+        ("replay viewer", f"{base_url}/replay/<game_id>"),
+        ("metrics", f"{base_url}/metrics (game)"),
+    ]
+    for service, port in (
+        ("projection", settings.projection_metrics_port),
+        ("workers", settings.workers_metrics_port),
+    ):
+        if port:
+            found.append(("metrics", f"http://127.0.0.1:{port}/metrics ({service})"))
+    return found
 
 
 @contextlib.contextmanager
@@ -285,7 +305,8 @@ def run_dev(
     environ: Mapping[str, str] | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Runs the stack until SIGINT or SIGTERM (exit 0) or a child's death (exit 1)."""
+    """Runs the stack until SIGINT or SIGTERM (exit 0) or a child's death (exit 1); raises
+    CannotStart when Redis or PostgreSQL does not answer at start."""
     base = dict(os.environ if environ is None else environ)
     settings = load_settings(base)
     host = settings.host if host is None else host
@@ -297,11 +318,7 @@ def run_dev(
     def say(line: str) -> None:
         launcher.say("dev", line)
 
-    try:
-        prepare(settings, say)
-    except (redis.RedisError, psycopg.Error) as error:
-        say(f"error: Redis (REDIS_URL) or PostgreSQL (DATABASE_URL) is not usable: {error}")
-        return 1
+    prepare(settings, say)
     shown = display_host(host)
     base_url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}"
     with stop_on_signals() as stop, launcher:
@@ -313,9 +330,8 @@ def run_dev(
         if problem is not None:
             say(f"error: {problem}; stopping")
             return 1
-        say(f"API:           {base_url}/v1")
-        say(f"API docs:      {base_url}/schema")
-        say(f"replay viewer: {base_url}/replay/<game_id>")
+        for what, where in addresses(base_url, settings):
+            say(f"{what + ':':<15}{where}")
         say("ready; Ctrl-C stops everything")
         while not stop.wait(0.25):
             if (dead := launcher.exited()) is not None:
@@ -325,17 +341,6 @@ def run_dev(
         say("stopping")
     say("stopped")
     return 0
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `dev` to the `cardarena` subcommands."""
-    dev = commands.add_parser(
-        "dev", help="run the whole stack as local processes until Ctrl-C (migrations first)"
-    )
-    dev.add_argument("--host", help="where the game service listens (default: CARDARENA_HOST)")
-    dev.add_argument("--port", type=int, help="the game service's port (default: CARDARENA_PORT)")
-    dev.add_argument("--workers-concurrency", type=int, default=2, help="worker processes")
-    dev.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,36 +13,10 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from services.cli.common import BAD_LOG, Subparsers, fail
+from services.cli.common import BAD_LOG, fail
 from shared.model.deals import verify
 from shared.model.exported_log import InvalidLog, read_log
 from shared.model.log_replay import account, replay_log
-
-DEFAULT_URL = "http://127.0.0.1:8000"
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds the `export`, `replay` and `verify` subcommands to the parser's subcommands."""
-    export = commands.add_parser("export", help="export a finished game's log as JSON lines")
-    export.add_argument("game_id", help="the game's id")
-    export.add_argument(
-        "--url", default=DEFAULT_URL, help=f"the game service (default {DEFAULT_URL})"
-    )
-    export.add_argument("-o", "--output", help="write the log to this file (default: stdout)")
-
-    replay = commands.add_parser(
-        "replay", help="check an exported log against the rules, offline; print its turns"
-    )
-    replay.add_argument("log", help="the exported log (JSON lines), - for stdin")
-    replay.add_argument("--json", action="store_true", help="print the report as one JSON object")
-
-    check = commands.add_parser(
-        "verify", help="check an exported log's deal against its seed commitment, offline"
-    )
-    check.add_argument("log", help="the exported log (JSON lines), - for stdin")
-    check.add_argument("--json", action="store_true", help="print the check as one JSON object")
-    for parser in (export, replay, check):
-        parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

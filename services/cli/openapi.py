@@ -11,16 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from services.cli.common import Subparsers, fail
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `openapi` to the `cardarena` subcommands."""
-    parser = commands.add_parser(
-        "openapi", help="print the game service's OpenAPI document (JSON) without serving it"
-    )
-    parser.add_argument("--output", "-o", type=Path, help="write it to FILE instead of stdout")
-    parser.set_defaults(run=run)
+from services.cli.common import fail
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     try:
-        args.output.write_text(text, encoding="utf-8")
+        Path(args.output).write_text(text, encoding="utf-8")
     except OSError as error:
         return fail(f"cannot write {args.output}: {error.strerror}")
     return 0

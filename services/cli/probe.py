@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from services.cli.common import Subparsers
-from services.ops.probe import SERVICES, probe
+from services.ops.probe import probe
 from services.settings import load_settings
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `probe` to the `cardarena` subcommands."""
-    parser = commands.add_parser(
-        "probe", help="check that a service is alive (or, with --ready, ready); exit 0 or 1"
-    )
-    parser.add_argument("service", choices=SERVICES)
-    parser.add_argument("--ready", action="store_true", help="readiness instead of liveness")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

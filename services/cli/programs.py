@@ -16,7 +16,6 @@ error is its own log: the last lines of it are kept for the reason of a crash.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import queue
@@ -29,25 +28,14 @@ from typing import IO, Any
 
 import msgspec
 
+from services.cli.common import MOVE_SECONDS
 from shared.errors import IllegalAction, InvalidRequest
 from shared.games.base import AnyGame
 
 PREFIX = "exec:"
 """What a bot name that runs a local program starts with."""
-MOVE_SECONDS = 10.0
-"""The default time limit of a program's move, start-up included."""
 _STDERR_LINES = 20
 """How many of a program's last standard error lines are kept."""
-
-
-def add_move_seconds(parser: argparse.ArgumentParser) -> None:
-    """Adds `--move-seconds` (a program's time limit per move) to a command's options."""
-    parser.add_argument(
-        "--move-seconds",
-        type=float,
-        default=MOVE_SECONDS,
-        help="an exec: bot's time limit per move, start-up included (default %(default)s)",
-    )
 
 
 def is_program(bot: str) -> bool:

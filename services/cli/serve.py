@@ -13,43 +13,73 @@ import argparse
 import os
 import signal
 import threading
+from dataclasses import replace
 
-from services.cli.common import Subparsers
+from services.cli.common import CannotStart
+from services.cli.servers import require_service
 from services.ops.logs import configure_logging
 from services.ops.migrate import migrate
 from services.ops.multiprocess import prepare_metrics_dir
 from services.settings import (
     BeatSettings,
+    CommonSettings,
     GameSettings,
     ProjectionSettings,
     WorkerSettings,
     load_settings,
 )
 
-SERVICES = ("game", "projection", "workers", "beat")
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `serve` to the `cardarena` subcommands."""
-    serve = commands.add_parser("serve", help="run a service (default: the game service)")
-    serve.add_argument("service", nargs="?", default="game", choices=list(SERVICES))
-    serve.add_argument("--concurrency", type=int, default=2, help="worker processes")
-    serve.add_argument(
-        "--max-interval", type=int, default=5, help="beat: seconds between looks at Redis"
-    )
-    serve.set_defaults(run=run)
+KINDS: dict[str, type[CommonSettings]] = {
+    "game": GameSettings,
+    "projection": ProjectionSettings,
+    "workers": WorkerSettings,
+    "beat": BeatSettings,
+}
+"""The settings each service reads."""
+PORTS = {"game": "port", "projection": "projection_metrics_port", "workers": "workers_metrics_port"}
+"""The setting `--port` overrides for each service: the port it listens on (the API's, or its
+Prometheus metrics'); beat listens on none."""
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serves `args.service` with its settings, logging as CARDARENA_LOG_JSON says."""
-    configure_logging(json=load_settings().log_json)
-    if args.service == "game":
-        return serve_game(load_settings(None, GameSettings))
-    if args.service == "beat":
-        return serve_beat(load_settings(None, BeatSettings), args.max_interval)
-    if args.service == "projection":
-        return serve_projection(load_settings(None, ProjectionSettings))
-    return serve_workers(load_settings(None, WorkerSettings), args.concurrency)
+    """Serves `args.service` with its settings (`--host` and `--port` over theirs), logging as
+    CARDARENA_LOG_JSON says, once the servers it needs answer."""
+    settings = options(args, load_settings(None, KINDS[args.service]))
+    try:
+        require_service(args.service, settings)
+    except ValueError as error:  # the settings name servers that cannot work together
+        raise CannotStart(str(error)) from None
+    configure_logging(json=settings.log_json)
+    if isinstance(settings, GameSettings):
+        return serve_game(settings)
+    if isinstance(settings, BeatSettings):
+        return serve_beat(settings, args.max_interval)
+    if isinstance(settings, ProjectionSettings):
+        return serve_projection(settings)
+    assert isinstance(settings, WorkerSettings)
+    return serve_workers(settings, args.concurrency)
+
+
+def options(args: argparse.Namespace, settings: CommonSettings) -> CommonSettings:
+    """Returns `settings` with `--host` and `--port` in place of the settings they override;
+    raises CannotStart for an option that means nothing to `args.service`."""
+    if args.host is not None:
+        if not isinstance(settings, GameSettings):
+            raise CannotStart(
+                f"serve {args.service}: --host is the game service's address; the projection's"
+                " and the workers' metrics listen on every address, beat on none"
+            )
+        settings = replace(settings, host=args.host)
+    if args.port is not None:
+        field = PORTS.get(args.service)
+        if field is None:
+            raise CannotStart(
+                f"serve {args.service}: --port means nothing here, {args.service} listens on"
+                " no port (--port is the game service's API port, or the projection's or the"
+                " workers' metrics port)"
+            )
+        settings = replace(settings, **{field: args.port})
+    return settings
 
 
 def serve_game(settings: GameSettings) -> int:

@@ -22,13 +22,11 @@ from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from services.cli.common import Subparsers, fail
+from services.cli.common import MOVE_SECONDS, fail
 from services.cli.programs import (
-    MOVE_SECONDS,
     Program,
     ProgramFailed,
     Programs,
-    add_move_seconds,
     command_of,
     is_program,
     refusal,
@@ -340,22 +338,6 @@ def simulate(
                 _merge(tallies, forfeits, future.result())
                 advance(futures[future])
     return Report(simulation, time.perf_counter() - started, tallies, forfeits)
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `simulate` to the `cardarena` subcommands."""
-    sim = commands.add_parser("simulate", help="play seeded games between built-in bots")
-    sim.add_argument("--game", required=True, help="the game, e.g. shithead")
-    sim.add_argument("--preset", default="classic", help="the ruleset preset")
-    sim.add_argument(
-        "--bots", required=True, help="one bot per seat, e.g. heuristic,random,random,random"
-    )
-    sim.add_argument("--games", type=int, default=1000, help="how many games")
-    sim.add_argument("--seed", default="0", help="game i is dealt from the seed '<seed>:<i>'")
-    sim.add_argument("--processes", type=int, default=1, help="worker processes")
-    sim.add_argument("--json", action="store_true", help="print one JSON object, no progress")
-    add_move_seconds(sim)
-    sim.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,20 +6,8 @@ import argparse
 import dataclasses
 import json
 
-from services.cli.common import Subparsers
+from services.cli.servers import require_redis
 from services.settings import CommonSettings, load_settings
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds `store migrate` to the `cardarena` subcommands."""
-    store = commands.add_parser("store", help="event store maintenance (Redis)")
-    store_sub = store.add_subparsers(dest="store_command", required=True)
-    store_sub.add_parser(
-        "migrate",
-        help="move a store of the layout before partitions to CARDARENA_PARTITIONS partitions"
-        " (idempotent; stop the writers first)",
-    )
-    store.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 2
+    require_redis(settings.redis_url)
     moved = migrate_log(redis_client(settings), settings.namespace, settings.partitions)
     print(json.dumps({"migrated": dataclasses.asdict(moved)}))
     return 0

@@ -18,9 +18,9 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from services.cli.common import Subparsers, fail
+from services.cli.common import fail
 from services.cli.local_play import LocalSeats, SeatForfeit
-from services.cli.programs import Program, add_move_seconds, is_program
+from services.cli.programs import Program, is_program
 from services.settings import CommonSettings, load_settings
 from shared.app.registry import registered_bots
 from shared.app.tournaments import run_in_process
@@ -48,33 +48,6 @@ def offline_store() -> InMemoryEventStore:
     secret = load_settings(None, CommonSettings).deal_secret or OFFLINE_SECRET
     deal_secret.attach(store, GivenDealSecret(secret))
     return store
-
-
-def add_parser(commands: Subparsers) -> None:
-    """Adds the `tournament` subcommand to the parser's subcommands."""
-    parser = commands.add_parser("tournament", help="run a whole tournament in this process")
-    parser.add_argument("--game", required=True, help="beggar, shithead or autobus")
-    parser.add_argument(
-        "--format", default="round_robin", choices=["round_robin", "swiss", "duplicate", "knockout"]
-    )
-    parser.add_argument(
-        "--bots",
-        required=True,
-        help='entrants, e.g. mc,heuristic,random or "exec:node bot.js",heuristic (a program)',
-    )
-    parser.add_argument("--table-size", type=int, required=True, help="seats per table")
-    parser.add_argument(
-        "--games",
-        type=int,
-        default=1,
-        help="games per table (duplicate: cycles of one deal per entrant)",
-    )
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of a Swiss tournament")
-    parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
-    parser.add_argument("--seed", default="0")
-    parser.add_argument("--json", action="store_true", help="print the standings as JSON")
-    add_move_seconds(parser)
-    parser.set_defaults(run=run)
 
 
 def entrants_of(args: argparse.Namespace) -> list[tuple[str, str, str]]:

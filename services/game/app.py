@@ -32,6 +32,7 @@ from services.game.replays.controllers import ReplaysController
 from services.game.schedules.controllers import SchedulesController
 from services.game.streams.controllers import BotStreamsController, GameStreamController
 from services.game.tournaments.controllers import TournamentsController
+from services.game.version import API_VERSION
 from services.ops.health import Readiness, StoreReadiness
 from services.ops.metrics import GameMetrics
 from shared.app import stalls
@@ -184,7 +185,7 @@ def create_app(
         ],
         openapi_config=completion.config(
             title="cardarena game service",
-            version="1.0.0",
+            version=API_VERSION,
             path=SCHEMA_PATH,
             render_plugins=docs.render_plugins(SCHEMA_PATH),
             components=Components(security_schemes=auth.SECURITY_SCHEMES),
