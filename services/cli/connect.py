@@ -8,8 +8,10 @@ program exactly as it would get it from `cardarena simulate` or `cardarena tourn
 API's `your_turn`), then posts the action the program answers (`postAction`, with its own
 Idempotency-Key, re-asking the program on a stale version). A program that fails its turn
 (see `services.cli.programs`), or whose action the server refuses, resigns that game with
-the reason printed; the next turn starts it afresh. A dropped connection is retried with a
-growing pause (1 s, doubling up to 30 s) until the server answers again.
+the reason printed; the next turn starts it afresh. Once the server has answered the bot's
+first request, a dropped connection is retried with a growing pause (1 s, doubling up to
+30 s) until the server answers again; before that, a server that cannot be reached (or
+answers 5xx) or that refuses the token (401, 403) ends the command at once, in one line.
 """
 
 from __future__ import annotations
@@ -22,13 +24,8 @@ from typing import Any
 
 import httpx
 
-from services.cli.common import fail
-from services.cli.programs import (
-    Program,
-    ProgramFailed,
-    command_of,
-    is_program,
-)
+from services.cli.common import UNREACHABLE, fail
+from services.cli.programs import Program, ProgramFailed, check_program, is_program
 from shared.sdk.client import ApiError, Client, SeatView, Turn
 
 MAX_PAUSE = 30.0
@@ -37,8 +34,17 @@ REFUSED = frozenset({400, 422})
 """The statuses of an action the server refuses as the program's fault."""
 
 
+TOKEN_REFUSED = frozenset({401, 403})
+"""The statuses of a token the server does not take (unknown, revoked, not a bot's)."""
+
+
 class ServerError(Exception):
     """The server answered 5xx: it is there but failing (restarting, say); try again."""
+
+
+class NeverReached(Exception):
+    """The server did not answer the first request (or answered it 5xx): a wrong `--server`,
+    or one not running; the message says what happened and what to check."""
 
 
 def say(message: str) -> None:
@@ -54,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if not is_program(args.bot):
         return fail(f"--bot must be a program, exec:<command>, not {args.bot!r}")
     try:
-        command_of(args.bot)
+        check_program(args.bot)
     except ValueError as error:
         return fail(str(error))
     if args.games is not None and args.games < 1:
@@ -66,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             ended = play_online(client, program, args.games, args.wait)
         except ApiError as error:
-            return fail(f"the server refused: {error}", 1)
+            if error.status in TOKEN_REFUSED:
+                why = f"the server at {args.server} refused the bot's token ({error})"
+                return fail(f"{why}: check --token or CARDARENA_TOKEN", UNREACHABLE)
+            return fail(f"the server refused: {error}", UNREACHABLE)
+        except NeverReached as error:
+            return fail(f"cannot reach the server at {args.server}: {error}", UNREACHABLE)
         except KeyboardInterrupt:
             return 130
         finally:
@@ -86,14 +97,19 @@ def play_online(
 ) -> int:
     """Plays every turn of the client's bot with `program` until `games` of the games it
     played have ended (None: for ever); returns how many did. Raises ApiError when the
-    server refuses the bot (a revoked token) or a request that is not the program's fault.
+    server refuses the bot (a wrong or revoked token) or a request that is not the program's
+    fault, and NeverReached when its first request fails: only a connection that worked is
+    retried.
     """
     ended: set[str] = set()
     playing: set[str] = set()
     wait_next = 1.0
+    reached = False
     while games is None or len(ended) < games:
         try:
-            for turn in client.turns(wait=wait):
+            turns = _turns(client, wait)
+            reached = True
+            for turn in turns:
                 playing.add(turn.game_id)
                 play_turn(client, program, turn, report)
             for game_id in sorted(playing - ended):
@@ -103,6 +119,11 @@ def play_online(
                     report(f"game {game_id}: {status}")
             wait_next = 1.0
         except (httpx.TransportError, ServerError) as error:
+            if not reached:
+                what = str(error) or type(error).__name__
+                raise NeverReached(
+                    f"{what}; check --server (is the game service running?)"
+                ) from error
             report(f"connection lost ({error or type(error).__name__}); again in {wait_next:g} s")
             pause(wait_next)
             wait_next = min(wait_next * 2, MAX_PAUSE)
@@ -161,6 +182,16 @@ def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[st
         client.act(turn.game_id, turn.seat, lambda _: {"type": "Resign"})
     except ApiError as error:  # the game ended meanwhile, or the seat may not resign
         report(f"game {turn.game_id}: could not resign seat {turn.seat}: {error}")
+
+
+def _turns(client: Client, wait: int) -> list[Turn]:
+    """Returns the bot's turns (waiting up to `wait` s); raises ServerError for a 5xx."""
+    try:
+        return client.turns(wait=wait)
+    except ApiError as error:
+        if error.status >= 500:
+            raise ServerError(str(error)) from error
+        raise
 
 
 def _status(client: Client, game_id: str) -> str:

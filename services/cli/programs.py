@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import shlex
+import shutil
 import subprocess
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 import msgspec
@@ -34,6 +37,9 @@ from shared.games.base import AnyGame
 
 PREFIX = "exec:"
 """What a bot name that runs a local program starts with."""
+START_GRACE = 0.5
+"""How long a program started once before a run (`check_program`) must keep running: one
+that exits sooner cannot play."""
 _STDERR_LINES = 20
 """How many of a program's last standard error lines are kept."""
 
@@ -44,11 +50,67 @@ def is_program(bot: str) -> bool:
 
 
 def command_of(bot: str) -> list[str]:
-    """Returns the argument vector of the program bot `bot`; raises ValueError if empty."""
-    argv = shlex.split(bot.removeprefix(PREFIX))
+    """Returns the argument vector of the program bot `bot`; raises ValueError if empty (or
+    not a command line shlex can split: an unclosed quote)."""
+    try:
+        argv = shlex.split(bot.removeprefix(PREFIX))
+    except ValueError as error:
+        raise ValueError(f"{bot!r} is not a command line: {error}") from None
     if not argv:
         raise ValueError(f"{bot!r} names no command: write exec:<command>")
     return argv
+
+
+def bot_names(bots: str) -> list[str]:
+    """Returns the bot names of a `--bots` list (comma-separated, each name stripped); raises
+    ValueError naming an empty one."""
+    names = [name.strip() for name in bots.split(",")]
+    for place, name in enumerate(names, start=1):
+        if not name:
+            raise ValueError(f"--bots: name {place} of {bots!r} is empty; one name per seat")
+    return names
+
+
+def check_program(bot: str, grace: float = START_GRACE) -> None:
+    """Raises ValueError, saying why, unless the program `bot` can start: its command resolves
+    (a path to an executable file, or a command on PATH) and, started once with no turn to
+    read, it is still running `grace` seconds later, waiting as a program does. One that exits
+    sooner (a script that is not there) fails with its exit code and the last line of its
+    standard error; one slower to fail passes, and forfeits its turns as today."""
+    argv = command_of(bot)
+    executable = argv[0]
+    if os.sep in executable or (os.altsep and os.altsep in executable):
+        path = Path(executable)
+        if not path.is_file():
+            raise ValueError(f"{bot!r} cannot start: there is no file {executable}")
+        if not os.access(path, os.X_OK):
+            raise ValueError(f"{bot!r} cannot start: {executable} is not executable (chmod +x)")
+    elif shutil.which(executable) is None:
+        raise ValueError(f"{bot!r} cannot start: {executable!r} is not a command on PATH")
+    try:
+        process = subprocess.Popen(  # noqa: S603 - the user's own program, by design
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
+    except OSError as error:
+        raise ValueError(f"{bot!r} cannot start: {error.strerror or error}") from None
+    with process:
+        try:
+            code = process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            return
+        said = ""
+        with contextlib.suppress(subprocess.TimeoutExpired):  # its children may hold stderr
+            said = process.communicate(timeout=1)[1] or ""
+    last = said.strip().splitlines()[-1][:300] if said.strip() else "nothing on its stderr"
+    raise ValueError(f"{bot!r} exited before its first turn, with code {code}: {last}")
 
 
 class ProgramFailed(Exception):

@@ -27,6 +27,8 @@ from services.cli.programs import (
     Program,
     ProgramFailed,
     Programs,
+    bot_names,
+    check_program,
     command_of,
     is_program,
     refusal,
@@ -342,12 +344,14 @@ def simulate(
 
 def run(args: argparse.Namespace) -> int:
     """Plays seeded games between built-in bots; prints a table (or one JSON object) per bot."""
-    bots = [name.strip() for name in args.bots.split(",")]
     try:
+        bots = bot_names(args.bots)
         request = check(args.game, args.preset, bots, args.games, args.seed, args.move_seconds)
         if args.processes < 1:
             raise SimulationError(f"processes must be at least 1, not {args.processes}")
-    except SimulationError as error:
+        for bot in dict.fromkeys(filter(is_program, bots)):
+            check_program(bot)
+    except ValueError as error:  # SimulationError among them
         return fail(str(error))
     if args.json:
         print(json.dumps(simulate(request, args.processes).to_json()))

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from services.cli.common import fail
 from services.cli.local_play import LocalSeats, SeatForfeit
-from services.cli.programs import Program, is_program
+from services.cli.programs import Program, bot_names, check_program, is_program
 from services.settings import CommonSettings, load_settings
 from shared.app.registry import registered_bots
 from shared.app.tournaments import run_in_process
@@ -51,10 +51,11 @@ def offline_store() -> InMemoryEventStore:
 
 
 def entrants_of(args: argparse.Namespace) -> list[tuple[str, str, str]]:
-    """Returns each entrant of `--bots` as (its name, its bot, as given): a bot named twice or
+    """Returns each entrant of `--bots` as (its name, its bot, as given); raises ValueError
+    for an empty name. A bot named twice or
     more is told apart by `#1`, `#2`, ...; a local program (`exec:<command>`) plays as the
     external bot `local-1`, `local-2`, ... (each entrant its own program)."""
-    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
+    bots = bot_names(args.bots)
     counts: dict[str, int] = {}
     entrants = []
     programs = 0
@@ -124,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         definition = definition_of(args)
         if programs and not get_game(definition.game).has_decisions:
             return fail(f"{definition.game} has no decisions: the platform plays its seats")
+        for bot in dict.fromkeys(program.bot for program in programs.values()):
+            check_program(bot)
         seats = LocalSeats.registered(store, definition.game, programs)
         validate(definition, registered_bots(store))
     except GameNotFound:
