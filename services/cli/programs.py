@@ -3,7 +3,8 @@ input and writes one action per line on its standard output.
 
 A bot named `exec:<command>` (for example `exec:node examples/local_bot.js`) runs as a
 subprocess of the command that plays it (`cardarena simulate`, `cardarena tournament`,
-`cardarena connect`), started at its first turn and kept for the next ones. Each turn it is
+`cardarena connect`), started at its first turn and kept for the next ones; before the first
+game, the command checks that it can start at all (`check_program`). Each turn it is
 sent is the API's `your_turn` (`game_id`, `game`, `seat`, `version`, `status`, `to_move`,
 `view`, `legal_actions`, and `deadline` in a timed game online); it answers one action
 object, as the API's `postAction` takes it (one of `legal_actions`, or `{"type": "Resign"}`).
