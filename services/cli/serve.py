@@ -143,11 +143,14 @@ def serve_projection(settings: ProjectionSettings) -> int:
     from services.projection.projector import Projector  # noqa: PLC0415
     from services.projection.trimming import FeedTrimmer  # noqa: PLC0415
 
+    try:
+        index = projector_index(settings)
+        owned = owned_partitions(settings, index)
+    except ValueError as error:  # CARDARENA_PROJECTORS and its index do not fit together
+        raise CannotStart(str(error)) from None
     migrate(settings.database_url)
     store = redis_store(settings)
     client = store.client
-    index = projector_index(settings)
-    owned = owned_partitions(settings, index)
     consumer = store.consumer(settings.projection_group, f"projector-{index}", partitions=owned)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

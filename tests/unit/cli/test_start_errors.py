@@ -200,3 +200,15 @@ def test_dev_lists_the_api_its_docs_the_arena_and_every_metrics_address() -> Non
     ]
     off = load_settings({"CARDARENA_PROJECTION_METRICS_PORT": "0"})
     assert "(projection)" not in str(addresses("http://h:1", off))
+
+
+def test_a_projector_index_that_fits_no_partition_is_one_line_before_any_server_is_asked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serve, "require_service", lambda service, settings: None)
+    monkeypatch.setattr(serve, "configure_logging", lambda json: None)  # the test's own logs
+    monkeypatch.setenv("CARDARENA_PROJECTORS", "2")
+    monkeypatch.setenv("CARDARENA_PROJECTOR_INDEX", "5")
+    code, _, err = run(capsys, "serve", "projection")
+    assert code == 2
+    assert err == "cardarena: error: projector index 5 is not below CARDARENA_PROJECTORS=2\n"
