@@ -56,6 +56,7 @@ from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
 from shared.ports import deal_secret
+from shared.ports.deal_secret import DealSecret, GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_common import feed_key
 from shared.store.redis_deal_secret import RedisDealSecret
@@ -216,6 +217,13 @@ def recorded(store: RedisEventStore) -> TournamentState | None:
     return None
 
 
+def deployment_secret(client: redis.Redis, namespace: str, env: dict[str, str]) -> DealSecret:
+    """Returns the deal secret the stack's processes deal with: `CARDARENA_DEAL_SECRET` of
+    their environment `env`, else the one drawn into Redis for the namespace."""
+    given = env.get("CARDARENA_DEAL_SECRET")
+    return GivenDealSecret(given) if given else RedisDealSecret(client, namespace)
+
+
 def check(
     figures: Figures,
     store: RedisEventStore,
@@ -241,7 +249,8 @@ def check(
     counts = Counter((fields[b"g"], fields[b"v"]) for _, fields in feed)
     figures.feed_repeats = sum(n - 1 for n in counts.values())
     same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
-    deal_secret.attach(same_deployment, RedisDealSecret(client, namespace))
+    env = {**os.environ, **figures.settings}  # the stack's (`stack`)
+    deal_secret.attach(same_deployment, deployment_secret(client, namespace, env))
     alone = run_in_process(same_deployment, tournament, TOURNAMENT)
     figures.standings_equal = standings(state) == standings(alone)
     by_key = {r.key: (r.places, r.status) for r in alone.records}

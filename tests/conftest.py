@@ -4,6 +4,10 @@ Servers come from `REDIS_URL` / `DATABASE_URL` when set, else from testcontainer
 Docker runs. Where neither is available the tests that need them are skipped with a
 reason; with `CARDARENA_REQUIRE_SERVICES=1` (as `.ci/run` sets it) that skip is a failure.
 Each test gets its own Redis key namespace and its own PostgreSQL database.
+
+Every deal is pinned: the stores a test builds and the processes it starts deal with the
+tests' given deal secret (tests/support/deals.py), so a seeded game deals the same cards on
+every run; a test that wants a random secret asks for `random_deal_secret`.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import pytest
 import redis
 from psycopg import sql
 
+from tests.support import deals
 from tests.support import redis_cluster as redis_servers
 
 REQUIRE_SERVICES = os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1"
@@ -30,6 +35,21 @@ def _unavailable(what: str, how: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(message + " (CARDARENA_REQUIRE_SERVICES=1 turns this skip into a failure)")
     pytest.skip(message)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _given_deal_secret() -> Iterator[None]:
+    """Pins every deal of the session: stores and processes deal with `deals.SECRET`."""
+    with pytest.MonkeyPatch.context() as patch:
+        deals.pin(patch)
+        yield
+
+
+@pytest.fixture
+def random_deal_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test of the secret's drawing itself: stores draw a random deal secret again, as
+    in production (the test prints what it drew when it fails)."""
+    deals.unpin(monkeypatch)
 
 
 def _docker_runs() -> bool:

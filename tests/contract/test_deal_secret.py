@@ -1,4 +1,8 @@
-"""The DealSecret contract (what a deployment's deals are keyed with), in memory and in Redis."""
+"""The DealSecret contract (what a deployment's deals are keyed with), in memory and in Redis.
+
+These tests draw random secrets on purpose (the tests' given one is not what they test); a
+failure prints what was drawn.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSec
 from shared.store.redis_deal_secret import RedisDealSecret
 from tests.contract.cluster import CLUSTER, redis_backend
 
-pytestmark = pytest.mark.contract
+pytestmark = [pytest.mark.contract, pytest.mark.usefixtures("random_deal_secret")]
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration), CLUSTER])
@@ -31,8 +35,8 @@ def test_a_secret_holds_at_least_128_random_bits_and_never_changes(
 ) -> None:
     secret, _ = deployment
     first = secret.get()
-    assert len(first) >= 16
-    assert secret.get() == first
+    assert len(first) >= 16, f"drawn: {first!r}"
+    assert secret.get() == first, f"drawn: {first!r}"
 
 
 def test_every_process_of_a_deployment_gets_the_same_secret_however_they_race(
@@ -41,11 +45,12 @@ def test_every_process_of_a_deployment_gets_the_same_secret_however_they_race(
     one, other = deployment
     with ThreadPoolExecutor(8) as pool:
         seen = set(pool.map(lambda i: (one, other)[i % 2].get(), range(16)))
-    assert len(seen) == 1
+    assert len(seen) == 1, f"drawn: {seen}"
 
 
 def test_another_deployment_gets_another_secret() -> None:
-    assert ProcessDealSecret().get() != ProcessDealSecret().get()
+    drawn = ProcessDealSecret().get(), ProcessDealSecret().get()
+    assert drawn[0] != drawn[1], f"drawn: {drawn}"
     assert GivenDealSecret("x" * 32).get() == b"x" * 32
 
 
@@ -53,6 +58,6 @@ def test_another_deployment_gets_another_secret() -> None:
 def test_redis_keeps_one_secret_per_namespace(redis_client: redis.Redis, namespace: str) -> None:
     mine = RedisDealSecret(redis_client, namespace).get()
     theirs = RedisDealSecret(redis_client, f"{namespace}other:").get()
-    assert mine != theirs
-    assert redis_client.get(f"{namespace}deal-secret") == mine
+    assert mine != theirs, f"drawn: {mine!r}"
+    assert redis_client.get(f"{namespace}deal-secret") == mine, f"drawn: {mine!r}"
     assert len(bytes.fromhex(mine.decode())) == 32

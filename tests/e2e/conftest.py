@@ -14,6 +14,7 @@ import redis
 from services.cli.dev import Launcher, stack_commands, stack_environment
 from shared.store.redis_store import RedisEventStore
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
+from tests.support import deals
 
 
 class Stack:
@@ -56,7 +57,8 @@ def running_stack(
     database_url: str,
     extra_env: dict[str, str] | None = None,
 ) -> Iterator[Stack]:
-    """Runs the game service, a worker and the projection service while the block runs."""
+    """Runs the game service, a worker and the projection service while the block runs; they
+    deal with the tests' given deal secret, as `Stack.store` does."""
     port = free_port()
     heartbeats = tempfile.mkdtemp(prefix="cardarena-heartbeats-")
     env = {
@@ -67,6 +69,7 @@ def running_stack(
         "CARDARENA_HEARTBEAT_DIR": heartbeats,
         "CARDARENA_PROJECTION_METRICS_PORT": "0",
         "CARDARENA_WORKERS_METRICS_PORT": "0",
+        **deals.ENVIRONMENT,  # every deal pinned: the tests' given deal secret
         **(extra_env or {}),
     }
     base_url = f"http://127.0.0.1:{port}"
@@ -76,6 +79,7 @@ def running_stack(
                 if name != "beat":
                     launcher.start(name, command)
             wait_until_healthy(base_url, "the game service")
-            yield Stack(base_url, database_url, RedisEventStore(redis_client, namespace=namespace))
+            store = deals.attached(RedisEventStore(redis_client, namespace=namespace))
+            yield Stack(base_url, database_url, store)
     finally:
         shutil.rmtree(heartbeats, ignore_errors=True)

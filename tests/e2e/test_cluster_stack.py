@@ -24,12 +24,11 @@ from services.projection.views import PostgresTournamentViews
 from shared.app.tournaments import run_in_process
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.standings import standings
-from shared.ports import deal_secret
 from shared.ports.views.port import TournamentStandings
 from shared.store.memory import InMemoryEventStore
-from shared.store.redis_deal_secret import RedisDealSecret
 from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
 from tests.reliability.conftest import assert_views_equal_a_rebuild
+from tests.support import deals
 from tests.support.redis_cluster import LocalCluster
 
 pytestmark = [pytest.mark.e2e, pytest.mark.cluster]
@@ -140,11 +139,8 @@ def test_a_round_robin_on_the_cluster_survives_a_killed_projector_and_worker(
         wait_for(all_rated, 120, "every game to be rated")
 
     definition = msgspec.convert(BODY, TournamentDefinition)
-    same_deployment = InMemoryEventStore()  # dealing with the stack's deal secret
-    client = stack.cluster.client()
-    deal_secret.attach(same_deployment, RedisDealSecret(client, stack.namespace))
+    same_deployment = deals.attached(InMemoryEventStore())  # the stack's deal secret
     in_process = run_in_process(same_deployment, definition, tournament_id)
-    client.close()
     assert projected.standings == standings(in_process)
     assert sum(line.games for line in projected.standings) == 2 * GAMES
     assert assert_views_equal_a_rebuild(stack.database_url) == GAMES

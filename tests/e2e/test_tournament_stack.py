@@ -13,19 +13,17 @@ import httpx
 import msgspec
 import psycopg
 import pytest
-import redis
 
 from services.projection.views import PostgresTournamentViews
 from shared.app.tournaments import run_in_process
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.standings import standings
-from shared.ports import deal_secret
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentStandings
 from shared.store.memory import InMemoryEventStore
-from shared.store.redis_deal_secret import RedisDealSecret
 from tests.e2e.conftest import Stack
 from tests.e2e.support import wait_for
+from tests.support import deals
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +46,7 @@ KEYS = {"heuristic@h", "random@a", "random@b", "random@c"}
 
 
 def test_a_shithead_round_robin_on_the_workers_projects_the_in_process_standings(
-    stack: Stack, redis_client: redis.Redis, namespace: str
+    stack: Stack,
 ) -> None:
     views = PostgresTournamentViews(stack.database_url)
     with httpx.Client(base_url=stack.base_url, timeout=10) as http:
@@ -69,8 +67,7 @@ def test_a_shithead_round_robin_on_the_workers_projects_the_in_process_standings
         board = http.get("/v1/leaderboards/shithead").json()
 
     definition = msgspec.convert(BODY, TournamentDefinition)
-    same_deployment = InMemoryEventStore()  # dealing with the stack's deal secret
-    deal_secret.attach(same_deployment, RedisDealSecret(redis_client, namespace))
+    same_deployment = deals.attached(InMemoryEventStore())  # the stack's deal secret
     in_process = run_in_process(same_deployment, definition, tournament_id)
     assert projected.standings == standings(in_process)
     assert [line.games for line in projected.standings] == [4, 4, 4, 4]

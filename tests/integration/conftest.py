@@ -13,13 +13,14 @@ from celery import Celery
 
 from services.bootstrap.workers import create_celery_app
 from services.settings import WorkerSettings, load_settings
+from tests.support import deals
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
     """Returns the environment of a worker using this test's keys and queue (its webhook
-    bots listen on 127.0.0.1)."""
+    bots listen on 127.0.0.1), dealing with the tests' given deal secret."""
     return {
         **os.environ,
         "CARDARENA_STORE": "redis",
@@ -28,6 +29,7 @@ def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
         "CARDARENA_NAMESPACE": namespace,
         "CARDARENA_QUEUE": f"{namespace}bots",
         "CARDARENA_WEBHOOK_ALLOW_PRIVATE": "1",
+        **deals.ENVIRONMENT,
     }
 
 

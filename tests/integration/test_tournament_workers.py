@@ -14,10 +14,9 @@ from services.workers.dispatch import START_TOURNAMENT
 from shared.app.tournaments import load_tournament, run_in_process
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
-from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
-from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_store import RedisEventStore
+from tests.support import deals
 
 pytestmark = pytest.mark.integration
 
@@ -63,8 +62,7 @@ def test_a_tournament_on_the_workers_gives_the_in_process_games_and_standings(
     start_tournament = celery_app.tasks[START_TOURNAMENT]
     start_tournament.apply_async((msgspec.to_builtins(definition), "t1"), queue=f"{namespace}bots")
     on_workers = wait_until_finished(store, "t1", 120)
-    same_deployment = InMemoryEventStore()  # dealing with the workers' deal secret
-    deal_secret.attach(same_deployment, RedisDealSecret(redis_client, namespace))
+    same_deployment = deals.attached(InMemoryEventStore())  # the workers' deal secret
     in_process = run_in_process(same_deployment, definition, "t1")
     by_key = {r.key: (r.places, r.status) for r in in_process.records}
     assert {r.key: (r.places, r.status) for r in on_workers.records} == by_key

@@ -69,23 +69,23 @@ def test_a_fresh_key_is_256_random_bits() -> None:
     assert all(HEX64.fullmatch(key) for key in drawn)
 
 
+@pytest.mark.usefixtures("random_deal_secret")
 def test_a_store_deals_with_its_attached_secret_else_one_drawn_for_it() -> None:
     store, other = InMemoryEventStore(), InMemoryEventStore()
-    assert (
-        deal_secret.secret_of(store) == deal_secret.secret_of(store) != deal_secret.secret_of(other)
-    )
+    drawn = deal_secret.secret_of(store), deal_secret.secret_of(other)
+    assert deal_secret.secret_of(store) == drawn[0] != drawn[1], f"drawn: {drawn}"
     deal_secret.attach(store, GivenDealSecret(SECRET.decode()))
     assert deal_secret.secret_of(store) == SECRET
     assert deal_secret.deal_key(store, "game", 7) == deal_keys.derive(SECRET, "game", 7)
     assert deal_secret.deal_key(store, "game", None) is None
 
 
+@pytest.mark.usefixtures("random_deal_secret")
 def test_the_wiring_deals_with_the_configured_secret() -> None:
     configured = Settings(deal_secret=SECRET.decode())
     assert deal_secret.secret_of(build_store(configured)) == SECRET
-    assert deal_secret.secret_of(build_store(Settings())) != deal_secret.secret_of(
-        build_store(Settings())
-    )
+    drawn = [deal_secret.secret_of(build_store(Settings())) for _ in range(2)]
+    assert drawn[0] != drawn[1], f"drawn: {drawn}"
 
 
 def test_a_deal_secret_shorter_than_32_characters_is_refused() -> None:
