@@ -23,10 +23,15 @@ import psycopg
 import pytest
 import redis
 
+from shared.app.tournaments import run_in_process
+from shared.model.tournaments.model import TournamentDefinition
+from shared.model.tournaments.standings import standings as standings_of
 from shared.sdk.client import Client, SeatView
+from shared.store.memory import InMemoryEventStore
 from shared.store.redis_store import RedisEventStore
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.reliability.conftest import wait_for
+from tests.support import deals
 
 pytestmark = pytest.mark.reliability
 
@@ -342,6 +347,12 @@ def test_standings_cancel_the_luck_of_the_deal_and_the_stronger_bot_still_wins(
         unequal = http.get(f"/v1/tournaments/{by_skill['tournament_id']}/standings").json()
     assert [line["games"] for line in equal["standings"]] == [8, 8, 8, 8]
     assert [line["score"] for line in equal["standings"]] == [0.0, 0.0, 0.0, 0.0]
+    # The deals are pinned (the stack's given deal secret, tests/support/deals.py) and a random
+    # bot chooses from its game's deal key: the games are those of an in-process run, the same
+    # on every run, where the heuristic bot scores 6 and each random bot -2.
+    definition = msgspec.convert(skill, TournamentDefinition)
+    pinned = run_in_process(deals.attached(InMemoryEventStore()), definition, "skill")
+    assert unequal["standings"] == msgspec.to_builtins(standings_of(pinned))
     best, *rest = unequal["standings"]
     assert best["name"] == "heuristic@h"
     assert best["score"] > max(line["score"] for line in rest)
