@@ -5,11 +5,13 @@ the projection service run against Redis, on a namespace and queue of their own,
 temporary PostgreSQL database; the Celery broker is that Redis or RabbitMQ
 (`CELERY_BROKER_URL=amqp://...`, best on a virtual host of the run's own). A round robin of
 built-in bots starts on the workers. When some but not all of its games are recorded and
-one worker holds a task, that worker's whole process group gets SIGKILL, and the message at
-the head of the queue is taken away as well: what Redis does when it answers the BRPOP of
-a worker that dies before it records the message (kombu's transport takes, then records),
+one worker holds a task, the message at the head of the queue is taken away and that
+worker's whole process group gets SIGKILL at once: what Redis does when it answers the BRPOP
+of a worker that dies before it records the message (kombu's transport takes, then records),
 a task lost to the broker for good. RabbitMQ loses no message so, but the run takes one
-away there too (a get and an ack), so that the reconciliation is tried on both brokers.
+away there too (a get and an ack), so that the reconciliation is tried on both brokers. The
+message taken is one whose game has not ended, and its game's version is read as it is
+taken, before the kill: the game must move on past it, however soon.
 
 The tasks the killed worker held come back through the broker (over Redis, the surviving
 worker's sweep, after the visibility timeout; over RabbitMQ at once, when the killed
@@ -51,7 +53,9 @@ from bench.load import temporary_database
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from services.ops.migrate import migrate
 from services.settings import WorkerSettings, load_settings
+from shared.app.loading import load
 from shared.app.tournaments import load_tournament, run_in_process
+from shared.errors import UnknownGame
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.standings import standings
@@ -96,10 +100,13 @@ class Figures:
     which keeps what a worker holds out of sight, the game is not known: empty)."""
     lost: str | None = None
     """The game whose bot-turn message was lost with the killed worker."""
+    lost_version: int = 0
+    """The lost game's version when its message was taken away, before the kill."""
     redelivered_after_s: float | None = None
     """From the kill until the surviving worker had received every held task again."""
     resumed_after_s: float | None = None
-    """From the kill until the lost game's stream moved on (the reconciliation)."""
+    """From the kill until the lost game's stream moved on past `lost_version` (the
+    reconciliation)."""
     finished_after_s: float = 0.0
     finished: bool = False
     unfinished_games: list[str] = field(default_factory=list)
@@ -163,27 +170,43 @@ def unacked_games(client: redis.Redis, namespace: str) -> dict[str, str]:
     return found
 
 
-def lose_one(client: redis.Redis, queue: str) -> str | None:
+def unended(store: RedisEventStore, game_id: str) -> int | None:
+    """Returns the game's version while it has not ended (0 before it is created), None once
+    it has: a game that must still move on, and where from."""
+    try:
+        loaded = load(store, game_id)
+    except UnknownGame:
+        return 0
+    return None if loaded.spec.is_over(loaded.state) else loaded.version
+
+
+Lost = tuple[str, int]
+"""A message taken away for good: its game, and that game's version when it was taken."""
+
+
+def lose_one(client: redis.Redis, queue: str, store: RedisEventStore) -> Lost | None:
     """Takes the bot-turn message at the head of `queue` (the one a BRPOP takes) away for
-    good; returns its game, None if the head holds another task (put back) or none."""
+    good if its game has not ended; returns its game and version, None if the head holds
+    another task or an ended game's (put back) or none."""
     raw = cast("bytes | None", client.rpop(queue))
     if raw is None:
         return None
     task = redis_bot_turn(json.loads(raw))
-    if task is None:
+    version = None if task is None else unended(store, task[1])
+    if task is None or version is None:
         client.rpush(queue, raw)
         return None
-    return task[1]
+    return task[1], version
 
 
-def lose_one_amqp(url: str, queue: str, held: set[str], looked_at: int = 20) -> str | None:
-    """Takes the first bot-turn message of the RabbitMQ `queue` that is not one of the
-    killed worker's `held` tasks away for good (a get, then an ack); returns its game, None
-    if none of the first `looked_at` messages is one. The others go back (requeued).
+def lose_one_amqp(url: str, queue: str, store: RedisEventStore, looked_at: int = 20) -> Lost | None:
+    """Takes the first bot-turn message of the RabbitMQ `queue` whose game has not ended
+    away for good (a get, then an ack); returns its game and version, None if none of the
+    first `looked_at` messages is one. The others go back (requeued).
 
-    RabbitMQ requeues a dead consumer's unacknowledged messages as soon as it sees the
-    connection close, often before this runs: taking one of those would lose a held task
-    and wait forever for its redelivery."""
+    It runs before the kill: the messages a worker holds are out of the queue's sight then
+    (unacknowledged), so none of them is taken; RabbitMQ requeues them once the dead
+    worker's connection closes, and they must all come back."""
     with kombu.Connection(url, connect_timeout=5) as connection:
         bound = kombu.Queue(queue, no_declare=True).bind(connection.default_channel)
         passed = []
@@ -193,11 +216,12 @@ def lose_one_amqp(url: str, queue: str, held: set[str], looked_at: int = 20) -> 
                 if message is None:
                     return None
                 task = bot_turn(message.headers, cast("bytes", message.body))
-                if task is None or task[0] in held:
+                version = None if task is None else unended(store, task[1])
+                if task is None or version is None:
                     passed.append(message)
                     continue
                 message.ack()
-                return task[1]
+                return task[1], version
             return None
         finally:
             for message in passed:
@@ -318,17 +342,23 @@ def run(
             state = until(lambda: recorded(store), "tournament to be recorded")
             figures.games = sum(len(rnd.games) for rnd in state.rounds)
 
-            def kill_time() -> bool:
+            amqp = broker.broker_is_amqp
+
+            def lose() -> Lost | None:
+                """Takes a message away once some but not all games are recorded."""
                 done = recorded(store)
                 enough = done is not None and len(done.records) >= figures.games * kill_fraction
-                return enough and bool(held_tasks(victim)) and waiting() > 0
+                if not (enough and waiting() > 0):
+                    return None
+                if amqp:
+                    return lose_one_amqp(broker.celery_broker, queue, store)
+                return lose_one(client, queue, store)
 
-            until(kill_time, "some but not all games to be recorded, a task held")
+            lost = until(lose, "some but not all games to be recorded, a message to lose")
+            until(lambda: held_tasks(victim), "the worker to hold a task")  # then kill at once
             os.killpg(victim.pid, signal.SIGKILL)
             killed = time.monotonic()
-            amqp = broker.broker_is_amqp
-            if not amqp:
-                figures.lost = lose_one(client, queue)
+            figures.lost, figures.lost_version = lost
             figures.kill_at_s = killed - start
             figures.recorded_at_kill = len((recorded(store) or state).records)
             # Over Redis, the dead worker's tasks stay in the unacked hash until restored.
@@ -337,13 +367,10 @@ def run(
             if victim.reader is not None:
                 victim.reader.join(timeout=10)  # its log whole: a task acked logged its end
             held = held_tasks(victim)
-            if amqp:  # its held tasks may be back in the queue already: lose another
-                figures.lost = lose_one_amqp(broker.celery_broker, queue, held)
             figures.held = (
                 dict.fromkeys(held, "") if amqp else {t: unacked[t] for t in held if t in unacked}
             )
-            lost_version = store.version(figures.lost) if figures.lost else 0
-            _follow(figures, store, survivor, killed, lost_version)
+            _follow(figures, store, survivor, killed)
         check(figures, store, client, namespace, tournament)
     finally:
         keys = list(client.scan_iter(match=f"{namespace}*", count=1000))
@@ -355,9 +382,7 @@ def run(
     return figures
 
 
-def _follow(
-    figures: Figures, store: RedisEventStore, survivor: Child, killed: float, lost_version: int
-) -> None:
+def _follow(figures: Figures, store: RedisEventStore, survivor: Child, killed: float) -> None:
     """Waits for the tournament to finish and for the surviving worker to receive every task
     the killed one held, noting when the last came back and when the lost game moved on."""
 
@@ -368,7 +393,7 @@ def _follow(
             if figures.held and all(task_id in seen for task_id in figures.held):
                 figures.redelivered_after_s = now
         lost = figures.lost
-        if lost and figures.resumed_after_s is None and store.version(lost) > lost_version:
+        if lost and figures.resumed_after_s is None and store.version(lost) > figures.lost_version:
             figures.resumed_after_s = now
         if not figures.finished and (state := recorded(store)) and state.status == "finished":
             figures.finished = True
