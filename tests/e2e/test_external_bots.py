@@ -18,6 +18,7 @@ import pytest
 from shared.sdk.client import ApiError, Client, SeatView
 from tests.e2e.conftest import ADMIN_KEY, Stack
 from tests.e2e.support import ROOT
+from tests.support.results import assert_shithead_places
 
 pytestmark = pytest.mark.e2e
 
@@ -100,7 +101,7 @@ def test_two_token_bots_and_two_built_in_bots_finish_a_shithead_game(
         each_seat((a, b), lambda client, _: play_until_over(client, game_id))
         game = a.game(game_id)
     assert game["status"] in {"finished", "capped"}
-    assert sorted(game["result"]["places"]) == [1, 2, 3, 4]
+    assert_shithead_places(game["result"])  # a capped game may tie places
 
 
 def test_a_retried_post_with_the_same_idempotency_key_appends_once(secured_stack: Stack) -> None:
@@ -219,7 +220,7 @@ def test_two_token_bots_play_a_game_out_with_the_long_poll_of_their_turns(
         waited = each_seat((d, e), lambda client, seat: play_by_long_poll(client, game_id, seat))
         game = d.game(game_id)
     assert game["status"] in {"finished", "capped"}
-    assert sorted(game["result"]["places"]) == [1, 2]
+    assert_shithead_places(game["result"])  # a capped game may tie places
     # About one answer per turn (no busy polling): far fewer than the game's events.
     assert waited[0] + waited[1] <= game["version"] + 4
 

@@ -8,7 +8,6 @@ Beggar-my-neighbour (no decisions) cannot.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -31,6 +30,7 @@ from shared.messages.common import Action, Event, GameCreated, GameFinished, Res
 from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import AppendResult, EventStore, StoreUnavailable
+from tests.support.results import assert_shithead_places
 
 pytestmark = pytest.mark.unit
 
@@ -173,22 +173,6 @@ SHITHEAD = {"game": "shithead", "ruleset": "classic", "seats": SHITHEAD_SEATS, "
 """A classic four-player Shithead game: seats 0 and 1 are posted by the test, 2 and 3 are bots."""
 EXTERNAL = (0, 1)
 HIDDEN = "??"
-
-
-def assert_places(result: dict[str, Any]) -> None:
-    """Asserts that a classic Shithead game's places are what its rules say: 1..4, one each,
-    when it is played to the last seat; at the move cap, those out by order, then the rest
-    by cards left (`scores`), fewest first, a tie sharing the higher place (1, 2, 3, 3)."""
-    places, scores = result["places"], result["scores"]
-    if result["status"] == "finished":
-        assert sorted(places) == [1, 2, 3, 4], result
-        return
-    assert places == [1 + sum(p < place for p in places) for place in places], result
-    for seat, other in itertools.permutations(range(len(places)), 2):
-        if scores[seat] < scores[other]:
-            assert places[seat] < places[other], result
-        if scores[seat] == scores[other] > 0:
-            assert places[seat] == places[other], result
 
 
 def seat_view(client: Client, game_id: str, seat: int) -> dict[str, Any]:
@@ -562,7 +546,7 @@ class GameApiBehaviours:
         game = client.get(f"/v1/games/{game_id}").json()
         assert game["status"] in {"finished", "capped"}
         assert game["status"] == game["result"]["status"]
-        assert_places(game["result"])
+        assert_shithead_places(game["result"])
         assert (game["to_move"], game["version"]) == ([], store.version(game_id))
         for seat in EXTERNAL:
             view = seat_view(client, game_id, seat)
