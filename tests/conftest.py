@@ -7,7 +7,8 @@ Each test gets its own Redis key namespace and its own PostgreSQL database.
 
 Every deal is pinned: the stores a test builds and the processes it starts deal with the
 tests' given deal secret (tests/support/deals.py), so a seeded game deals the same cards on
-every run; a test that wants a random secret asks for `random_deal_secret`.
+every run, and a game without a seed draws the same keys on every run; a test that wants a
+random secret asks for `random_deal_secret`.
 """
 
 from __future__ import annotations
@@ -45,10 +46,17 @@ def _given_deal_secret() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_deal_keys(request: pytest.FixtureRequest) -> None:
+    """Makes the fresh keys this test draws (games without a seed) the same on every run."""
+    deals.FRESH.start(request.node.nodeid)
+
+
 @pytest.fixture
 def random_deal_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    """For a test of the secret's drawing itself: stores draw a random deal secret again, as
-    in production (the test prints what it drew when it fails)."""
+    """For a test of the secret's or a fresh key's drawing itself: stores draw a random deal
+    secret again and games without a seed random keys, as in production (the test prints
+    what it drew when it fails)."""
     deals.unpin(monkeypatch)
 
 

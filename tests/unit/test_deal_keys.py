@@ -63,10 +63,11 @@ def test_a_deal_key_differs_by_secret_kind_and_seed() -> None:
     assert len(keys) == 4
 
 
+@pytest.mark.usefixtures("random_deal_secret")
 def test_a_fresh_key_is_256_random_bits() -> None:
     drawn = {deal_keys.fresh() for _ in range(100)}
-    assert len(drawn) == 100
-    assert all(HEX64.fullmatch(key) for key in drawn)
+    assert len(drawn) == 100, f"drawn: {sorted(drawn)}"
+    assert all(HEX64.fullmatch(key) for key in drawn), f"drawn: {sorted(drawn)}"
 
 
 @pytest.mark.usefixtures("random_deal_secret")
