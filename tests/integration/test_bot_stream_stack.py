@@ -26,7 +26,7 @@ from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
 from shared.store.port import position_key
 from shared.store.redis_store import RedisEventStore
-from tests.unit.test_streams_api import ADMIN, KEY, RULES, Sse, bearer, parse
+from tests.unit.http.test_streams_api import ADMIN, KEY, RULES, Sse, bearer, parse
 
 pytestmark = pytest.mark.integration
 

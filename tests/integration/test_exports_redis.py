@@ -8,7 +8,7 @@ import redis
 from shared.app import exports as exchange
 from shared.model import exported_log as export
 from shared.store.redis_store import RedisEventStore
-from tests.unit.test_export import golden
+from tests.unit.model.test_export import golden
 
 pytestmark = pytest.mark.integration
 

@@ -34,8 +34,8 @@ from shared.games.base import AnyGame
 from shared.messages.common import Event
 from shared.model.log_replay import replay_log
 from shared.store.memory import InMemoryEventStore
-from tests.unit import test_autobus_properties as autobus_props
-from tests.unit import test_shithead_properties as shithead_props
+from tests.unit.games import test_autobus_properties as autobus_props
+from tests.unit.games import test_shithead_properties as shithead_props
 from tests.unit.leaks import cards_in
 
 pytestmark = pytest.mark.reliability

@@ -1,7 +1,7 @@
 """`--bots` and `exec:` programs checked before the first game: an empty name, or a program
 that cannot start, is a usage error (exit 2) in one line, in simulate, tournament and
 connect; a program that starts and then misbehaves forfeits as before
-(tests/unit/test_local_programs.py)."""
+(tests/unit/cli/test_local_programs.py)."""
 
 from __future__ import annotations
 

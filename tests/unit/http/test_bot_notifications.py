@@ -22,8 +22,8 @@ from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
 from shared.model.challenges import Opponent
 from tests.support.tournaments import alice_swiss
-from tests.unit.test_challenges_api import Arena
-from tests.unit.test_streams_api import ADMIN, KEY, SHORT, Sse, bearer, parse
+from tests.unit.http.test_challenges_api import Arena
+from tests.unit.http.test_streams_api import ADMIN, KEY, SHORT, Sse, bearer, parse
 
 pytestmark = pytest.mark.unit
 

@@ -20,7 +20,7 @@ from shared.messages.common import Clock, Event, GameCreated, GameFinished, Seat
 from shared.model import deal_keys, deals
 from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_codec import FROZEN_V1, recorded
+from tests.unit.messages.test_codec import FROZEN_V1, recorded
 
 pytestmark = pytest.mark.unit
 

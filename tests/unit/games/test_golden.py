@@ -1,7 +1,7 @@
 """Golden playthroughs: seeded games with fixed bots, stored as JSON lines under tests/golden.
 
 A change of rules or bots that changes one of these files must be deliberate: regenerate
-with `CARDARENA_UPDATE_GOLDEN=1 uv run pytest tests/unit/test_golden.py` and review the diff.
+with `CARDARENA_UPDATE_GOLDEN=1 uv run pytest tests/unit/games/test_golden.py` and review the diff.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from shared.store.memory import InMemoryEventStore
 
 pytestmark = pytest.mark.unit
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 PLAYTHROUGHS = {
     "shithead-classic-2p-random": ("shithead", "classic", ["random", "random"], 1),
     "shithead-holland-kocsma-4p-random": ("shithead", "holland-kocsma", ["random"] * 4, 2),

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from shared.app.loading import load
-from tests.unit.test_streams_api import ADMIN, ALICE, BOB, SHORT, World, bearer, opened, parse
+from tests.unit.http.test_streams_api import ADMIN, ALICE, BOB, SHORT, World, bearer, opened, parse
 
 pytestmark = pytest.mark.unit
 

@@ -22,7 +22,7 @@ from shared.model import challenges
 from shared.model.challenges import ChallengeClosed, Opponent
 from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_streams_api import ADMIN, KEY, SHORT, World, bearer, parse
+from tests.unit.http.test_streams_api import ADMIN, KEY, SHORT, World, bearer, parse
 
 pytestmark = pytest.mark.unit
 

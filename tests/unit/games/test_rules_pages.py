@@ -21,7 +21,7 @@ from shared.messages.common import PLATFORM_ACTIONS
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def page_of(spec: AnyGame) -> str:

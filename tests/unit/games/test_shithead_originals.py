@@ -32,7 +32,15 @@ from shared.games.shithead.messages import (
 from shared.games.shithead.rules import PRESETS, validate
 from shared.games.shithead.view import redact
 from shared.messages.common import GameFinished
-from tests.unit.test_shithead_rules import all_ready, apply, kinds, play, refused, swap_phase, table
+from tests.unit.games.test_shithead_rules import (
+    all_ready,
+    apply,
+    kinds,
+    play,
+    refused,
+    swap_phase,
+    table,
+)
 
 pytestmark = pytest.mark.unit
 

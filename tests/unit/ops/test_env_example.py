@@ -13,7 +13,7 @@ from services import settings
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def example() -> list[tuple[str, str, str]]:

@@ -13,7 +13,7 @@ from shared.app.loading import load
 from shared.messages.common import Clock
 from shared.ports.bot_index import FeedBotIndex
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_auth_api import (
+from tests.unit.http.test_auth_api import (
     ADMIN,
     ALICE,
     BOB,
@@ -25,9 +25,9 @@ from tests.unit.test_auth_api import (
     problem,
     register,
 )
-from tests.unit.test_streams_api import ALICE as STREAM_ALICE
-from tests.unit.test_streams_api import BOB as STREAM_BOB
-from tests.unit.test_streams_api import SHORT, opened, parse
+from tests.unit.http.test_streams_api import ALICE as STREAM_ALICE
+from tests.unit.http.test_streams_api import BOB as STREAM_BOB
+from tests.unit.http.test_streams_api import SHORT, opened, parse
 
 pytestmark = pytest.mark.unit
 

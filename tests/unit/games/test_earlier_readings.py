@@ -19,11 +19,11 @@ from shared.messages.common import Event, GameFinished
 from shared.model import exported_log as export
 from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_export import golden
+from tests.unit.model.test_export import golden
 
 pytestmark = pytest.mark.unit
 
-EARLIER = Path(__file__).resolve().parents[1] / "golden" / "earlier"
+EARLIER = Path(__file__).resolve().parents[2] / "golden" / "earlier"
 AUTOBUS = "autobus-classic-2p-random-2026-12-02"
 SHITHEAD = "shithead-holland-kocsma-2p-random-2026-12-02"
 

@@ -17,7 +17,7 @@ import pytest
 
 from services.game.http.waiters import StreamConfig
 from shared.app.loading import load
-from tests.unit.test_streams_api import ALICE, BOB, SHORT, World, bearer, opened
+from tests.unit.http.test_streams_api import ALICE, BOB, SHORT, World, bearer, opened
 
 pytestmark = pytest.mark.unit
 

@@ -35,8 +35,8 @@ from shared.messages.common import (
 from shared.model import exported_log as export
 from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_deals import replaced, timed_out_game
-from tests.unit.test_golden import GOLDEN, PLAYTHROUGHS
+from tests.unit.games.test_golden import GOLDEN, PLAYTHROUGHS
+from tests.unit.model.test_deals import replaced, timed_out_game
 
 pytestmark = pytest.mark.unit
 

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.unit
 
 Document = dict[str, Any]
 REF = "#/components/schemas/"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def schemas(document: Document) -> dict[str, Any]:

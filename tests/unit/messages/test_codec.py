@@ -135,7 +135,7 @@ def test_an_unknown_schema_version_is_an_error_not_a_guess() -> None:
 # sample of every event type of every union; each later file adds samples of the event types
 # added since (v2.json: ChallengeExpired, SeatResigned and GameAborted, 2026-12-02; v3.json:
 # Shithead's CardStacked and SeatsSkipped, 2026-12-03). Never edit them, add new files instead.
-PAYLOADS = Path(__file__).parent.parent / "golden" / "payloads"
+PAYLOADS = Path(__file__).parent.parent.parent / "golden" / "payloads"
 
 
 def _samples() -> dict[str, dict[str, str]]:

@@ -32,7 +32,7 @@ from shared.games.autobus.rules import RANKS
 from shared.messages.common import Clock, DefaultActionPlayed, Event, Seat
 from shared.model import exported_log, log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_autobus_rules import apply, refused, table
+from tests.unit.games.test_autobus_rules import apply, refused, table
 
 pytestmark = pytest.mark.unit
 

@@ -18,9 +18,9 @@ from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import GameFinished
 from shared.model import exported_log as export
 from shared.store.memory import InMemoryEventStore
-from tests.unit.test_cli import run
-from tests.unit.test_deals import replaced
-from tests.unit.test_export import golden
+from tests.unit.cli.test_cli import run
+from tests.unit.model.test_deals import replaced
+from tests.unit.model.test_export import golden
 
 pytestmark = pytest.mark.unit
 
