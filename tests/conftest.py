@@ -1,4 +1,4 @@
-"""Fixtures for real Redis and PostgreSQL servers.
+"""The tier of every test, from its folder; fixtures for real Redis and PostgreSQL servers.
 
 Servers come from `REDIS_URL` / `DATABASE_URL` when set, else from testcontainers where
 Docker runs. Where neither is available the tests that need them are skipped with a
@@ -18,6 +18,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -28,6 +29,16 @@ from tests.support import deals
 from tests.support import redis_cluster as redis_servers
 
 REQUIRE_SERVICES = os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1"
+TESTS = Path(__file__).resolve().parent
+TIERS = ("unit", "contract", "integration", "e2e", "reliability")
+"""The tiers, each a folder under tests/ and a marker of the same name (pyproject.toml)."""
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Marks a test with its tier: the folder under tests/ it lives in."""
+    tier = item.path.resolve().relative_to(TESTS).parts[0]
+    if tier in TIERS:
+        item.add_marker(tier)
 
 
 def _unavailable(what: str, how: str) -> None:

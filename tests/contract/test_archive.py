@@ -15,8 +15,6 @@ from shared.ports.archive import EventArchive, InMemoryEventArchive, StoreArchiv
 from shared.ports.views.fold import to_datetime
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.contract
-
 GAME = "g-1"
 OTHER_GAME = "g-2"
 

@@ -15,7 +15,7 @@ from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSec
 from shared.store.redis_deal_secret import RedisDealSecret
 from tests.contract.cluster import CLUSTER, redis_backend
 
-pytestmark = [pytest.mark.contract, pytest.mark.usefixtures("random_deal_secret")]
+pytestmark = pytest.mark.usefixtures("random_deal_secret")
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration), CLUSTER])

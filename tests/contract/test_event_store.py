@@ -27,8 +27,6 @@ from shared.store.port import (
 from shared.store.redis_store import RedisEventStore
 from tests.contract.conftest import GAME, ConsumerFactory
 
-pytestmark = pytest.mark.contract
-
 OTHER_GAME = "g-2"
 KIND = "beggar"
 

@@ -25,8 +25,6 @@ from shared.store.port import (
 from tests.contract.conftest import Backend
 from tests.contract.test_event_store import KIND, events
 
-pytestmark = pytest.mark.contract
-
 FAR_FUTURE_MS = 2**62
 """A time after every append: trims all that the groups passed."""
 

@@ -17,8 +17,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import ConcurrencyConflict, EventStore
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.contract
-
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
 def store(request: pytest.FixtureRequest) -> EventStore:

@@ -16,8 +16,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.redis_limits import RedisGameSlots
 from tests.contract.cluster import CLUSTER, redis_backend
 
-pytestmark = pytest.mark.contract
-
 BOT = "alice@1"
 
 

@@ -10,8 +10,6 @@ from shared.ports.outbox import InMemoryOutbox, Outbox, Pending
 from shared.store.redis_outbox import RedisOutbox
 from tests.contract.cluster import CLUSTER, redis_backend
 
-pytestmark = pytest.mark.contract
-
 DEFINITION = {"game": "beggar", "entrants": [{"bot": "turner"}], "seed": "9", "ratio": 0.1}
 
 

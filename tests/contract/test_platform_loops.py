@@ -34,8 +34,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.contract
-
 FAR_FUTURE = 10**15
 Batch = tuple[int, Sequence[NewEvent], str | None]
 CLOCK = Clock(move_seconds=60, bank_seconds=0)

@@ -13,8 +13,6 @@ from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.redis_limits import RedisRateLimiter
 from tests.contract.cluster import CLUSTER, redis_backend
 
-pytestmark = pytest.mark.contract
-
 MakeLimiter = Callable[[int, int], RateLimiter]
 """Makes a limiter of `limit` requests per window of `window_s` seconds."""
 

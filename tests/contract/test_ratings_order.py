@@ -29,8 +29,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.contract
-
 
 def field(label: str, count: int) -> list[Entrant]:
     """Returns `count` entrants, each a distinct bot version labelled `label`<n>."""

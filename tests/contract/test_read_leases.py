@@ -11,8 +11,6 @@ from shared.ports.leases import InMemoryReadLeases, ReadLeases
 from shared.store.redis_leases import RedisReadLeases
 from tests.contract.cluster import CLUSTER, redis_backend
 
-pytestmark = pytest.mark.contract
-
 LONG_MS = 60_000
 
 

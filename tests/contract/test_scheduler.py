@@ -16,8 +16,6 @@ from shared.model.tournaments.schedule import Schedule
 from shared.ports.scheduler import Scheduler, UnknownSchedule
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.contract
-
 
 def definition(schedule: Schedule) -> TournamentDefinition:
     """Returns a small scheduled Beggar-my-neighbour round robin."""

@@ -40,8 +40,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.contract
-
 SHITHEAD = TournamentDefinition(
     game="shithead",
     entrants=[

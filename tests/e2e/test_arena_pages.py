@@ -30,8 +30,6 @@ from tests.e2e.conftest import Stack
 from tests.e2e.support import ROOT
 from tests.support.browsing import launched, opened, served
 
-pytestmark = pytest.mark.e2e
-
 Json = dict[str, Any]
 
 ADMIN_KEY = "arena-admin-key-0123456789"

@@ -6,11 +6,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from tests.e2e.support import ROOT
-
-pytestmark = pytest.mark.e2e
 
 
 def test_the_quick_load_run_completes_and_prints_its_figures_with_no_errors(

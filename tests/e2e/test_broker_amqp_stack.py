@@ -21,8 +21,6 @@ import redis
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
 from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
 
-pytestmark = pytest.mark.e2e
-
 WAIT_S = 120
 """How long a wait lasts before it counts as a hang."""
 

@@ -31,7 +31,7 @@ from tests.reliability.conftest import assert_views_equal_a_rebuild
 from tests.support import deals
 from tests.support.redis_cluster import LocalCluster
 
-pytestmark = [pytest.mark.e2e, pytest.mark.cluster]
+pytestmark = pytest.mark.cluster
 
 BODY: dict[str, Any] = {
     "game": "autobus",

@@ -21,8 +21,6 @@ from tests.e2e.support import ROOT
 from tests.support.local_bots import PYTHON_EXAMPLE, javascript_example, program
 from tests.support.tcp_relay import TcpRelay
 
-pytestmark = pytest.mark.e2e
-
 RULES = {"max_moves": 300}
 """Classic Shithead with a move cap, so that a game ends in bounded time."""
 ENDED = {"finished", "capped"}

@@ -23,8 +23,6 @@ from psycopg import sql
 from services.projection.queries import get_game_row
 from tests.e2e.support import ROOT, free_port, wait_for
 
-pytestmark = pytest.mark.e2e
-
 STOP_SECONDS = 45
 """How long `cardarena dev` may take to stop after SIGINT (its grace period is 10 s)."""
 

@@ -12,8 +12,6 @@ import pytest
 
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture
 def embedded() -> Iterator[str]:

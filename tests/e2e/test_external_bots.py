@@ -20,8 +20,6 @@ from tests.e2e.conftest import ADMIN_KEY, Stack
 from tests.e2e.support import ROOT
 from tests.support.results import assert_shithead_places
 
-pytestmark = pytest.mark.e2e
-
 SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
 """Shithead events that record a seat's own decision."""
 T = TypeVar("T")

@@ -15,8 +15,6 @@ import redis
 from tests.e2e.conftest import Stack, running_stack
 from tests.e2e.support import ROOT, free_port, wait_for
 
-pytestmark = pytest.mark.e2e
-
 
 class ProbedStack:
     """A running stack, the environment to probe it with and its metrics ports."""

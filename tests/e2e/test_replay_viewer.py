@@ -24,8 +24,6 @@ from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import ROOT
 from tests.support.browsing import launched, opened, served
 
-pytestmark = pytest.mark.e2e
-
 Json = dict[str, Any]
 Expected = dict[str, dict[str, str | None]]
 """Per `data-testid`, the data attributes it must carry (None: it must not carry it)."""

@@ -16,8 +16,6 @@ from tests.e2e.conftest import ADMIN_KEY, Stack
 from tests.e2e.support import wait_for
 from tests.support.openapi_check import Checker, Recorder
 
-pytestmark = pytest.mark.e2e
-
 Json = dict[str, Any]
 
 

@@ -21,8 +21,6 @@ from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import chromium, served
 
-pytestmark = pytest.mark.e2e
-
 REMOTE_SOURCES = """() => Array.from(
   document.querySelectorAll("img, script, iframe, source, link[rel~=stylesheet], link[rel~=icon]")
 ).map((e) => e.getAttribute("src") || e.getAttribute("srcset") || e.getAttribute("href") || "")

@@ -6,14 +6,11 @@ from typing import Any
 
 import httpx
 import psycopg
-import pytest
 
 from services.projection.queries import archived_events, get_game_row
 from shared.catalog import get_game
 from tests.e2e.conftest import Stack
 from tests.e2e.support import wait_for
-
-pytestmark = pytest.mark.e2e
 
 """Re-exported from conftest.py (where the `stack` fixture lives) for test_embedded.py."""
 

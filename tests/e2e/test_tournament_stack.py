@@ -12,7 +12,6 @@ from typing import Any
 import httpx
 import msgspec
 import psycopg
-import pytest
 
 from services.projection.views import PostgresTournamentViews
 from shared.app.tournaments import run_in_process
@@ -24,8 +23,6 @@ from shared.store.memory import InMemoryEventStore
 from tests.e2e.conftest import Stack
 from tests.e2e.support import wait_for
 from tests.support import deals
-
-pytestmark = pytest.mark.e2e
 
 BODY: dict[str, Any] = {
     "game": "shithead",

@@ -26,8 +26,6 @@ from tests.e2e.support import ROOT, check_projected_and_archived
 from tests.support.openapi_check import Checker
 from tests.support.recording_proxy import RecordingProxy
 
-pytestmark = pytest.mark.e2e
-
 EXAMPLE = ROOT / "examples" / "typescript"
 SOURCES = ("bot.ts", "tsconfig.json", "package.json")
 """What the temporary copy of the example takes from the source tree (node_modules is linked)."""

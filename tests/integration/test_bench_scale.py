@@ -14,7 +14,7 @@ import pytest
 
 from tests.support import redis_cluster as redis_servers
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+pytestmark = pytest.mark.cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = r"[\d,.]+"

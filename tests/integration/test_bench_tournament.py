@@ -13,8 +13,6 @@ from bench import tournament
 from bench.load import KOMBU_DEADLINES
 from tests.support.redis_cluster import RedisServer
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.mark.timeout(600)
 def test_the_tournament_bench_leaves_the_redis_database_as_it_found_it(

@@ -7,15 +7,12 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
-import pytest
 
 from services.ops.migrate import migrate
 from services.projection.projector import Projector, rebuild
 from shared.model.challenges import ChallengeAccepted, ChallengeCancelled, ChallengeDeclined
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from tests.contract.test_bot_index import ALICE, BOB, NOW, answer, challenge
-
-pytestmark = pytest.mark.integration
 
 
 def rows(url: str) -> list[tuple[Any, ...]]:

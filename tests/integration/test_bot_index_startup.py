@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Sequence
 
 import msgspec
-import pytest
 import redis
 
 from services.ops.migrate import migrate
@@ -25,8 +24,6 @@ from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.store.port import FeedEntry, position_key
 from shared.store.redis_store import RedisEventStore
 from tests.contract.test_bot_index import ALICE, BOB, create, external
-
-pytestmark = pytest.mark.integration
 
 SMALL, LARGE = 20, 2000
 """Finished games in the small history, and in the large one."""

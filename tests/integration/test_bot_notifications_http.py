@@ -13,12 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.integration.test_streams_http import ADMIN, service, sse
 from tests.support.tournaments import alice_swiss
-
-pytestmark = pytest.mark.integration
 
 __all__ = ["service"]  # the fixture, used by name
 

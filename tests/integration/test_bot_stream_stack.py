@@ -28,8 +28,6 @@ from shared.store.port import position_key
 from shared.store.redis_store import RedisEventStore
 from tests.unit.http.test_streams_api import ADMIN, KEY, RULES, Sse, bearer, parse
 
-pytestmark = pytest.mark.integration
-
 ALICE = {"kind": "external", "bot": "alice"}
 BOB = {"kind": "external", "bot": "bob"}
 

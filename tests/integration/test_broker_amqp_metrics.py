@@ -20,8 +20,6 @@ from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import free_port
 
-pytestmark = pytest.mark.integration
-
 DEPTH = "cardarena_queue_depth"
 
 

@@ -17,7 +17,7 @@ from shared.store.redis_common import stream_key
 from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster, NotYet, RedisServer, wait_until
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+pytestmark = pytest.mark.cluster
 
 RECOVER_S = 15.0
 """How long appends may keep failing once the replica serves the slots: far past the

@@ -26,7 +26,7 @@ from shared.store.redis_common import stream_key
 from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster, RedisServer, wait_until
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+pytestmark = pytest.mark.cluster
 
 STREAMS = 120
 """How many streams the writers append to (over all 16 partitions, so every primary)."""

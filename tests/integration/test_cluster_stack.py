@@ -34,7 +34,7 @@ from shared.store.redis_limits import RedisGameSlots
 from shared.store.redis_outbox import RedisOutbox
 from tests.support.redis_cluster import LocalCluster
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+pytestmark = pytest.mark.cluster
 
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

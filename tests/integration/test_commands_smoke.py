@@ -15,8 +15,6 @@ import pytest
 from services.cli.dev import Launcher, cardarena, stack_commands, stack_environment
 from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
 
-pytestmark = pytest.mark.integration
-
 COMMANDS = dict(stack_commands(concurrency=1))
 
 

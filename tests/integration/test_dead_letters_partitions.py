@@ -4,15 +4,12 @@ position; each is set aside on its own, and none is lost."""
 from __future__ import annotations
 
 import psycopg
-import pytest
 import redis
 
 from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from shared.store.redis_common import feed_key
 from shared.store.redis_store import RedisEventStore
-
-pytestmark = pytest.mark.integration
 
 
 def test_unprojectable_entries_at_the_same_position_of_two_partitions_are_both_held(

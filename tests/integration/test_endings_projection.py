@@ -19,8 +19,6 @@ from shared.model.tournaments.standings import update_ratings
 from shared.store.port import FeedConsumer
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 ALICE, BOB = "alice@1", "bob@1"
 
 

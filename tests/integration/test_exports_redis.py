@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 import redis
 
 from shared.app import exports as exchange
 from shared.model import exported_log as export
 from shared.store.redis_store import RedisEventStore
 from tests.unit.model.test_export import golden
-
-pytestmark = pytest.mark.integration
 
 
 def test_the_longest_golden_game_imports_in_one_append_and_exports_the_same_bytes(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 import psycopg
-import pytest
 import redis
 
 from services.ops.migrate import migrate
@@ -18,8 +17,6 @@ from shared.app.games import create_game
 from shared.store.redis_common import feed_key
 from shared.store.redis_store import RedisEventStore
 from tests.reliability.conftest import assert_views_equal_a_rebuild
-
-pytestmark = pytest.mark.integration
 
 ROUNDS = 20
 GAMES_PER_ROUND = 100

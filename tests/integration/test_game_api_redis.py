@@ -16,8 +16,6 @@ from shared.catalog import hosting
 from shared.store.redis_store import RedisEventStore
 from tests.unit.http.test_game_api import BUMP, GameApiBehaviours, problem
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(autouse=True)
 def _hosted() -> Iterator[None]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -10,8 +9,6 @@ from services.ops.health import StackReadiness, expected_migrations
 from services.ops.migrate import migrate
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-
-pytestmark = pytest.mark.integration
 
 
 def get_ready(readiness: StackReadiness) -> tuple[int, str]:

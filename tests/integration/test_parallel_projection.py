@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import psycopg
-import pytest
 import redis
 
 from services.ops.migrate import migrate
@@ -21,8 +20,6 @@ from shared.app.games import create_game
 from shared.messages.common import Seat
 from shared.store.redis_store import RedisEventStore
 from tests.reliability.conftest import assert_views_equal_a_rebuild, views_snapshot
-
-pytestmark = pytest.mark.integration
 
 BOTS = ("ann", "ben", "cat", "dan")
 GAMES = 40

@@ -15,8 +15,6 @@ from shared.ports.views.port import ViewsUnavailable
 from tests.contract.test_bot_index import ALICE, create, external, finish
 from tests.integration.test_bot_index_startup import CountingStore, project_all
 
-pytestmark = pytest.mark.integration
-
 
 def test_the_tail_shrinks_as_the_projection_moves_and_a_checkpoint_gone_back_restarts_it(
     redis_client: redis.Redis, namespace: str, database_url: str

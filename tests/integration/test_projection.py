@@ -33,8 +33,6 @@ from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore, FeedEntry, own_position, position_key
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 SPEC = get_game("beggar")
 GAMES = [("g-two", 2, 1), ("g-three", 3, 2), ("g-four", 4, 0), ("g-seven", 2, 7)]
 """Finished games: id, players, seed."""

@@ -5,13 +5,10 @@ from __future__ import annotations
 import time
 
 import psycopg
-import pytest
 import redis
 
 from services.ops.migrate import migrate
 from services.projection.lag import projection_lag
-
-pytestmark = pytest.mark.integration
 
 
 def test_the_lag_counts_the_unprojected_entries_and_ages_the_oldest_past_the_checkpoint(

@@ -15,8 +15,6 @@ import pytest
 
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 
-pytestmark = pytest.mark.integration
-
 KEY = "integration-admin-key"
 LIMIT = 6
 

@@ -33,8 +33,6 @@ from shared.ports.views.port import TournamentViews
 from shared.store.port import FeedConsumer
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 STALL_MS = 5_000
 LIMIT = 1000
 """As many games as the workers' reconciliation looks at (`RECONCILE_LIMIT`)."""

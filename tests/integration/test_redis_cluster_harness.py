@@ -27,7 +27,7 @@ from redis.retry import Retry
 
 from tests.support.redis_cluster import SLOTS, LocalCluster, RedisServer
 
-pytestmark = [pytest.mark.integration, pytest.mark.cluster]
+pytestmark = pytest.mark.cluster
 
 LIBRARY = """#!lua name=harness
 redis.register_function('put_both', function(keys, args)

@@ -18,8 +18,6 @@ from shared.store.redis_common import feed_key, stream_key
 from shared.store.redis_consumer import RedisFeedConsumer
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 GAME = "g-1"
 KIND = "shithead"
 PARTITION = partition_of(GAME, 16)

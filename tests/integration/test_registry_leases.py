@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 import httpx
-import pytest
 import redis
 from litestar.testing import TestClient
 
@@ -28,8 +27,6 @@ from shared.messages.envelope import RecordedEvent
 from shared.model.registry import STREAM
 from shared.store.redis_leases import RedisReadLeases
 from shared.store.redis_store import RedisEventStore
-
-pytestmark = pytest.mark.integration
 
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

@@ -28,8 +28,6 @@ from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import Seat
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 HOUR = 3600
 
 

@@ -33,8 +33,6 @@ from shared.model.tournaments.schedule import Schedule, run_id
 from shared.store.redis_store import RedisEventStore
 from tests.integration.conftest import ROOT, worker_env
 
-pytestmark = pytest.mark.integration
-
 BeatStarter = Callable[[], subprocess.Popen[bytes]]
 BODY: dict[str, Any] = {
     "game": "beggar",

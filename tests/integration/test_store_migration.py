@@ -21,8 +21,6 @@ from shared.store.redis_consumer import RedisFeedConsumer
 from shared.store.redis_migrate import migrate_log
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 PARTITIONS = 4
 
 

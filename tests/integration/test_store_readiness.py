@@ -13,8 +13,6 @@ from shared.store.redis_common import layout_key
 from shared.store.redis_store import RedisEventStore
 from tests.support.redis_cluster import LocalCluster
 
-pytestmark = pytest.mark.integration
-
 
 def test_a_ready_store_reports_nothing_and_reloads_a_flushed_function(
     redis_client: redis.Redis, namespace: str

@@ -17,8 +17,6 @@ import pytest
 from services.ops.migrate import migrate
 from tests.e2e.support import ROOT, free_port, wait_until_healthy
 
-pytestmark = pytest.mark.integration
-
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}
 

@@ -42,8 +42,6 @@ from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import EventStore
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 FIELD = [
     Entrant(bot="heuristic", version="1"),
     Entrant(bot="random", version="1"),

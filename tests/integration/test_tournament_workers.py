@@ -18,8 +18,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.redis_store import RedisEventStore
 from tests.support import deals
 
-pytestmark = pytest.mark.integration
-
 
 def wait_until_finished(
     store: RedisEventStore, tournament_id: str, seconds: float

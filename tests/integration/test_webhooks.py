@@ -39,8 +39,6 @@ from shared.messages.common import (
 from shared.model.registry import BotSpec
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = pytest.mark.integration
-
 Mode = Literal["correct", "silent", "garbage"]
 SHORT = Clock(move_seconds=1, bank_seconds=0)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import time
 
-import pytest
 import redis
 from celery import Celery
 
@@ -16,8 +15,6 @@ from shared.app.loading import load
 from shared.catalog import get_game
 from shared.messages.common import GameFinished
 from shared.store.redis_store import RedisEventStore
-
-pytestmark = pytest.mark.integration
 
 
 def wait_until_over(store: RedisEventStore, game_ids: list[str], seconds: float = 60) -> None:

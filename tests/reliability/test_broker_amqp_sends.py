@@ -18,8 +18,6 @@ from shared.ports.outbox import DispatchUnavailable
 from tests.e2e.support import free_port
 from tests.reliability.test_broker_outage import SilentProxy
 
-pytestmark = pytest.mark.reliability
-
 QUEUE = "sends"
 
 

@@ -36,8 +36,6 @@ from tests.e2e.conftest import Stack, running_stack
 from tests.e2e.support import free_port
 from tests.reliability.conftest import PrivateRedis, TcpProxy, wait_for
 
-pytestmark = pytest.mark.reliability
-
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that a game of bots ends in bounded time."""
 HUMAN, BOT = 0, 1

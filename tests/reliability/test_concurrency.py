@@ -30,7 +30,9 @@ from shared.messages.envelope import NewEvent
 from shared.store.port import AppendResult, ConcurrencyConflict
 from shared.store.redis_store import RedisEventStore
 
-pytestmark = [pytest.mark.reliability, pytest.mark.integration]
+# Beside its tier (reliability, from the folder): these races need a real Redis, as the
+# integration tier's tests do.
+pytestmark = pytest.mark.integration
 
 THREADS = 16
 ACTION_ROUNDS = 125

@@ -38,8 +38,6 @@ from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.e2e.test_external_bots import play_until_over
 from tests.reliability.conftest import wait_for
 
-pytestmark = pytest.mark.reliability
-
 HOST = {"Authorization": f"Bearer {ADMIN_KEY}"}
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that a game of weak bots ends in bounded time."""

@@ -33,8 +33,6 @@ from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.reliability.conftest import wait_for
 from tests.support import deals
 
-pytestmark = pytest.mark.reliability
-
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 RULES = {"max_moves": 400}
 """Shithead with a move cap, so that a game of weak bots ends in bounded time."""

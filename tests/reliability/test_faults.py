@@ -21,7 +21,6 @@ from typing import Any
 
 import httpx
 import psycopg
-import pytest
 import redis
 from litestar.testing import TestClient
 
@@ -51,8 +50,6 @@ from tests.reliability.conftest import (
     through,
     wait_for,
 )
-
-pytestmark = pytest.mark.reliability
 
 ROOT = Path(__file__).resolve().parents[2]
 CATCH_UP_S = 300.0

@@ -38,8 +38,6 @@ from tests.unit.games import test_autobus_properties as autobus_props
 from tests.unit.games import test_shithead_properties as shithead_props
 from tests.unit.leaks import cards_in
 
-pytestmark = pytest.mark.reliability
-
 Client = TestClient[Litestar]
 KEY = "hostile-admin-key-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

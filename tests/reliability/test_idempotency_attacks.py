@@ -35,8 +35,6 @@ from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.e2e.support import free_port
 from tests.reliability.conftest import WAIT_S, wait_for
 
-pytestmark = pytest.mark.reliability
-
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that every game ends in bounded time."""
 SHORT_CLOCK = {"move_seconds": 3, "bank_seconds": 0}

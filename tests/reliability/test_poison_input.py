@@ -48,8 +48,6 @@ from tests.reliability.conftest import (
     wait_for,
 )
 
-pytestmark = pytest.mark.reliability
-
 ADMIN_KEY = "poison-admin-key-0123456789"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 TOO_BIG = str(2**64)

@@ -33,8 +33,6 @@ from shared.sdk.client import StreamEvent, parse_sse
 from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
 from tests.reliability.conftest import wait_for
 
-pytestmark = pytest.mark.reliability
-
 SECURED = {"CARDARENA_ADMIN_KEY": ADMIN_KEY, "CARDARENA_RATE_LIMIT": "0"}
 """A stack with an admin key, and no rate limit on bot tokens (tests send many requests)."""
 BOUND_S = 60.0

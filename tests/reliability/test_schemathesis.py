@@ -59,8 +59,6 @@ from shared.store.memory import InMemoryEventStore
 from tests.e2e.conftest import running_stack
 from tests.e2e.support import wait_for
 
-pytestmark = pytest.mark.reliability
-
 ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "schemathesis.json"
 MAX_EXAMPLES = 40
 """Per operation and target: enough to reach the error paths of every field and, through

@@ -33,8 +33,6 @@ from shared.model.registry import BotSpec
 from shared.model.tournaments.model import Entrant, TournamentDefinition, pending
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.reliability
-
 SETTINGS = {
     "CARDARENA_BROKER_VISIBILITY_TIMEOUT": "10",
     "CARDARENA_BROKER_RESTORE_INTERVAL": "1",

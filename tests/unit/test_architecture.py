@@ -10,14 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import grimp
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_LINES = 500
 WHY_LONGER = "# longer than 500 lines:"
 """A module past the limit says why in a comment that begins so."""
-
-pytestmark = pytest.mark.unit
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:

@@ -13,8 +13,6 @@ from services import settings
 from services.cli.main import build_parser
 from services.game.app import openapi_document
 
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

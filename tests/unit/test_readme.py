@@ -7,10 +7,6 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import pytest
-
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

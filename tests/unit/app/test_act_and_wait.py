@@ -19,8 +19,6 @@ from services.game.http.waiters import StreamConfig
 from shared.app.loading import load
 from tests.unit.http.test_streams_api import ALICE, BOB, SHORT, World, bearer, opened
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture
 def world() -> Iterator[World]:

@@ -17,8 +17,6 @@ from shared.messages.common import GameCreated, GameFinished, Seat
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
 
-pytestmark = pytest.mark.unit
-
 
 def test_creating_a_game_appends_its_creation_and_its_deal() -> None:
     store = InMemoryEventStore()

@@ -21,8 +21,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import StoreUnavailable
 from tests.e2e.support import wait_for
 
-pytestmark = pytest.mark.unit
-
 WAIT_S = 30.0
 """A bounded wait: it fails only on a hang."""
 

@@ -29,8 +29,6 @@ from shared.ports.outbox import InMemoryOutbox
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 RESIGN = {"type": "Resign"}
 DECISION_GAMES = ["shithead", "autobus"]
 

@@ -16,8 +16,6 @@ from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import GameCapReached, InMemoryGameSlots
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 
 class Recorder(BotTurnDispatcher):
     """Records the games it is asked to play instead of playing them."""

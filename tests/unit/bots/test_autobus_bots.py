@@ -21,8 +21,6 @@ from shared.games.base import Bot
 from shared.games.cards import is_joker
 from shared.messages.common import Action
 
-pytestmark = pytest.mark.unit
-
 BOT = HeuristicBot()
 
 

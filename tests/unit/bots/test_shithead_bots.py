@@ -32,8 +32,6 @@ from shared.games.shithead.view import ShitheadView
 from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Action
 
-pytestmark = pytest.mark.unit
-
 CLASSIC = PRESETS["classic"]
 HEURISTIC = HeuristicBot()
 SMALL_MC = MonteCarloBot(determinizations=3, steps=150)

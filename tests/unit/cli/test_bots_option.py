@@ -15,8 +15,6 @@ from services.cli.main import main
 from services.cli.programs import check_program
 from tests.support.local_bots import PYTHON_EXAMPLE
 
-pytestmark = pytest.mark.unit
-
 SIMULATE = ["simulate", "--game", "shithead", "--games", "2", "--json", "--bots"]
 TOURNAMENT = ["tournament", "--game", "shithead", "--table-size", "2", "--json", "--bots"]
 CONNECT = ["connect", "--server", "http://127.0.0.1:9", "--token", "t", "--bot"]

@@ -8,8 +8,6 @@ import pytest
 
 from services.cli.main import main
 
-pytestmark = pytest.mark.unit
-
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """Runs `cardarena argv...`; returns the exit code, stdout and stderr."""

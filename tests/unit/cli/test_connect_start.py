@@ -19,8 +19,6 @@ from shared.sdk.client import Client
 from tests.e2e.support import free_port
 from tests.support.local_bots import PYTHON_EXAMPLE
 
-pytestmark = pytest.mark.unit
-
 
 class Stop(Exception):
     """Raised by a test's pause: the loop did retry, which is all the test asks."""

@@ -9,12 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from services.cli.dev import Launcher, display_host, stack_commands
 from services.cli.main import build_parser
-
-pytestmark = pytest.mark.unit
 
 STUBBORN = """
 import signal, subprocess, sys, time

@@ -22,8 +22,6 @@ from tests.unit.cli.test_cli import run
 from tests.unit.model.test_deals import replaced
 from tests.unit.model.test_export import golden
 
-pytestmark = pytest.mark.unit
-
 NAME = "autobus-classic-2p-heuristic"
 URL = "http://cardarena.test"
 

@@ -16,8 +16,6 @@ from shared.catalog import hosting
 from shared.games.base import GameSpec
 from shared.messages.common import Action, Event, GameCreated, Result
 
-pytestmark = pytest.mark.unit
-
 
 class SeatOrderRules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Test-seat-order has nothing to choose."""

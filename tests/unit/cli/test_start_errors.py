@@ -19,8 +19,6 @@ from services.cli.servers import require_service, shown, unreachable
 from services.settings import GameSettings, SettingsError, expectation, load_settings
 from tests.e2e.support import ROOT, free_port
 
-pytestmark = pytest.mark.unit
-
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """Runs `cardarena argv...`; returns the exit code, stdout and stderr."""

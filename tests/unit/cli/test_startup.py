@@ -16,8 +16,6 @@ from services.cli.main import build_parser, main
 from services.game.app import openapi_document
 from tests.e2e.support import ROOT
 
-pytestmark = pytest.mark.unit
-
 HEAVY = (
     "litestar",
     "uvicorn",

@@ -21,8 +21,6 @@ from shared.games.cards import standard_deck
 from shared.messages.common import Event
 from tests.unit.leaks import cards_in
 
-pytestmark = pytest.mark.unit
-
 SEEDS = range(700)
 FULL = sorted(standard_deck(2, 4))
 

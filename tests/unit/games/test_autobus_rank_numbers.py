@@ -34,8 +34,6 @@ from shared.model import exported_log, log_replay
 from shared.store.memory import InMemoryEventStore
 from tests.unit.games.test_autobus_rules import apply, refused, table
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 SALT = "0" * 64
 FAR_FUTURE = 10**15

@@ -32,8 +32,6 @@ from shared.games.autobus.view import view as ab_view
 from shared.games.cards import HIDDEN, shuffled, standard_deck
 from shared.messages.common import Event, GameFinished
 
-pytestmark = pytest.mark.unit
-
 RULES = AutobusRuleset()
 
 

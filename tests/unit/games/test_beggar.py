@@ -12,8 +12,6 @@ from shared.games import beggar
 from shared.games.cards import standard_deck
 from shared.messages.common import Event, GameFinished, Result
 
-pytestmark = pytest.mark.unit
-
 SPEC = get_game("beggar")
 
 

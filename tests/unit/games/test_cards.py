@@ -5,11 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
-import pytest
-
 from shared.games.cards import deal_round_robin, shuffled, standard_deck
-
-pytestmark = pytest.mark.unit
 
 
 def test_the_shuffle_is_pinned_so_any_language_can_recompute_a_deal() -> None:

@@ -21,8 +21,6 @@ from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
 from tests.unit.model.test_export import golden
 
-pytestmark = pytest.mark.unit
-
 EARLIER = Path(__file__).resolve().parents[2] / "golden" / "earlier"
 AUTOBUS = "autobus-classic-2p-random-2026-12-02"
 SHITHEAD = "shithead-holland-kocsma-2p-random-2026-12-02"

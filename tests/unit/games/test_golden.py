@@ -19,8 +19,6 @@ from shared.catalog import get_game
 from shared.messages.common import Seat
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 PLAYTHROUGHS = {
     "shithead-classic-2p-random": ("shithead", "classic", ["random", "random"], 1),

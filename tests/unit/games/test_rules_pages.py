@@ -19,8 +19,6 @@ from shared.catalog import game_names, get_game
 from shared.games.base import AnyGame
 from shared.messages.common import PLATFORM_ACTIONS
 
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parents[3]
 
 

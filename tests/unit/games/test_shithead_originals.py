@@ -42,8 +42,6 @@ from tests.unit.games.test_shithead_rules import (
     table,
 )
 
-pytestmark = pytest.mark.unit
-
 CLASSIC = PRESETS["classic"]
 HOLLAND = PRESETS["holland-kocsma"]
 SWEDISH = PRESETS["swedish"]

@@ -22,8 +22,6 @@ from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Event
 from tests.unit.leaks import cards_in
 
-pytestmark = pytest.mark.unit
-
 SEEDS = range(200)
 
 

@@ -36,8 +36,6 @@ from shared.games.shithead.view import redact
 from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Event, GameFinished
 
-pytestmark = pytest.mark.unit
-
 CLASSIC = PRESETS["classic"]
 HOLLAND = PRESETS["holland-kocsma"]
 

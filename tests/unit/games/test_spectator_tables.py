@@ -19,8 +19,6 @@ from shared.games.base import AnyGame
 from shared.store.memory import InMemoryEventStore
 from tests.unit.leaks import cards_in
 
-pytestmark = pytest.mark.unit
-
 PRIVATE = {"shithead": {"seat", "hand", "zone"}, "autobus": {"seat", "hand"}}
 """The fields of a seat's view that are the seat's own: all the others are public."""
 

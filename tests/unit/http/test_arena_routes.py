@@ -14,8 +14,6 @@ from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 PAGES = [
     "/arena",
     "/arena/tournaments/some-tournament",

@@ -31,8 +31,6 @@ from shared.model.registry import (
 )
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

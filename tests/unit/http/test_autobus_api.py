@@ -14,8 +14,6 @@ from shared.app.runtime import InProcessDispatcher
 from shared.games.cards import HIDDEN
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 SEATS = [{"kind": "external"}, {"kind": "bot", "bot": "random"}]
 

@@ -25,8 +25,6 @@ from tests.support.tournaments import alice_swiss
 from tests.unit.http.test_challenges_api import Arena
 from tests.unit.http.test_streams_api import ADMIN, KEY, SHORT, Sse, bearer, parse
 
-pytestmark = pytest.mark.unit
-
 NOTICES = {
     "challenge_declined",
     "challenge_cancelled",

@@ -12,8 +12,6 @@ import pytest
 from shared.app.loading import load
 from tests.unit.http.test_streams_api import ADMIN, ALICE, BOB, SHORT, World, bearer, opened, parse
 
-pytestmark = pytest.mark.unit
-
 VIEW_FIELDS = ("version", "status", "to_move", "view", "legal_actions")
 
 

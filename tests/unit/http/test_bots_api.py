@@ -25,8 +25,6 @@ from shared.app.tournaments import (
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 DEEP: dict[str, Any] = {
     "name": "deep",

@@ -12,8 +12,6 @@ from shared.app.loading import load
 from tests.unit.http.test_challenges_api import Arena
 from tests.unit.http.test_streams_api import bearer
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture
 def arena() -> Iterator[Arena]:

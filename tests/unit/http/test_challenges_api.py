@@ -24,8 +24,6 @@ from shared.model.registry import BotSpec
 from shared.store.memory import InMemoryEventStore
 from tests.unit.http.test_streams_api import ADMIN, KEY, SHORT, World, bearer, parse
 
-pytestmark = pytest.mark.unit
-
 RULES = {"max_moves": 40}
 
 

@@ -29,8 +29,6 @@ from tests.unit.http.test_streams_api import ALICE as STREAM_ALICE
 from tests.unit.http.test_streams_api import BOB as STREAM_BOB
 from tests.unit.http.test_streams_api import SHORT, opened, parse
 
-pytestmark = pytest.mark.unit
-
 RESIGN = {"type": "Resign"}
 CAROL: dict[str, Any] = {"name": "carol", "game": "shithead", "kind": "external"}
 

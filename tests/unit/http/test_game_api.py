@@ -32,8 +32,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import AppendResult, EventStore, StoreUnavailable
 from tests.support.results import assert_shithead_places
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 
 

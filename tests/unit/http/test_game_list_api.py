@@ -31,8 +31,6 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from tests.support.openapi_check import Checker, Exchange
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 Json = dict[str, Any]
 LINE_FIELDS = {"game_id", "game", "status", "seats", "created_at", "finished_at", "tournament_id"}

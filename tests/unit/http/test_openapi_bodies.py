@@ -15,8 +15,6 @@ from litestar.testing import TestClient
 from services.game.http.openapi import AcceptedValues, preset_names, strategy_names
 from shared.catalog import game_names
 
-pytestmark = pytest.mark.unit
-
 Document = dict[str, Any]
 
 

@@ -13,8 +13,6 @@ from litestar.testing import TestClient
 
 from tests.support.openapi_check import Checker, Exchange, Recorder
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture(scope="module")
 def checker(client: TestClient[Litestar]) -> Checker:

@@ -24,8 +24,6 @@ from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM
 from shared.catalog import game_names, get_game
 from shared.messages.common import PLATFORM_ACTIONS
 
-pytestmark = pytest.mark.unit
-
 Document = dict[str, Any]
 REF = "#/components/schemas/"
 ROOT = Path(__file__).resolve().parents[3]

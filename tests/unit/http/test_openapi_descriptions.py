@@ -5,14 +5,11 @@ invalid value (422), never as malformed (400), so the document's union is not a 
 from __future__ import annotations
 
 import msgspec
-import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.http.descriptions import field_docs, tag_doc
 from shared.messages.common import Event, Resign
-
-pytestmark = pytest.mark.unit
 
 
 class _Base(msgspec.Struct, frozen=True):

@@ -18,8 +18,6 @@ from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 KEY = "openapi-admin-key-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}
 PROBLEM_REF = "#/components/schemas/Problem"

@@ -19,8 +19,6 @@ from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 KEY = "problems-admin-key-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}
 JSON = {**ADMIN, "content-type": "application/json"}

@@ -22,8 +22,6 @@ from shared.app.runtime import InProcessDispatcher
 from shared.ports.ratelimit import InMemoryRateLimiter
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

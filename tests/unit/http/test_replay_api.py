@@ -30,8 +30,6 @@ from shared.ports.archive import InMemoryEventArchive
 from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

@@ -23,8 +23,6 @@ from shared.catalog import get_game
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 FAR_FUTURE = 2**62
 

@@ -18,8 +18,6 @@ from services.game.http import docs
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient[Litestar]]:

@@ -32,8 +32,6 @@ from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 KEY = "sesame-0123456789"
 ADMIN = {"Authorization": f"Bearer {KEY}"}

@@ -14,8 +14,6 @@ from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 
 

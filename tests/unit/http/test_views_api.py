@@ -17,8 +17,6 @@ from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 AUTOBUS: dict[str, Any] = {
     "game": "autobus",

@@ -20,8 +20,6 @@ from shared.model.challenges import ChallengeEvent
 from shared.model.registry import RegistryEvent
 from shared.model.tournaments.model import AnyTournamentEvent
 
-pytestmark = pytest.mark.unit
-
 # Written by schema version 1 on 2026-11-30; never edit these, add new samples instead.
 FROZEN_V1 = {
     "GameCreated": (

@@ -8,8 +8,6 @@ from litestar.exceptions import ValidationException
 from services.game.streams.controllers import check_position
 from shared.messages.text import find_unstorable, printable, unstorable
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.mark.parametrize(
     ("text", "found"),

@@ -59,8 +59,6 @@ from shared.model import clocks
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 T0 = 1_700_000_000_000
 """A start time in ms; logs built by hand count from it."""
 FAR_FUTURE = 10**15

@@ -40,8 +40,6 @@ from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 SECRET = b"a deployment's deal secret, 32+ bytes"
 HEX64 = re.compile(r"[0-9a-f]{64}")
 

@@ -22,8 +22,6 @@ from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
 from tests.unit.messages.test_codec import FROZEN_V1, recorded
 
-pytestmark = pytest.mark.unit
-
 SALT = "0" * 64
 FAR_FUTURE = 10**15
 

@@ -38,8 +38,6 @@ from shared.store.memory import InMemoryEventStore
 from tests.unit.games.test_golden import GOLDEN, PLAYTHROUGHS
 from tests.unit.model.test_deals import replaced, timed_out_game
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 GOLDEN_NAMES = sorted(PLAYTHROUGHS)
 KEY = "export-admin-key-0123"

@@ -31,8 +31,6 @@ from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 callers = st.one_of(
     st.just(HOST),
     st.from_regex(r"[a-z0-9][a-z0-9_.-]{0,8}@[a-z0-9][a-z0-9_.-]{0,8}", fullmatch=True),

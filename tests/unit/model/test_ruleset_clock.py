@@ -29,8 +29,6 @@ from shared.model.tournaments.model import (
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 
 GAMES = ["shithead", "autobus", "beggar"]

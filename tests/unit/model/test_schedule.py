@@ -25,8 +25,6 @@ from shared.model.tournaments.schedule import Schedule, run_id
 from shared.ports.scheduler import run_definition
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 NOON = datetime(2031, 5, 6, 12, 0, tzinfo=UTC)
 BODY: dict[str, Any] = {

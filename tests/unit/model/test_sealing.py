@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import msgspec
-import pytest
 
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
@@ -23,8 +22,6 @@ from shared.model.tournaments.model import (
 from shared.model.tournaments.sealing import is_sealed, other_tables, sealed_records, unsealed
 from shared.ports.archive import InMemoryEventArchive
 from shared.store.memory import InMemoryEventStore
-
-pytestmark = pytest.mark.unit
 
 
 def tournament(fmt: str = "duplicate") -> TournamentState:

@@ -27,8 +27,6 @@ from shared.ports import views
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 ENTRANTS = [Entrant(bot="random", version="1", name=f"bot{i}") for i in range(4)]
 
 

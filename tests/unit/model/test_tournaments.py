@@ -34,9 +34,6 @@ from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
-
 DEPLOYMENT = GivenDealSecret("one deployment's deal secret, 32+ chars")
 
 

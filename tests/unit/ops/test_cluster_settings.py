@@ -8,8 +8,6 @@ import pytest
 from services.bootstrap.projection import owned_partitions, projector_index
 from services.settings import ProjectionSettings, Settings, load_settings
 
-pytestmark = pytest.mark.unit
-
 CLUSTER = {"CARDARENA_REDIS_CLUSTER": "true", "REDIS_URL": "redis://node-1:6379/0"}
 
 

@@ -30,8 +30,6 @@ from tests.support.deploy import (
     rendered,
 )
 
-pytestmark = pytest.mark.unit
-
 COMPOSE = ROOT / "docker-compose.yml"
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"

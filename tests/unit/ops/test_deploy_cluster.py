@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
 import yaml
 
 from services.bootstrap.projection import owned_partitions, projector_index
@@ -31,8 +30,6 @@ from tests.support.deploy import (
     of_kind,
     rendered,
 )
-
-pytestmark = pytest.mark.unit
 
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
 KINDS: dict[str, type[CommonSettings]] = {

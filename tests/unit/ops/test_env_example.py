@@ -11,8 +11,6 @@ import pytest
 
 from services import settings
 
-pytestmark = pytest.mark.unit
-
 ROOT = Path(__file__).resolve().parents[3]
 
 

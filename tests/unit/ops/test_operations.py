@@ -30,8 +30,6 @@ from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.e2e.support import free_port
 
-pytestmark = pytest.mark.unit
-
 Client = TestClient[Litestar]
 
 

@@ -14,8 +14,6 @@ from services.settings import load_settings
 from shared.ports.archive import StoreArchive
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 
 class CountingRetention(Retention):
     """Counts its sweeps instead of reading a database."""

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from shared.sdk.client import StreamEvent, parse_sse
-
-pytestmark = pytest.mark.unit
 
 
 def test_server_sent_events_are_read_with_their_type_id_and_json_data() -> None:

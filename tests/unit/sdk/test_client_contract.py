@@ -24,8 +24,6 @@ from litestar.testing.transport import TestClientTransport as ServiceTransport
 from shared.sdk.client import Client, RegisteredBot, SeatView, Turn
 from tests.support.openapi_check import Checker, Exchange
 
-pytestmark = pytest.mark.unit
-
 Schema = dict[str, Any]
 
 

@@ -3,12 +3,8 @@ Redis's alone; RabbitMQ gets publisher confirms bounded by the send timeout."""
 
 from __future__ import annotations
 
-import pytest
-
 from services.settings import WorkerSettings, load_settings
 from services.workers.celery_app import PUBLISH_TIMEOUT_S, create_celery
-
-pytestmark = pytest.mark.unit
 
 REDIS_ONLY = {"visibility_timeout", "unacked_restore_interval", "unacked_key", "socket_timeout"}
 

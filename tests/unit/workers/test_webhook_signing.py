@@ -15,8 +15,6 @@ from shared.app.loading import load
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 SECRET = "whsec_test"
 BODY = b'{"game_id":"g","seat":0}'
 NOW = 1_800_000_000

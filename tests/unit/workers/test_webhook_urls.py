@@ -20,8 +20,6 @@ from shared.model.registry import BotSpec
 from shared.ports.webhook_urls import Resolver, WebhookUrlRefused, check_webhook_url
 from shared.store.memory import InMemoryEventStore
 
-pytestmark = pytest.mark.unit
-
 PUBLIC = "93.184.215.14"
 
 
