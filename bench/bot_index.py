@@ -30,8 +30,14 @@ from services.projection.bot_index import ProjectedBotIndex
 from services.projection.projector import Projector
 from shared.messages.common import Seat
 from shared.ports.bot_index import BotIndex, FeedBotIndex
-from tests.contract.test_bot_index import ALICE, create, external
-from tests.integration.test_bot_index_startup import CountingStore, play_finished, project_all
+from tests.support.bot_index import (
+    ALICE,
+    CountingStore,
+    create,
+    external,
+    play_finished,
+    project_all,
+)
 
 
 def first_look_up(make: Callable[[], BotIndex], store: CountingStore) -> tuple[int, float]:

@@ -27,11 +27,10 @@ from psycopg import sql
 
 from tests.support import deals
 from tests.support import redis_cluster as redis_servers
+from tests.support.tiers import TIERS
 
 REQUIRE_SERVICES = os.environ.get("CARDARENA_REQUIRE_SERVICES") == "1"
 TESTS = Path(__file__).resolve().parent
-TIERS = ("unit", "contract", "integration", "e2e", "reliability")
-"""The tiers, each a folder under tests/ and a marker of the same name (pyproject.toml)."""
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

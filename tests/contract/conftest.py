@@ -4,60 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Protocol
 
 import pytest
 import redis
-from redis.cluster import RedisCluster
 
-from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
-from shared.store.port import EventStore, FeedConsumer
-from shared.store.redis_consumer import RedisFeedConsumer
-from shared.store.redis_store import RedisEventStore
+from shared.store.port import EventStore
 from tests.support.redis_cluster import LocalCluster
-
-GAME = "g-1"
-"""The stream the consumers' tests append to: a consumer reads its partition."""
-
-
-class ConsumerFactory(Protocol):
-    """Makes a member `consumer` of the feed consumer group `group`."""
-
-    def __call__(
-        self, group: str, consumer: str, *, claim_idle_ms: int = 30000
-    ) -> FeedConsumer: ...
-
-
-@dataclass(frozen=True)
-class Backend:
-    """An event store and a way to make consumers of its feed."""
-
-    store: EventStore
-    make_consumer: ConsumerFactory
-
-
-def _memory_backend(partitions: int = 1) -> Backend:
-    """Returns a fresh in-memory store and its consumers (of GAME's partition)."""
-    store = InMemoryEventStore(partitions)
-
-    def make(group: str, consumer: str, *, claim_idle_ms: int = 30000) -> FeedConsumer:
-        partition = store.partition_of(GAME)
-        return InMemoryFeedConsumer(store, group, consumer, claim_idle_ms, partition)
-
-    return Backend(store, make)
-
-
-def _redis_backend(client: redis.Redis | RedisCluster, namespace: str) -> Backend:
-    """Returns a Redis store (16 partitions) and consumers (of GAME's partition) under this
-    test's own namespace."""
-    store = RedisEventStore(client, namespace)
-
-    def make(group: str, consumer: str, *, claim_idle_ms: int = 30000) -> FeedConsumer:
-        partition = store.partition_of(GAME)
-        return RedisFeedConsumer(client, group, consumer, namespace, claim_idle_ms, partition)
-
-    return Backend(store, make)
+from tests.support.stores import Backend, ConsumerFactory, memory_backend, redis_store_backend
 
 
 @pytest.fixture(
@@ -72,19 +25,19 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     """Returns each implementation in turn: in memory with one and four partitions, Redis,
     and a Redis Cluster of three primaries (this module's own)."""
     if request.param == "memory":
-        yield _memory_backend()
+        yield memory_backend()
     elif request.param == "memory-partitioned":
-        yield _memory_backend(partitions=4)
+        yield memory_backend(partitions=4)
     elif request.param == "redis":
         client: redis.Redis = request.getfixturevalue("redis_client")
         namespace: str = request.getfixturevalue("namespace")
-        yield _redis_backend(client, namespace)
+        yield redis_store_backend(client, namespace)
     else:
         cluster: LocalCluster = request.getfixturevalue("redis_cluster")
         clustered = cluster.client()
         prefix = f"test:{uuid.uuid4().hex[:12]}:"
         try:
-            yield _redis_backend(clustered, prefix)
+            yield redis_store_backend(clustered, prefix)
         finally:
             for primary in cluster.primaries():
                 node = primary.client()

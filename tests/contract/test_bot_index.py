@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import msgspec
 import pytest
@@ -19,22 +19,27 @@ from services.projection.projector import Projector
 from services.projection.queries import checkpoint
 from shared.catalog import get_game
 from shared.messages.codec import encode
-from shared.messages.common import Event, GameAborted, GameCreated, GameFinished, Result, Seat
-from shared.model import challenges
+from shared.messages.common import GameAborted, GameCreated, Result, Seat
 from shared.model.challenges import (
     ChallengeAccepted,
     ChallengeCancelled,
     ChallengeDeclined,
-    ChallengeIssued,
 )
 from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore, position_key
 from shared.store.redis_store import RedisEventStore
-
-ALICE, BOB, CAROL = "alice@1", "bob@1", "carol@2"
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
-"""The `now` every challenge look-up is made at (the index never reads a clock)."""
+from tests.support.bot_index import (
+    ALICE,
+    BOB,
+    CAROL,
+    NOW,
+    answer,
+    challenge,
+    create,
+    external,
+    finish,
+)
 
 
 @dataclass
@@ -83,49 +88,6 @@ def rig(request: pytest.FixtureRequest) -> Iterator[Rig]:
     namespace: str = request.getfixturevalue("namespace")
     database_url: str = request.getfixturevalue("database_url")
     yield from _stack_rig(client, namespace, database_url)
-
-
-def external(bot: str) -> Seat:
-    """Returns a seat bound to the registered bot `bot` (`name@version`)."""
-    name, version = bot.split("@")
-    return Seat(kind="external", name=name, version=version)
-
-
-def create(store: EventStore, game_id: str, *seats: Seat) -> None:
-    """Creates a Beggar game with `seats`."""
-    ruleset = msgspec.to_builtins(get_game("beggar").ruleset("classic"))
-    created = GameCreated(game="beggar", ruleset=ruleset, seats=list(seats))
-    store.append(game_id, "beggar", 0, [encode(created)])
-
-
-def finish(store: EventStore, game_id: str) -> None:
-    """Appends the GameFinished of a game created by `create`."""
-    seats = len(msgspec.msgpack.decode(store.read(game_id, limit=1)[0].data)["seats"])
-    result = Result(status="finished", places=list(range(1, seats + 1)))
-    version = store.version(game_id)
-    store.append(game_id, "beggar", version, [encode(GameFinished(result=result))])
-
-
-def challenge(store: EventStore, challenge_id: str, *pending: str, expires: datetime) -> None:
-    """Issues a challenge waiting for `pending`, expiring at `expires`."""
-    issued = ChallengeIssued(
-        challenge_id=challenge_id,
-        game="beggar",
-        ruleset="classic",
-        seats=[external(bot) for bot in pending],
-        bots=list(pending),
-        challenger="",
-        pending=list(pending),
-        issued_at=(NOW - timedelta(minutes=1)).isoformat(),
-        expires_at=expires.isoformat(),
-    )
-    store.append(challenges.stream_id(challenge_id), challenges.KIND, 0, [encode(issued)])
-
-
-def answer(store: EventStore, challenge_id: str, event: Event) -> None:
-    """Appends `event` to a challenge's stream."""
-    stream = challenges.stream_id(challenge_id)
-    store.append(stream, challenges.KIND, store.version(stream), [encode(event)])
 
 
 def refreshed(rig: Rig, index: BotIndex | None = None) -> BotIndex:

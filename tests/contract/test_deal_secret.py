@@ -13,7 +13,7 @@ import redis
 
 from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
 from shared.store.redis_deal_secret import RedisDealSecret
-from tests.contract.cluster import CLUSTER, redis_backend
+from tests.support.stores import CLUSTER, redis_backend
 
 pytestmark = pytest.mark.usefixtures("random_deal_secret")
 

@@ -25,20 +25,9 @@ from shared.store.port import (
     own_position,
 )
 from shared.store.redis_store import RedisEventStore
-from tests.contract.conftest import GAME, ConsumerFactory
+from tests.support.stores import GAME, KIND, ConsumerFactory, events
 
 OTHER_GAME = "g-2"
-KIND = "beggar"
-
-
-def event(label: str) -> NewEvent:
-    """Returns an event whose payload is `label`."""
-    return NewEvent("CardPlayed", label.encode())
-
-
-def events(*labels: str) -> list[NewEvent]:
-    """Returns one event per label."""
-    return [event(label) for label in labels]
 
 
 def payloads(store: EventStore, game_id: str = GAME) -> list[str]:

@@ -22,8 +22,7 @@ from shared.store.port import (
     partition_of,
     position_key,
 )
-from tests.contract.conftest import Backend
-from tests.contract.test_event_store import KIND, events
+from tests.support.stores import KIND, Backend, events
 
 FAR_FUTURE_MS = 2**62
 """A time after every append: trims all that the groups passed."""

@@ -14,7 +14,7 @@ from shared.messages.common import Seat
 from shared.ports.game_slots import GameCapReached, GameSlots, InMemoryGameSlots
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_limits import RedisGameSlots
-from tests.contract.cluster import CLUSTER, redis_backend
+from tests.support.stores import CLUSTER, redis_backend
 
 BOT = "alice@1"
 

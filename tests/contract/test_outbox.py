@@ -8,7 +8,7 @@ import pytest
 
 from shared.ports.outbox import InMemoryOutbox, Outbox, Pending
 from shared.store.redis_outbox import RedisOutbox
-from tests.contract.cluster import CLUSTER, redis_backend
+from tests.support.stores import CLUSTER, redis_backend
 
 DEFINITION = {"game": "beggar", "entrants": [{"bot": "turner"}], "seed": "9", "ratio": 0.1}
 

@@ -11,7 +11,7 @@ import redis
 
 from shared.ports.ratelimit import InMemoryRateLimiter, RateLimiter
 from shared.store.redis_limits import RedisRateLimiter
-from tests.contract.cluster import CLUSTER, redis_backend
+from tests.support.stores import CLUSTER, redis_backend
 
 MakeLimiter = Callable[[int, int], RateLimiter]
 """Makes a limiter of `limit` requests per window of `window_s` seconds."""

@@ -9,7 +9,7 @@ import pytest
 
 from shared.ports.leases import InMemoryReadLeases, ReadLeases
 from shared.store.redis_leases import RedisReadLeases
-from tests.contract.cluster import CLUSTER, redis_backend
+from tests.support.stores import CLUSTER, redis_backend
 
 LONG_MS = 60_000
 

@@ -25,10 +25,9 @@ from services.game.http.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.conftest import ADMIN_KEY as STACK_ADMIN_KEY
-from tests.e2e.conftest import Stack
-from tests.e2e.support import ROOT
 from tests.support.browsing import launched, opened, served
+from tests.support.stack import ADMIN_KEY as STACK_ADMIN_KEY
+from tests.support.stack import ROOT, Stack
 
 Json = dict[str, Any]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import httpx
 
 from shared.catalog import get_game
-from tests.e2e.conftest import Stack
-from tests.e2e.support import check_projected_and_archived, play_to_the_end
+from tests.support.stack import Stack, check_projected_and_archived, play_to_the_end
 
 EXTERNAL = (1, 2)
 """The seats the test plays through HTTP; seats 0 and 3 are built-in bots on the workers."""

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from tests.e2e.support import ROOT
+from tests.support.stack import ROOT
 
 
 def test_the_quick_load_run_completes_and_prints_its_figures_with_no_errors(

@@ -19,7 +19,7 @@ import pytest
 import redis
 
 from services.cli.dev import Child, Launcher, cardarena, stack_environment
-from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
+from tests.support.stack import ROOT, free_port, wait_for, wait_until_healthy
 
 WAIT_S = 120
 """How long a wait lasts before it counts as a hang."""

@@ -26,10 +26,10 @@ from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.standings import standings
 from shared.ports.views.port import TournamentStandings
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
-from tests.reliability.conftest import assert_views_equal_a_rebuild
 from tests.support import deals
+from tests.support.projection import assert_views_equal_a_rebuild
 from tests.support.redis_cluster import LocalCluster
+from tests.support.stack import ROOT, free_port, wait_for, wait_until_healthy
 
 pytestmark = pytest.mark.cluster
 

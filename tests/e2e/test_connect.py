@@ -16,9 +16,8 @@ import pytest
 from shared.catalog import get_game
 from shared.messages.common import DefaultActionPlayed, SeatResigned
 from shared.sdk.client import Client
-from tests.e2e.conftest import ADMIN_KEY, Stack
-from tests.e2e.support import ROOT
 from tests.support.local_bots import PYTHON_EXAMPLE, javascript_example, program
+from tests.support.stack import ADMIN_KEY, ROOT, Stack
 from tests.support.tcp_relay import TcpRelay
 
 RULES = {"max_moves": 300}

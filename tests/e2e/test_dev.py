@@ -21,7 +21,7 @@ import pytest
 from psycopg import sql
 
 from services.projection.queries import get_game_row
-from tests.e2e.support import ROOT, free_port, wait_for
+from tests.support.stack import ROOT, free_port, wait_for
 
 STOP_SECONDS = 45
 """How long `cardarena dev` may take to stop after SIGINT (its grace period is 10 s)."""

@@ -10,26 +10,20 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx
 import pytest
 
-from shared.sdk.client import ApiError, Client, SeatView
-from tests.e2e.conftest import ADMIN_KEY, Stack
-from tests.e2e.support import ROOT
+from shared.sdk.client import ApiError, Client
 from tests.support.results import assert_shithead_places
+from tests.support.stack import ADMIN_KEY, ROOT, Stack, first_legal, play_until_over
 
 SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
 """Shithead events that record a seat's own decision."""
 T = TypeVar("T")
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that a game of weak bots ends in bounded time."""
-
-
-def first_legal(view: SeatView) -> dict[str, Any]:
-    """Plays the first legal action."""
-    return view.legal_actions[0]
 
 
 def register(host: Client, name: str) -> str:
@@ -61,14 +55,6 @@ def each_seat(clients: Sequence[Client], play: Callable[[Client, int], T]) -> di
     for thread in threads:
         thread.join(timeout=600)
     return results
-
-
-def play_until_over(client: Client, game_id: str, wait: int = 5) -> None:
-    """Plays the bot's turns of `game_id` until the game is over."""
-    while client.game(game_id)["status"] == "playing":
-        for turn in client.turns(wait=wait):
-            if turn.game_id == game_id:
-                client.act(game_id, turn.seat, first_legal)
 
 
 def test_two_token_bots_and_two_built_in_bots_finish_a_shithead_game(

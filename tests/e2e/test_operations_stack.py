@@ -12,8 +12,7 @@ import httpx
 import pytest
 import redis
 
-from tests.e2e.conftest import Stack, running_stack
-from tests.e2e.support import ROOT, free_port, wait_for
+from tests.support.stack import ROOT, Stack, free_port, running_stack, wait_for
 
 
 class ProbedStack:

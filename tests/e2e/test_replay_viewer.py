@@ -21,8 +21,8 @@ from playwright.sync_api import Browser, Page
 from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.support import ROOT
 from tests.support.browsing import launched, opened, served
+from tests.support.stack import ROOT
 
 Json = dict[str, Any]
 Expected = dict[str, dict[str, str | None]]

@@ -12,9 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import ADMIN_KEY, Stack
-from tests.e2e.support import wait_for
 from tests.support.openapi_check import Checker, Recorder
+from tests.support.stack import ADMIN_KEY, Stack, wait_for
 
 Json = dict[str, Any]
 

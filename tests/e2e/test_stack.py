@@ -9,8 +9,7 @@ import psycopg
 
 from services.projection.queries import archived_events, get_game_row
 from shared.catalog import get_game
-from tests.e2e.conftest import Stack
-from tests.e2e.support import wait_for
+from tests.support.stack import Stack, wait_for
 
 """Re-exported from conftest.py (where the `stack` fixture lives) for test_embedded.py."""
 

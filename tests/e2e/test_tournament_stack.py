@@ -20,9 +20,8 @@ from shared.model.tournaments.standings import standings
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentStandings
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.conftest import Stack
-from tests.e2e.support import wait_for
 from tests.support import deals
+from tests.support.stack import Stack, wait_for
 
 BODY: dict[str, Any] = {
     "game": "shithead",

@@ -21,10 +21,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import ADMIN_KEY, Stack
-from tests.e2e.support import ROOT, check_projected_and_archived
 from tests.support.openapi_check import Checker
 from tests.support.recording_proxy import RecordingProxy
+from tests.support.stack import ADMIN_KEY, ROOT, Stack, check_projected_and_archived
 
 EXAMPLE = ROOT / "examples" / "typescript"
 SOURCES = ("bot.ts", "tsconfig.json", "package.json")

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from celery import Celery
 
 from services.bootstrap.workers import create_celery_app
 from services.settings import WorkerSettings, load_settings
-from tests.support import deals
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def worker_env(redis_url: str, namespace: str) -> dict[str, str]:
-    """Returns the environment of a worker using this test's keys and queue (its webhook
-    bots listen on 127.0.0.1), dealing with the tests' given deal secret."""
-    return {
-        **os.environ,
-        "CARDARENA_STORE": "redis",
-        "CARDARENA_DISPATCH": "celery",
-        "REDIS_URL": redis_url,
-        "CARDARENA_NAMESPACE": namespace,
-        "CARDARENA_QUEUE": f"{namespace}bots",
-        "CARDARENA_WEBHOOK_ALLOW_PRIVATE": "1",
-        **deals.ENVIRONMENT,
-    }
+from tests.support.served import served_game
+from tests.support.stack import ROOT
+from tests.support.workers import worker_env
 
 
 @pytest.fixture
@@ -62,3 +45,11 @@ def worker(redis_url: str, namespace: str) -> Iterator[subprocess.Popen[bytes]]:
     yield process
     process.terminate()
     process.wait(timeout=30)
+
+
+@pytest.fixture
+def service(redis_url: str, namespace: str, database_url: str) -> Iterator[str]:
+    """Runs `cardarena serve game` on Redis (bot turns in-process) over a migrated database
+    (the bots' streams read the projection's views); returns its base URL."""
+    with served_game(redis_url, namespace, database_url) as base_url:
+        yield base_url

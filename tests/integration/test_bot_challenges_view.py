@@ -12,7 +12,7 @@ from services.ops.migrate import migrate
 from services.projection.projector import Projector, rebuild
 from shared.model.challenges import ChallengeAccepted, ChallengeCancelled, ChallengeDeclined
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
-from tests.contract.test_bot_index import ALICE, BOB, NOW, answer, challenge
+from tests.support.bot_index import ALICE, BOB, NOW, answer, challenge
 
 
 def rows(url: str) -> list[tuple[Any, ...]]:

@@ -6,75 +6,26 @@ whole feed, is counted too (its reads grow with the history, so the count can te
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-import msgspec
 import redis
 
 from services.ops.migrate import migrate
 from services.projection.bot_index import ProjectedBotIndex
 from services.projection.projector import Projector
-from services.projection.queries import checkpoint
-from shared.catalog import get_game
-from shared.messages.codec import encode
-from shared.messages.common import GameCreated, GameFinished, Result, Seat
-from shared.messages.envelope import RecordedEvent
+from shared.messages.common import Seat
 from shared.ports.bot_index import BotIndex, FeedBotIndex
-from shared.store.port import FeedEntry, position_key
-from shared.store.redis_store import RedisEventStore
-from tests.contract.test_bot_index import ALICE, BOB, create, external
+from tests.support.bot_index import (
+    ALICE,
+    CountingStore,
+    create,
+    external,
+    play_finished,
+    project_all,
+)
 
 SMALL, LARGE = 20, 2000
 """Finished games in the small history, and in the large one."""
-
-
-class CountingStore(RedisEventStore):
-    """A Redis store that counts the feed entries and stream events its reads return."""
-
-    feed_read = 0
-    events_read = 0
-
-    def _read_partitions(self, positions: Sequence[str], count: int) -> list[list[FeedEntry]]:
-        pages = super()._read_partitions(positions, count)
-        self.feed_read += sum(len(page) for page in pages)
-        return pages
-
-    def read_partition(self, partition: int, after: str = "0", count: int = 100) -> list[FeedEntry]:
-        page = super().read_partition(partition, after, count)
-        self.feed_read += len(page)
-        return page
-
-    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[RecordedEvent]:
-        events = super().read(stream, after, limit)
-        self.events_read += len(events)
-        return events
-
-
-def play_finished(store: RedisEventStore, prefix: str, games: int) -> None:
-    """Appends `games` finished games of Alice and Bob (created and finished in one append)."""
-    ruleset = msgspec.to_builtins(get_game("beggar").ruleset("classic"))
-    seats = [external(ALICE), external(BOB)]
-    created = encode(GameCreated(game="beggar", ruleset=ruleset, seats=seats))
-    finished = encode(GameFinished(result=Result(status="finished", places=[1, 2])))
-    for n in range(games):
-        store.append(f"{prefix}-{n}", "beggar", 0, [created, finished])
-
-
-def project_all(projector: Projector, store: RedisEventStore, url: str) -> None:
-    """Appends a last game alone in its millisecond (so that no other entry shares the
-    checkpoint's position), then projects until the checkpoint is there."""
-    time.sleep(0.002)
-    create(store, f"g-marker-{time.monotonic_ns()}", Seat(bot="turner"))
-    time.sleep(0.002)
-    last = max(position_key(store.partition_position(p)) for p in range(store.partitions))
-    for _ in range(2000):
-        time.sleep(0.002)
-        projector.run_once(1000)
-        done = checkpoint(url)
-        if done is not None and position_key(done) >= last:
-            return
-    raise AssertionError(f"the projection did not reach {last}")
 
 
 def first_look_up(make: Callable[[CountingStore], BotIndex], store: CountingStore) -> int:

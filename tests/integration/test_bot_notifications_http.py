@@ -14,10 +14,9 @@ from typing import Any
 
 import httpx
 
-from tests.integration.test_streams_http import ADMIN, service, sse
+from tests.support.api import ADMIN, register
+from tests.support.served import sse
 from tests.support.tournaments import alice_swiss
-
-__all__ = ["service"]  # the fixture, used by name
 
 NOTICES = {
     "challenge_declined",
@@ -94,15 +93,6 @@ def resumed(http: httpx.Client, token: str, last: str) -> list[Event]:
         return [e for e in sse(until_quiet(response.iter_lines())) if e[0] in NOTICES]
 
 
-def register(http: httpx.Client, name: str) -> str:
-    """Registers the external Shithead bot `name`; returns its token."""
-    body = {"name": name, "game": "shithead", "kind": "external"}
-    created = http.post("/v1/bots", json=body, headers=ADMIN)
-    assert created.status_code == 201, created.text
-    token: str = created.json()["token"]
-    return token
-
-
 def challenge(http: httpx.Client, token: str, opponent: str, **extra: Any) -> str:
     """Posts a challenge of `opponent` with `token`; returns its id."""
     body = {"game": "shithead", "opponents": [{"bot": opponent}], **extra}
@@ -116,7 +106,7 @@ def test_a_challenger_hears_once_of_each_challenge_declined_cancelled_and_expire
     service: str,
 ) -> None:
     with httpx.Client(base_url=service, timeout=60) as http:
-        alice, bob, carol = (register(http, name) for name in ("alice", "bob", "carol"))
+        alice, bob, carol = (register(http, name)["token"] for name in ("alice", "bob", "carol"))
         alices = Listener(service, alice)
         carols = Listener(service, carol)
         bearer = {"Authorization": f"Bearer {bob}"}
@@ -154,7 +144,7 @@ def test_an_entrant_hears_of_its_tournament_and_plays_it_from_its_turns(
     service: str,
 ) -> None:
     with httpx.Client(base_url=service, timeout=60) as http:
-        alice, carol = register(http, "alice"), register(http, "carol")
+        alice, carol = register(http, "alice")["token"], register(http, "carol")["token"]
         carols = Listener(service, carol)
         definition = alice_swiss("11")
         alices = Listener(service, alice)

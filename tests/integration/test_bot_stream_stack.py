@@ -26,7 +26,8 @@ from shared.app.loading import load
 from shared.app.runtime import InProcessDispatcher
 from shared.store.port import position_key
 from shared.store.redis_store import RedisEventStore
-from tests.unit.http.test_streams_api import ADMIN, KEY, RULES, Sse, bearer, parse
+from tests.support.api import ADMIN, KEY, bearer
+from tests.support.streams import RULES, Sse, parse
 
 ALICE = {"kind": "external", "bot": "alice"}
 BOB = {"kind": "external", "bot": "bob"}

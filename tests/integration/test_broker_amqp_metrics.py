@@ -18,7 +18,7 @@ from services.workers.celery_app import create_celery
 from services.workers.dispatch import CeleryDispatcher
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.support import free_port
+from tests.support.stack import free_port
 
 DEPTH = "cardarena_queue_depth"
 

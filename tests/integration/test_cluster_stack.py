@@ -32,12 +32,11 @@ from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import Pending
 from shared.store.redis_limits import RedisGameSlots
 from shared.store.redis_outbox import RedisOutbox
+from tests.support.api import ADMIN, KEY
 from tests.support.redis_cluster import LocalCluster
 
 pytestmark = pytest.mark.cluster
 
-KEY = "sesame-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
 RULES = {"max_moves": 300}
 """Shithead with a move cap, so that a game played over HTTP ends in bounded time."""
 BOUND_S = 40.0

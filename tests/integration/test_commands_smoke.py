@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from services.cli.dev import Launcher, cardarena, stack_commands, stack_environment
-from tests.e2e.support import ROOT, free_port, wait_for, wait_until_healthy
+from tests.support.stack import ROOT, free_port, wait_for, wait_until_healthy
 
 COMMANDS = dict(stack_commands(concurrency=1))
 

@@ -7,7 +7,7 @@ import redis
 from shared.app import exports as exchange
 from shared.model import exported_log as export
 from shared.store.redis_store import RedisEventStore
-from tests.unit.model.test_export import golden
+from tests.support.golden import golden
 
 
 def test_the_longest_golden_game_imports_in_one_append_and_exports_the_same_bytes(

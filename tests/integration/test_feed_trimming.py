@@ -16,7 +16,7 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.store.redis_common import feed_key
 from shared.store.redis_store import RedisEventStore
-from tests.reliability.conftest import assert_views_equal_a_rebuild
+from tests.support.projection import assert_views_equal_a_rebuild
 
 ROUNDS = 20
 GAMES_PER_ROUND = 100

@@ -14,7 +14,8 @@ from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import hosting
 from shared.store.redis_store import RedisEventStore
-from tests.unit.http.test_game_api import BUMP, GameApiBehaviours, problem
+from tests.support.api import problem
+from tests.support.game_api import BUMP, GameApiBehaviours
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.messages.common import Seat
 from shared.store.redis_store import RedisEventStore
-from tests.reliability.conftest import assert_views_equal_a_rebuild, views_snapshot
+from tests.support.projection import assert_views_equal_a_rebuild, views_snapshot
 
 BOTS = ("ann", "ben", "cat", "dan")
 GAMES = 40

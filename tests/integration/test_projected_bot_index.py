@@ -12,8 +12,7 @@ from services.projection.bot_index import ProjectedBotIndex
 from services.projection.projector import Projector
 from shared.messages.common import Seat
 from shared.ports.views.port import ViewsUnavailable
-from tests.contract.test_bot_index import ALICE, create, external, finish
-from tests.integration.test_bot_index_startup import CountingStore, project_all
+from tests.support.bot_index import ALICE, CountingStore, create, external, finish, project_all
 
 
 def test_the_tail_shrinks_as_the_projection_moves_and_a_checkpoint_gone_back_restarts_it(

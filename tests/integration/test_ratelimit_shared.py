@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.e2e.support import ROOT, free_port, wait_until_healthy
+from tests.support.stack import ROOT, free_port, wait_until_healthy
 
 KEY = "integration-admin-key"
 LIMIT = 6

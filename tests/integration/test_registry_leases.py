@@ -27,9 +27,8 @@ from shared.messages.envelope import RecordedEvent
 from shared.model.registry import STREAM
 from shared.store.redis_leases import RedisReadLeases
 from shared.store.redis_store import RedisEventStore
+from tests.support.api import ADMIN, KEY
 
-KEY = "sesame-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
 LEASE_S = 1.0
 """A short lease, so that the process that stops following runs out of it quickly."""
 BOUND_S = 30.0

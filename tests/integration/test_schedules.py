@@ -31,7 +31,8 @@ from shared.app.tournaments import load_tournament
 from shared.model.tournaments.model import Entrant, TournamentDefinition, TournamentState
 from shared.model.tournaments.schedule import Schedule, run_id
 from shared.store.redis_store import RedisEventStore
-from tests.integration.conftest import ROOT, worker_env
+from tests.support.stack import ROOT
+from tests.support.workers import worker_env
 
 BeatStarter = Callable[[], subprocess.Popen[bytes]]
 BODY: dict[str, Any] = {

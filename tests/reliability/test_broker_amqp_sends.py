@@ -15,8 +15,8 @@ from services.workers.broker import waiting_tasks
 from services.workers.celery_app import create_celery
 from services.workers.dispatch import CeleryDispatcher
 from shared.ports.outbox import DispatchUnavailable
-from tests.e2e.support import free_port
-from tests.reliability.test_broker_outage import SilentProxy
+from tests.support.faults import SilentProxy
+from tests.support.stack import free_port
 
 QUEUE = "sends"
 

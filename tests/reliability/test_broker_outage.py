@@ -15,10 +15,7 @@ it is back. See docs/security.md, part 4.
 
 from __future__ import annotations
 
-import contextlib
-import selectors
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,9 +29,8 @@ import redis
 
 from services.workers.dispatch import TURN_DEADLINE
 from shared.model.idempotency import HOST, client_key, game_id_for
-from tests.e2e.conftest import Stack, running_stack
-from tests.e2e.support import free_port
-from tests.reliability.conftest import PrivateRedis, TcpProxy, wait_for
+from tests.support.faults import PrivateRedis, SilentProxy, TcpProxy, wait_for
+from tests.support.stack import Stack, running_stack
 
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that a game of bots ends in bounded time."""
@@ -288,87 +284,6 @@ def test_a_stopped_redis_broker_loses_no_move_and_no_bot_turn_and_answers_no_500
         check_played_on(broker_stack, answers, outage)
 
 
-class SilentProxy:
-    """Forwards TCP connections from a free local port to `target`, in threads; `hold()`
-    makes the broker behind it silent: connections stay open, and what clients send is
-    read and dropped, unanswered (a broker gone without closing its connections: a
-    failover, a network partition). `release()` closes every connection and forwards again.
-    """
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.port = free_port()
-        self._held = threading.Event()
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = []
-        self._listener = socket.create_server(("127.0.0.1", self.port))
-        self._listener.settimeout(0.1)
-
-    def __enter__(self) -> SilentProxy:
-        threading.Thread(target=self._accept, name="silent-proxy", daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._close_all()
-        self._listener.close()
-
-    def hold(self) -> None:
-        """Stops answering: nothing reaches the broker, nothing comes back."""
-        self._held.set()
-
-    def release(self) -> None:
-        """Closes every connection (held or not) and forwards new ones again."""
-        self._close_all()
-        self._held.clear()
-
-    def _close_all(self) -> None:
-        with self._lock:
-            sockets, self._sockets = self._sockets, []
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                client, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            upstream = None
-            if not self._held.is_set():
-                with contextlib.suppress(OSError):
-                    upstream = socket.create_connection(self.target, timeout=5)
-            with self._lock:
-                self._sockets += [client] if upstream is None else [client, upstream]
-            threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
-
-    def _pump(self, client: socket.socket, upstream: socket.socket | None) -> None:
-        """Copies bytes both ways, dropping them while held, until a side closes."""
-        ends = [client] if upstream is None else [client, upstream]
-        with selectors.DefaultSelector() as selector:
-            for sock in ends:
-                selector.register(sock, selectors.EVENT_READ)
-            try:
-                while not self._stop.is_set():
-                    for key, _ in selector.select(timeout=0.2):
-                        source: socket.socket = key.fileobj  # type: ignore[assignment]
-                        data = source.recv(65536)
-                        if not data:
-                            return
-                        if upstream is not None and not self._held.is_set():
-                            (upstream if source is client else client).sendall(data)
-            except (OSError, ValueError):
-                return
-            finally:
-                for sock in ends:
-                    sock.close()
-
-
 @pytest.fixture
 def silent_broker(private_redis: PrivateRedis) -> Iterator[SilentProxy]:
     """A proxy to the private Redis, which the test makes silent."""
@@ -401,7 +316,6 @@ RABBITMQ = ("127.0.0.1", 5672)
 @pytest.fixture
 def rabbit_proxy() -> Iterator[TcpProxy]:
     """A proxy to the shared RabbitMQ (skips the test when RabbitMQ does not answer)."""
-    import socket  # noqa: PLC0415
 
     try:
         socket.create_connection(RABBITMQ, timeout=2).close()

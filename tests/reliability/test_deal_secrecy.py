@@ -34,9 +34,8 @@ from shared.model import deals
 from shared.model.exported_log import read_log
 from shared.model.tournaments.formats import game_seed
 from shared.sdk.client import Client
-from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
-from tests.e2e.test_external_bots import play_until_over
-from tests.reliability.conftest import wait_for
+from tests.support.faults import wait_for
+from tests.support.stack import ADMIN_KEY, Stack, play_until_over, running_stack
 
 HOST = {"Authorization": f"Bearer {ADMIN_KEY}"}
 RULES = {"max_moves": 400}

@@ -29,9 +29,9 @@ from shared.model.tournaments.standings import standings as standings_of
 from shared.sdk.client import Client, SeatView
 from shared.store.memory import InMemoryEventStore
 from shared.store.redis_store import RedisEventStore
-from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
-from tests.reliability.conftest import wait_for
 from tests.support import deals
+from tests.support.faults import wait_for
+from tests.support.stack import ADMIN_KEY, Stack, running_stack
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 RULES = {"max_moves": 400}

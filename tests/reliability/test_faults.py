@@ -40,15 +40,11 @@ from shared.model.idempotency import HOST, client_key, game_id_for
 from shared.store.port import partition_of, position_key
 from shared.store.redis_common import feed_key, stream_key
 from shared.store.redis_store import RedisEventStore
-from tests.reliability.conftest import (
-    PrivateRedis,
-    TcpProxy,
+from tests.support.faults import PrivateRedis, TcpProxy, target_of, through, wait_for
+from tests.support.projection import (
     assert_archive_holds_the_feed_once,
     assert_views_equal_a_rebuild,
     projection_caught_up,
-    target_of,
-    through,
-    wait_for,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -34,9 +34,9 @@ from shared.games.base import AnyGame
 from shared.messages.common import Event
 from shared.model.log_replay import replay_log
 from shared.store.memory import InMemoryEventStore
-from tests.unit.games import test_autobus_properties as autobus_props
-from tests.unit.games import test_shithead_properties as shithead_props
-from tests.unit.leaks import cards_in
+from tests.support import autobus as autobus_props
+from tests.support import shithead as shithead_props
+from tests.support.leaks import cards_in
 
 Client = TestClient[Litestar]
 KEY = "hostile-admin-key-0123456789"

@@ -31,9 +31,8 @@ from shared.catalog import get_game
 from shared.messages.common import Event, SeatForfeited, TurnTimedOut
 from shared.messages.envelope import RecordedEvent
 from shared.sdk.client import Client
-from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
-from tests.e2e.support import free_port
-from tests.reliability.conftest import WAIT_S, wait_for
+from tests.support.faults import WAIT_S, wait_for
+from tests.support.stack import ADMIN_KEY, Stack, free_port, running_stack
 
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that every game ends in bounded time."""

@@ -40,13 +40,13 @@ from shared.store.port import FeedEntry
 from shared.store.redis_common import feed_key
 from shared.store.redis_consumer import RedisFeedConsumer
 from shared.store.redis_store import RedisEventStore
-from tests.e2e.support import ROOT, free_port, wait_until_healthy
-from tests.reliability.conftest import (
+from tests.support.faults import wait_for
+from tests.support.projection import (
     assert_archive_holds_the_feed_once,
     assert_views_equal_a_rebuild,
     projection_caught_up,
-    wait_for,
 )
+from tests.support.stack import ROOT, free_port, wait_until_healthy
 
 ADMIN_KEY = "poison-admin-key-0123456789"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}

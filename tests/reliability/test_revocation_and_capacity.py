@@ -30,8 +30,8 @@ import redis
 from shared.messages.envelope import RecordedEvent
 from shared.model import registry
 from shared.sdk.client import StreamEvent, parse_sse
-from tests.e2e.conftest import ADMIN_KEY, Stack, running_stack
-from tests.reliability.conftest import wait_for
+from tests.support.faults import wait_for
+from tests.support.stack import ADMIN_KEY, Stack, running_stack
 
 SECURED = {"CARDARENA_ADMIN_KEY": ADMIN_KEY, "CARDARENA_RATE_LIMIT": "0"}
 """A stack with an admin key, and no rate limit on bot tokens (tests send many requests)."""

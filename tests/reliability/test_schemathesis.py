@@ -56,8 +56,7 @@ from services.game.http.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.conftest import running_stack
-from tests.e2e.support import wait_for
+from tests.support.stack import running_stack, wait_for
 
 ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "schemathesis.json"
 MAX_EXAMPLES = 40

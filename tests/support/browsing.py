@@ -15,7 +15,7 @@ import uvicorn
 from litestar import Litestar
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.e2e.support import free_port, wait_until_healthy
+from tests.support.stack import free_port, wait_until_healthy
 
 
 def unavailable(message: str) -> NoReturn:

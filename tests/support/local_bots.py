@@ -7,8 +7,8 @@ import shlex
 import shutil
 import sys
 
-from tests.e2e.support import ROOT
 from tests.support.browsing import unavailable
+from tests.support.stack import ROOT
 
 PROGRAMS = ROOT / "tests" / "support" / "programs"
 """The misbehaving programs: each says in its docstring how it misbehaves."""

@@ -1,4 +1,5 @@
-"""Fixtures shared by the unit tier: the embedded service and the document it serves."""
+"""Fixtures shared by the unit tier: an in-memory store and a client of the embedded service
+over it, and a module's own service with the document it serves."""
 
 from __future__ import annotations
 
@@ -6,25 +7,37 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client, app_client
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    """Returns a test client of the embedded service in open mode, over an in-memory store of
-    its own (one per module; a module that needs keys or limits defines its own `client`)."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as served:
+@pytest.fixture
+def store() -> InMemoryEventStore:
+    """Returns an empty in-memory event store."""
+    return InMemoryEventStore()
+
+
+@pytest.fixture
+def client(request: pytest.FixtureRequest, store: InMemoryEventStore) -> Iterator[Client]:
+    """Returns a client of the embedded service over `store` (`app_client`: in open mode, no rate
+    limit), with the settings a test's `service` marker names over those, e.g.
+    `pytestmark = pytest.mark.service(admin_key=KEY)`."""
+    marker = request.node.get_closest_marker("service")
+    with app_client(store, **(marker.kwargs if marker else {})) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
-def document(client: TestClient[Litestar]) -> dict[str, Any]:
-    """Returns the OpenAPI document that `client`'s service serves."""
-    served: dict[str, Any] = client.get("/schema/openapi.json").json()
-    return served
+def served() -> Iterator[Client]:
+    """Returns a client of the embedded service in open mode over an in-memory store of its
+    own, one per module: for tests that read what every service serves alike (the document)."""
+    with app_client(InMemoryEventStore()) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def document(served: Client) -> dict[str, Any]:
+    """Returns the OpenAPI document that `served`'s service serves."""
+    body: dict[str, Any] = served.get("/schema/openapi.json").json()
+    return body

@@ -17,7 +17,8 @@ import pytest
 
 from services.game.http.waiters import StreamConfig
 from shared.app.loading import load
-from tests.unit.http.test_streams_api import ALICE, BOB, SHORT, World, bearer, opened
+from tests.support.api import bearer
+from tests.support.streams import ALICE, BOB, SHORT, World, opened
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import DispatchUnavailable, InMemoryOutbox, OutboxEntry, Pending
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import StoreUnavailable
-from tests.e2e.support import wait_for
+from tests.support.stack import wait_for
 
 WAIT_S = 30.0
 """A bounded wait: it fails only on a hang."""

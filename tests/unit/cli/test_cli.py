@@ -6,14 +6,7 @@ import json
 
 import pytest
 
-from services.cli.main import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Runs `cardarena argv...`; returns the exit code, stdout and stderr."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import run
 
 
 def test_beggar_play_prints_the_counts_of_a_fixed_deal_as_one_json_line(

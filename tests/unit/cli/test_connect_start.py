@@ -16,8 +16,8 @@ from services.cli.connect import NeverReached, play_online
 from services.cli.main import main
 from services.cli.programs import Program
 from shared.sdk.client import Client
-from tests.e2e.support import free_port
 from tests.support.local_bots import PYTHON_EXAMPLE
+from tests.support.stack import free_port
 
 
 class Stop(Exception):

@@ -18,9 +18,9 @@ from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import GameFinished
 from shared.model import exported_log as export
 from shared.store.memory import InMemoryEventStore
-from tests.unit.cli.test_cli import run
-from tests.unit.model.test_deals import replaced
-from tests.unit.model.test_export import golden
+from tests.support.cli import run
+from tests.support.dealt_logs import replaced
+from tests.support.golden import golden
 
 NAME = "autobus-classic-2p-heuristic"
 URL = "http://cardarena.test"

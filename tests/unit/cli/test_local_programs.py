@@ -20,8 +20,8 @@ import pytest
 from services.cli.main import main
 from services.cli.programs import Program, ProgramFailed
 from services.cli.simulate import check, simulate
-from tests.e2e.support import ROOT
 from tests.support.local_bots import PYTHON_EXAMPLE, javascript_example, node, program
+from tests.support.stack import ROOT
 
 TURN = {"game_id": "g", "game": "shithead", "seat": 0, "version": 3, "legal_actions": [{}]}
 

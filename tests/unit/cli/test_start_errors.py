@@ -17,7 +17,7 @@ from services.cli.dev import addresses
 from services.cli.main import build_parser, main
 from services.cli.servers import require_service, shown, unreachable
 from services.settings import GameSettings, SettingsError, expectation, load_settings
-from tests.e2e.support import ROOT, free_port
+from tests.support.stack import ROOT, free_port
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

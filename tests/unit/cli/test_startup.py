@@ -14,7 +14,7 @@ import pytest
 
 from services.cli.main import build_parser, main
 from services.game.app import openapi_document
-from tests.e2e.support import ROOT
+from tests.support.stack import ROOT
 
 HEAVY = (
     "litestar",

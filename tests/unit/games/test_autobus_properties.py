@@ -19,7 +19,8 @@ from shared.games.autobus.state import AutobusState, is_over, to_move
 from shared.games.autobus.view import view as ab_view
 from shared.games.cards import standard_deck
 from shared.messages.common import Event
-from tests.unit.leaks import cards_in
+from tests.support.autobus import known_to
+from tests.support.leaks import cards_in
 
 SEEDS = range(700)
 FULL = sorted(standard_deck(2, 4))
@@ -30,14 +31,6 @@ def cards_on_table(state: AutobusState) -> list[str]:
     slots = [cards for seat_slots in state.slots for cards in seat_slots]
     zones = (*state.mains, *state.hands, *slots, *state.sequences, state.completed, state.draw)
     return sorted(itertools.chain.from_iterable(zones))
-
-
-def known_to(state: AutobusState, seat: int) -> Counter[str]:
-    """Returns the cards `seat` may know: its hand, main tops, slots, sequences."""
-    slots = [cards for seat_slots in state.slots for cards in seat_slots]
-    tops = [main[:1] for main in state.mains]
-    zones = (state.hands[seat], *tops, *slots, *state.sequences)
-    return Counter(card for zone in zones for card in zone)
 
 
 def play_random_game(players: int, seed: int) -> tuple[AutobusState, list[Event]]:

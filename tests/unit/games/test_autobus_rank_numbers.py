@@ -4,20 +4,15 @@ included; older logs' default actions that name it by character still replay."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import create_game
 from shared.app.loading import load, parse_action
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game, hosting
 from shared.errors import IllegalAction, InvalidRequest
 from shared.games.autobus.legal import default_action, legal_actions
@@ -32,9 +27,9 @@ from shared.games.autobus.rules import RANKS
 from shared.messages.common import Clock, DefaultActionPlayed, Event, Seat
 from shared.model import exported_log, log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.unit.games.test_autobus_rules import apply, refused, table
+from tests.support.api import Client
+from tests.support.autobus import apply, refused, table
 
-Client = TestClient[Litestar]
 SALT = "0" * 64
 FAR_FUTURE = 10**15
 RULESET = {"slots": 8, "jokers": 8}
@@ -90,14 +85,6 @@ def test_the_document_bounds_joker_rank_as_a_rank_number() -> None:
         "maximum": 13,
         "title": "RankNumber",
     }
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    """Returns a client of the game service over an in-memory store, bots in-process."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
 
 
 def test_posting_a_rank_character_is_a_422_naming_joker_rank_and_appends_nothing(

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 import pytest
 
-from shared.errors import IllegalAction, InvalidRuleset
-from shared.games.autobus.decide import deal, decide
-from shared.games.autobus.evolve import _set_slot, evolve
+from shared.errors import InvalidRuleset
+from shared.games.autobus.decide import deal
 from shared.games.autobus.legal import legal_actions
 from shared.games.autobus.messages import (
     CardDiscarded,
@@ -25,62 +24,12 @@ from shared.games.autobus.messages import (
     StockReshuffled,
     UnderTheBus,
 )
-from shared.games.autobus.rules import AutobusRuleset, validate
-from shared.games.autobus.state import AutobusState
+from shared.games.autobus.rules import validate
 from shared.games.autobus.view import redact
 from shared.games.autobus.view import view as ab_view
 from shared.games.cards import HIDDEN, shuffled, standard_deck
 from shared.messages.common import Event, GameFinished
-
-RULES = AutobusRuleset()
-
-
-def table(
-    hands: Sequence[Sequence[str]],
-    *,
-    mains: Sequence[Sequence[str]] | None = None,
-    slots: Mapping[tuple[int, int], tuple[Sequence[str], int]] | None = None,
-    sequences: Sequence[Sequence[str]] = (),
-    draw: Sequence[str] = (),
-    completed: Sequence[str] = (),
-    turn: int = 0,
-    **rules: Any,
-) -> AutobusState:
-    """Returns a state with the given cards; `slots` maps (seat, slot) to (cards, rank)."""
-    players = len(hands)
-    ruleset = msgspec.structs.replace(RULES, **rules)
-    state = AutobusState(
-        ruleset=ruleset,
-        mains=tuple(tuple(m) for m in (mains or [["9S", "9H"]] * players)),
-        hands=tuple(tuple(h) for h in hands),
-        slots=tuple(((),) * ruleset.slots for _ in range(players)),
-        slot_ranks=tuple((None,) * ruleset.slots for _ in range(players)),
-        draw=tuple(draw),
-        shuffle_seed="s",
-        sequences=tuple(tuple(s) for s in sequences),
-        completed=tuple(completed),
-        turn=turn,
-    )
-    for (seat, slot), (cards, rank) in (slots or {}).items():
-        state = _set_slot(state, seat, slot, tuple(cards), rank)
-    return state
-
-
-def apply(state: AutobusState, seat: int, action: Any) -> tuple[AutobusState, list[Event]]:
-    """Returns the state after `seat` takes `action`, and the events it caused."""
-    events = decide(state, seat, action)
-    for event in events:
-        state = evolve(state, event)
-    return state, events
-
-
-def refused(state: AutobusState, seat: int, action: Any) -> str:
-    """Returns the rule that refuses `action`, failing if it is accepted."""
-    before = state
-    with pytest.raises(IllegalAction) as caught:
-        decide(state, seat, action)
-    assert state == before
-    return caught.value.rule
+from tests.support.autobus import RULES, apply, refused, table
 
 
 def from_hand(card: str, sequence: int | None = None) -> PlayToSequence:

@@ -19,7 +19,7 @@ from shared.messages.common import Event, GameFinished
 from shared.model import exported_log as export
 from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.unit.model.test_export import golden
+from tests.support.golden import golden
 
 EARLIER = Path(__file__).resolve().parents[2] / "golden" / "earlier"
 AUTOBUS = "autobus-classic-2p-random-2026-12-02"

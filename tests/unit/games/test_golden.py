@@ -7,7 +7,6 @@ with `CARDARENA_UPDATE_GOLDEN=1 uv run pytest tests/unit/games/test_golden.py` a
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -18,18 +17,7 @@ from shared.app.loading import load
 from shared.catalog import get_game
 from shared.messages.common import Seat
 from shared.store.memory import InMemoryEventStore
-
-GOLDEN = Path(__file__).resolve().parents[2] / "golden"
-PLAYTHROUGHS = {
-    "shithead-classic-2p-random": ("shithead", "classic", ["random", "random"], 1),
-    "shithead-holland-kocsma-4p-random": ("shithead", "holland-kocsma", ["random"] * 4, 2),
-    "shithead-classic-4p-heuristic": ("shithead", "classic", ["heuristic", "random"] * 2, 7),
-    "shithead-swedish-3p-heuristic": ("shithead", "swedish", ["heuristic", "random", "random"], 43),
-    "beggar-classic-3p-turner": ("beggar", "classic", ["turner"] * 3, 3),
-    "autobus-classic-2p-random": ("autobus", "classic", ["random"] * 2, 4),
-    "autobus-classic-3p-random": ("autobus", "classic", ["random"] * 3, 5),
-    "autobus-classic-2p-heuristic": ("autobus", "classic", ["heuristic", "random"], 6),
-}
+from tests.support.golden import GOLDEN, PLAYTHROUGHS
 
 SALT = "0" * 64
 """The deal commitment's salt of every golden game (a game's is random), so files are stable."""

@@ -32,15 +32,7 @@ from shared.games.shithead.messages import (
 from shared.games.shithead.rules import PRESETS, validate
 from shared.games.shithead.view import redact
 from shared.messages.common import GameFinished
-from tests.unit.games.test_shithead_rules import (
-    all_ready,
-    apply,
-    kinds,
-    play,
-    refused,
-    swap_phase,
-    table,
-)
+from tests.support.shithead import all_ready, apply, kinds, play, refused, swap_phase, table
 
 CLASSIC = PRESETS["classic"]
 HOLLAND = PRESETS["holland-kocsma"]

@@ -15,47 +15,20 @@ from shared.games.cards import standard_deck
 from shared.games.shithead.decide import deal, decide
 from shared.games.shithead.evolve import evolve
 from shared.games.shithead.legal import legal_actions
-from shared.games.shithead.messages import CardsSwapped, PilePickedUp, Ready
-from shared.games.shithead.rules import PRESETS, ShitheadRuleset
+from shared.games.shithead.messages import Ready
 from shared.games.shithead.state import ShitheadState, is_over, to_move
 from shared.games.shithead.view import view as sh_view
 from shared.messages.common import Event
-from tests.unit.leaks import cards_in
+from tests.support.leaks import cards_in
+from tests.support.shithead import known_to, publicly_taken, ruleset_for
 
 SEEDS = range(200)
-
-
-def ruleset_for(preset: str, players: int) -> ShitheadRuleset:
-    """Returns the preset with as many decks as the table needs."""
-    rules = PRESETS[preset]
-    per_seat = rules.face_down + rules.face_up + rules.hand
-    return msgspec.structs.replace(rules, decks=-(-per_seat * players // 52))
 
 
 def cards_on_table(state: ShitheadState) -> list[str]:
     """Returns every card of the state, wherever it lies, sorted."""
     zones = (*state.hands, *state.face_up, *state.face_down, state.deck, state.pile, state.burnt)
     return sorted(itertools.chain.from_iterable(zones))
-
-
-def known_to(
-    state: ShitheadState, seat: int, taken: list[Counter[str]] | None = None
-) -> Counter[str]:
-    """Returns the cards `seat` may know: its hand, every face-up card, the pile, the burnt,
-    and the cards of other hands that public events showed going in (`taken`, per seat)."""
-    zones = (state.hands[seat], *state.face_up, state.pile, state.burnt)
-    known = Counter(card for zone in zones for card in zone)
-    for other, cards in enumerate(taken or []):
-        known += Counter(state.hands[other]) & cards  # the seat's own appear twice: hand and known
-    return known
-
-
-def publicly_taken(taken: list[Counter[str]], event: Event) -> None:
-    """Adds the cards `event` shows everyone going into a hand to that seat's tally."""
-    if isinstance(event, PilePickedUp):
-        taken[event.seat] += Counter(event.cards)
-    elif isinstance(event, CardsSwapped):
-        taken[event.seat][event.face_up_card] += 1
 
 
 def known_is_held_and_was_shown(

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 import pytest
 
-from shared.errors import IllegalAction, InvalidRuleset
+from shared.errors import InvalidRuleset
 from shared.games.cards import HIDDEN
-from shared.games.shithead.decide import deal, decide
-from shared.games.shithead.evolve import evolve
+from shared.games.shithead.decide import deal
 from shared.games.shithead.legal import legal_actions
 from shared.games.shithead.messages import (
     CardsDrawn,
@@ -22,7 +20,6 @@ from shared.games.shithead.messages import (
     PickUp,
     PileBurned,
     PilePickedUp,
-    PlayCards,
     PlayerOut,
     PlayFaceDown,
     PlayFromDeck,
@@ -30,65 +27,23 @@ from shared.games.shithead.messages import (
     Ready,
     Swap,
 )
-from shared.games.shithead.rules import PRESETS, ShitheadRuleset, validate
-from shared.games.shithead.state import ShitheadState, to_move, zone_of
+from shared.games.shithead.rules import PRESETS, validate
+from shared.games.shithead.state import to_move, zone_of
 from shared.games.shithead.view import redact
 from shared.games.shithead.view import view as sh_view
-from shared.messages.common import Event, GameFinished
+from shared.messages.common import GameFinished
+from tests.support.shithead import (
+    CLASSIC,
+    all_ready,
+    apply,
+    kinds,
+    play,
+    refused,
+    swap_phase,
+    table,
+)
 
-CLASSIC = PRESETS["classic"]
 HOLLAND = PRESETS["holland-kocsma"]
-
-
-def table(
-    hands: Sequence[Sequence[str]],
-    *,
-    face_up: Sequence[Sequence[str]] | None = None,
-    face_down: Sequence[Sequence[str]] | None = None,
-    deck: Sequence[str] = (),
-    pile: Sequence[str] = (),
-    turn: int = 0,
-    ruleset: ShitheadRuleset = CLASSIC,
-    **rules: Any,
-) -> ShitheadState:
-    """Returns a play-phase state with the given cards (empty zones where not given)."""
-    players = len(hands)
-    return ShitheadState(
-        ruleset=msgspec.structs.replace(ruleset, **rules),
-        hands=tuple(tuple(h) for h in hands),
-        face_up=tuple(tuple(u) for u in (face_up or [[]] * players)),
-        face_down=tuple(tuple(d) for d in (face_down or [[]] * players)),
-        deck=tuple(deck),
-        pile=tuple(pile),
-        phase="play",
-        ready=(True,) * players,
-        turn=turn,
-    )
-
-
-def apply(state: ShitheadState, seat: int, action: Any) -> tuple[ShitheadState, list[Event]]:
-    """Returns the state after `seat` takes `action`, and the events it caused."""
-    events = decide(state, seat, action)
-    for event in events:
-        state = evolve(state, event)
-    return state, events
-
-
-def refused(state: ShitheadState, seat: int, action: Any) -> str:
-    """Returns the rule that refuses `action`, failing if it is accepted."""
-    with pytest.raises(IllegalAction) as caught:
-        decide(state, seat, action)
-    return caught.value.rule
-
-
-def play(*cards: str) -> PlayCards:
-    """Returns a PlayCards of `cards`."""
-    return PlayCards(cards=list(cards))
-
-
-def kinds(events: Sequence[Event]) -> list[str]:
-    """Returns the event type names."""
-    return [type(event).__name__ for event in events]
 
 
 # Equal or higher, multiples --------------------------------------------------------------
@@ -332,22 +287,6 @@ def test_a_failed_face_down_card_is_picked_up_with_the_pile_and_the_hand_comes_f
 
 
 # Start -----------------------------------------------------------------------------------
-
-
-def swap_phase(
-    hands: Sequence[Sequence[str]], face_up: Sequence[Sequence[str]], **rules: Any
-) -> ShitheadState:
-    """Returns a swap-phase state with the given hands and face-up cards."""
-    state = table(hands, face_up=face_up, face_down=[["AC"]] * len(hands), **rules)
-    return msgspec.structs.replace(state, phase="swap", ready=(False,) * len(hands))
-
-
-def all_ready(state: ShitheadState) -> tuple[ShitheadState, list[Event]]:
-    """Declares every seat ready; returns the state and the last seat's events."""
-    events: list[Event] = []
-    for seat in range(state.players):
-        state, events = apply(state, seat, Ready())
-    return state, events
 
 
 def test_the_holder_of_the_lowest_plain_card_starts_and_must_play_it() -> None:

@@ -17,7 +17,7 @@ from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.games.base import AnyGame
 from shared.store.memory import InMemoryEventStore
-from tests.unit.leaks import cards_in
+from tests.support.leaks import cards_in
 
 PRIVATE = {"shithead": {"seat", "hand", "zone"}, "autobus": {"seat", "hand"}}
 """The fields of a seat's view that are the seat's own: all the others are public."""

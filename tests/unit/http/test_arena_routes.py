@@ -8,11 +8,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import create_app
-from services.game.http.auth import Access
-from services.settings import Settings
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
+from tests.support.api import KEY
+
+pytestmark = pytest.mark.service(admin_key=KEY)
 
 PAGES = [
     "/arena",
@@ -24,21 +22,12 @@ PAGES = [
 SECURITY = ("content-security-policy", "x-content-type-options")
 
 
-@pytest.fixture
-def client() -> TestClient[Litestar]:
-    """Returns a client of the embedded service with an admin key: it calls as anyone."""
-    store = InMemoryEventStore()
-    access = Access.embedded(store, Settings(admin_key="arena-unit-admin-key-0123"))
-    return TestClient(create_app(store, InProcessDispatcher(store), access=access))
-
-
 @pytest.mark.parametrize("path", PAGES)
 def test_every_arena_page_is_public_html_with_the_viewer_s_security_headers(
     client: TestClient[Litestar], path: str
 ) -> None:
-    with client:
-        viewer = client.get("/replay/some-game")
-        page = client.get(path)
+    viewer = client.get("/replay/some-game")
+    page = client.get(path)
     assert viewer.status_code == page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     for header in SECURITY:
@@ -52,8 +41,7 @@ def test_every_arena_page_is_public_html_with_the_viewer_s_security_headers(
 def test_the_pages_own_scripts_and_style_are_served(
     client: TestClient[Litestar], name: str
 ) -> None:
-    with client:
-        response = client.get(f"/arena/static/{name}")
+    response = client.get(f"/arena/static/{name}")
     assert response.status_code == 200
     kind = "javascript" if name.endswith(".js") else "css"
     assert kind in response.headers["content-type"]

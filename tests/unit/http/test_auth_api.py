@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from services.game.http.auth import Access, warn_if_open
+from services.game.http.auth import warn_if_open
 from services.projection.changes import decode
 from services.settings import Settings
 from shared.app.loading import load
 from shared.app.registry import signing_secret
-from shared.app.runtime import InProcessDispatcher
 from shared.messages.envelope import RecordedEvent
 from shared.model.registry import (
     CODEC,
@@ -30,76 +26,23 @@ from shared.model.registry import (
     WebhookSecretIssued,
 )
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import (
+    ADMIN,
+    ALICE,
+    BOB,
+    HOOK,
+    KEY,
+    Client,
+    admin_client,
+    app_client,
+    bearer,
+    forbidden,
+    problem,
+    register,
+    unauthorized,
+)
 
-Client = TestClient[Litestar]
-KEY = "sesame-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
-ALICE: dict[str, Any] = {"name": "alice", "game": "shithead", "kind": "external"}
-BOB: dict[str, Any] = {"name": "bob", "game": "shithead", "kind": "external"}
-HOOK: dict[str, Any] = {
-    "name": "hook",
-    "game": "shithead",
-    "kind": "webhook",
-    "url": "https://bots.example/hook",
-}
-
-
-def bearer(token: str) -> dict[str, str]:
-    """Returns the Authorization header presenting `token`."""
-    return {"Authorization": f"Bearer {token}"}
-
-
-def problem(response: Any, status: int) -> dict[str, Any]:
-    """Returns the problem-details body of `response` after checking its status and shape."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert (body["status"], bool(body["title"]), bool(body["detail"])) == (status, True, True)
-    return body
-
-
-def unauthorized(response: Any) -> dict[str, Any]:
-    """Checks a 401 with its Bearer challenge; returns the problem."""
-    body = problem(response, 401)
-    assert body["type"].endswith("unauthorized")
-    assert response.headers["www-authenticate"].startswith("Bearer")
-    return body
-
-
-def forbidden(response: Any) -> dict[str, Any]:
-    """Checks a 403; returns the problem."""
-    body = problem(response, 403)
-    assert body["type"].endswith("forbidden")
-    return body
-
-
-def app_client(store: InMemoryEventStore, **settings: Any) -> TestClient[Litestar]:
-    """Returns a client of the service over `store` with these settings (in-process); private
-    webhooks are allowed unless `settings` say otherwise: `bots.example` resolves nowhere
-    (the URL guard has its own tests, test_webhook_urls)."""
-    access = Access.embedded(store, Settings(**{"webhook_allow_private": True, **settings}))
-    return TestClient(create_app(store, InProcessDispatcher(store), access=access))
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory event store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the service with the admin key set (no rate limit: games are long)."""
-    with app_client(store, admin_key=KEY, rate_limit=0) as test_client:
-        yield test_client
-
-
-def register(client: Client, spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Registers a bot as the admin; returns the 201 body (with its credentials)."""
-    created = client.post("/v1/bots", json=spec, headers=ADMIN)
-    assert created.status_code == 201, created.text
-    body: dict[str, Any] = created.json()
-    return body
+pytestmark = pytest.mark.service(admin_key=KEY, webhook_allow_private=True)
 
 
 def bound_game(client: Client, seats: list[dict[str, Any]]) -> str:
@@ -357,7 +300,7 @@ def test_a_seat_naming_no_fitting_bot_is_refused(
 def test_open_mode_needs_no_credentials_but_still_checks_the_ones_given(
     store: InMemoryEventStore,
 ) -> None:
-    with app_client(store, rate_limit=0) as client:
+    with app_client(store) as client:
         alice = client.post("/v1/bots", json=ALICE).json()["token"]
         game = {"game": "shithead", "seats": [{"kind": "external"}, {"kind": "bot"}]}
         game_id = client.post("/v1/games", json=game).json()["game_id"]
@@ -379,8 +322,9 @@ def test_open_mode_needs_no_credentials_but_still_checks_the_ones_given(
 
 
 def test_a_token_over_its_rate_limit_gets_429_with_retry_after(store: InMemoryEventStore) -> None:
-    settings = {"rate_limit": 3, "turn_rate_limit": 2, "rate_window": 60}
-    with app_client(store, admin_key=KEY, **settings) as client:
+    with admin_client(
+        store, rate_limit=3, turn_rate_limit=2, rate_window=60, webhook_allow_private=True
+    ) as client:
         alice = register(client, ALICE)["token"]
         bob = register(client, BOB)["token"]
         for _ in range(3):
@@ -410,7 +354,7 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(store: InMemoryEv
 def test_a_bot_at_its_cap_of_running_games_is_refused_naming_the_seat(
     store: InMemoryEventStore,
 ) -> None:
-    with app_client(store, admin_key=KEY, max_games_per_bot=1, rate_limit=0) as client:
+    with admin_client(store, max_games_per_bot=1) as client:
         alice = register(client, ALICE)["token"]
         register(client, BOB)
         seats = [{"kind": "external", "bot": "alice"}, {"kind": "bot", "bot": "heuristic"}]

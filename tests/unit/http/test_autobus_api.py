@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
-
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
 from shared.games.cards import HIDDEN
-from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client
 
-Client = TestClient[Litestar]
 SEATS = [{"kind": "external"}, {"kind": "bot", "bot": "random"}]
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    """Returns a client of the game service over an in-memory store, bots in-process."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
 
 
 def create(client: Client, **ruleset: Any) -> str:

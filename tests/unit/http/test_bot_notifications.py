@@ -21,9 +21,10 @@ from services.settings import Settings
 from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
 from shared.model.challenges import Opponent
+from tests.support.api import ADMIN, KEY, bearer
+from tests.support.challenges import Arena
+from tests.support.streams import SHORT, Sse, parse
 from tests.support.tournaments import alice_swiss
-from tests.unit.http.test_challenges_api import Arena
-from tests.unit.http.test_streams_api import ADMIN, KEY, SHORT, Sse, bearer, parse
 
 NOTICES = {
     "challenge_declined",

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from shared.app.loading import load
-from tests.unit.http.test_streams_api import ADMIN, ALICE, BOB, SHORT, World, bearer, opened, parse
+from tests.support.api import ADMIN, bearer
+from tests.support.streams import ALICE, BOB, SHORT, World, opened, parse
 
 VIEW_FIELDS = ("version", "status", "to_move", "view", "legal_actions")
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -24,8 +22,8 @@ from shared.app.tournaments import (
 )
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client
 
-Client = TestClient[Litestar]
 DEEP: dict[str, Any] = {
     "name": "deep",
     "game": "shithead",
@@ -33,19 +31,6 @@ DEEP: dict[str, Any] = {
     "version": "2",
     "description": "the heuristic, labelled",
 }
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory event store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the game service over `store`, bots in-process."""
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
 
 
 def test_a_registered_bot_is_listed_and_read_by_name_and_version(client: Client) -> None:

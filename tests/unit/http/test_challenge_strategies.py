@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from shared.app.loading import load
-from tests.unit.http.test_challenges_api import Arena
-from tests.unit.http.test_streams_api import bearer
+from tests.support.api import bearer
+from tests.support.challenges import Arena
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ default, tried as an attacker would: with a bot's own token, on seats and games 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,37 +12,26 @@ from shared.app.loading import load
 from shared.messages.common import Clock
 from shared.ports.bot_index import FeedBotIndex
 from shared.store.memory import InMemoryEventStore
-from tests.unit.http.test_auth_api import (
+from tests.support.api import (
     ADMIN,
     ALICE,
     BOB,
     KEY,
     Client,
-    app_client,
+    admin_client,
     bearer,
     forbidden,
     problem,
     register,
 )
-from tests.unit.http.test_streams_api import ALICE as STREAM_ALICE
-from tests.unit.http.test_streams_api import BOB as STREAM_BOB
-from tests.unit.http.test_streams_api import SHORT, opened, parse
+from tests.support.streams import ALICE as STREAM_ALICE
+from tests.support.streams import BOB as STREAM_BOB
+from tests.support.streams import SHORT, opened, parse
+
+pytestmark = pytest.mark.service(admin_key=KEY)
 
 RESIGN = {"type": "Resign"}
 CAROL: dict[str, Any] = {"name": "carol", "game": "shithead", "kind": "external"}
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory event store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the service with the admin key and no rate limit."""
-    with app_client(store, admin_key=KEY, rate_limit=0) as test_client:
-        yield test_client
 
 
 def bots(client: Client, *specs: dict[str, Any]) -> list[str]:
@@ -122,7 +110,7 @@ def test_resigning_a_finished_game_is_refused_naming_the_rule(
 def test_the_host_aborts_a_game_and_then_it_takes_no_action_and_frees_its_bots(
     store: InMemoryEventStore,
 ) -> None:
-    with app_client(store, admin_key=KEY, rate_limit=0, max_games_per_bot=1) as client:
+    with admin_client(store, max_games_per_bot=1) as client:
         alice, _ = bots(client, ALICE, BOB)
         game_id = game_of(client, ["alice", "bob"])
         capped = {"game": "shithead", "seats": [{"kind": "external", "bot": "alice"}] * 2}
@@ -241,8 +229,7 @@ def test_a_challenge_between_external_bots_gets_the_default_clock(client: Client
 def test_a_tournament_with_an_entrant_that_never_moves_finishes_by_its_forfeit(
     store: InMemoryEventStore,
 ) -> None:
-    settings = {"entrant_move_seconds": 0.05, "entrant_bank_seconds": 0.0}
-    with app_client(store, admin_key=KEY, rate_limit=0, **settings) as client:
+    with admin_client(store, entrant_move_seconds=0.05, entrant_bank_seconds=0.0) as client:
         bots(client, ALICE)
         created = client.post("/v1/tournaments", json=tournament_body(), headers=ADMIN)
         assert created.status_code == 201, created.text

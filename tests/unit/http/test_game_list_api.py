@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import time
 import typing
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -27,27 +25,13 @@ from shared.model.tournaments.model import (
 )
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import GameSummary, ViewsUnavailable
-from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
+from tests.support.api import Client
 from tests.support.openapi_check import Checker, Exchange
 
-Client = TestClient[Litestar]
 Json = dict[str, Any]
 LINE_FIELDS = {"game_id", "game", "status", "seats", "created_at", "finished_at", "tournament_id"}
 """Every field of a line: nothing else (no seed, no ruleset, no card)."""
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns the store the service runs over."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the game service over `store` in open mode, bots in-process."""
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
 
 
 def create(client: Client, body: Json) -> str:

@@ -90,24 +90,24 @@ def test_optional_numbers_bounded_by_zero_document_the_bound(document: Document)
 
 
 def test_the_service_still_refuses_an_unknown_field_as_malformed(
-    client: TestClient[Litestar],
+    served: TestClient[Litestar],
 ) -> None:
-    response = client.post("/v1/games", json={"game": "beggar", "players": 2, "colour": "red"})
+    response = served.post("/v1/games", json={"game": "beggar", "players": 2, "colour": "red"})
     assert response.status_code == 400
     assert response.json()["field"] == "colour"
 
 
 def test_the_service_still_refuses_a_game_outside_the_enum_as_a_bad_value(
-    client: TestClient[Litestar],
+    served: TestClient[Litestar],
 ) -> None:
-    response = client.post("/v1/games", json={"game": "chess", "players": 2})
+    response = served.post("/v1/games", json={"game": "chess", "players": 2})
     assert response.status_code == 422
     assert response.json()["field"] == "game"
 
 
 @pytest.mark.parametrize("game", game_names())
-def test_every_game_of_the_enum_is_accepted(client: TestClient[Litestar], game: str) -> None:
-    response = client.post("/v1/games", json={"game": game, "players": 2, "seed": 1})
+def test_every_game_of_the_enum_is_accepted(served: TestClient[Litestar], game: str) -> None:
+    response = served.post("/v1/games", json={"game": game, "players": 2, "seed": 1})
     assert response.status_code == 201, response.text
 
 

@@ -15,17 +15,17 @@ from tests.support.openapi_check import Checker, Exchange, Recorder
 
 
 @pytest.fixture(scope="module")
-def checker(client: TestClient[Litestar]) -> Checker:
+def checker(served: TestClient[Litestar]) -> Checker:
     """Returns a checker over the served document."""
-    return Checker(client.get("/schema/openapi.json").json())
+    return Checker(served.get("/schema/openapi.json").json())
 
 
 @pytest.fixture(scope="module")
-def game(client: TestClient[Litestar]) -> Exchange:
+def game(served: TestClient[Litestar]) -> Exchange:
     """Returns the recorded answer of a finished game's summary."""
-    created = client.post("/v1/games", json={"game": "beggar", "players": 2, "seed": 1})
+    created = served.post("/v1/games", json={"game": "beggar", "players": 2, "seed": 1})
     recorder = Recorder()
-    recorder(client.get(f"/v1/games/{created.json()['game_id']}"))
+    recorder(served.get(f"/v1/games/{created.json()['game_id']}"))
     return recorder.exchanges[0]
 
 
@@ -54,10 +54,10 @@ def test_an_undocumented_status_or_media_type_is_a_disagreement(
 
 
 def test_a_request_body_off_its_schema_is_a_disagreement(
-    client: TestClient[Litestar], checker: Checker
+    served: TestClient[Litestar], checker: Checker
 ) -> None:
     recorder = Recorder()
-    recorder(client.post("/v1/games", json={"game": "beggar", "players": 2}))
+    recorder(served.post("/v1/games", json={"game": "beggar", "players": 2}))
     accepted = recorder.exchanges[0]
     assert list(checker.errors(accepted)) == []
     sent = dataclasses.replace(accepted, request_body=b'{"game": "beggar", "players": "2"}')
@@ -74,10 +74,10 @@ def test_a_path_outside_the_document_is_a_disagreement(checker: Checker, game: E
 
 
 def test_a_problem_of_another_type_than_the_projects_is_a_disagreement(
-    client: TestClient[Litestar], checker: Checker
+    served: TestClient[Litestar], checker: Checker
 ) -> None:
     recorder = Recorder()
-    recorder(client.get("/v1/games/nope"))
+    recorder(served.get("/v1/games/nope"))
     missing = recorder.exchanges[0]
     assert list(checker.errors(missing)) == []
     blank = json.loads(missing.response_body) | {"type": "about:blank"}
@@ -86,11 +86,11 @@ def test_a_problem_of_another_type_than_the_projects_is_a_disagreement(
 
 
 def test_an_unknown_route_must_answer_a_problem_of_the_projects(
-    client: TestClient[Litestar], checker: Checker
+    served: TestClient[Litestar], checker: Checker
 ) -> None:
     recorder = Recorder()
-    recorder(client.get("/v1/no-such-route"))
-    recorder(client.delete("/v1/games"))
+    recorder(served.get("/v1/no-such-route"))
+    recorder(served.delete("/v1/games"))
     assert [list(checker.errors(exchange)) for exchange in recorder.exchanges] == [[], []]
     html = dataclasses.replace(recorder.exchanges[0], response_type="text/html")
     assert ["not application/problem+json" in e for e in checker.errors(html)] == [True]

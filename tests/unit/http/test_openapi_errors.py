@@ -4,38 +4,24 @@ Retry-After header of every 429 and 503."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import MAX_BODY_SIZE, create_app
-from services.game.http.auth import Access
+from services.game.app import MAX_BODY_SIZE
 from services.game.http.problems import MEDIA_TYPE
-from services.settings import Settings
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
+from tests.support.api import ADMIN, KEY
 
-KEY = "openapi-admin-key-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
+pytestmark = pytest.mark.service(admin_key=KEY)
+
 PROBLEM_REF = "#/components/schemas/Problem"
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    """Returns a client of the service over the in-memory store, with an admin key."""
-    store = InMemoryEventStore()
-    access = Access.embedded(store, Settings(admin_key=KEY, rate_limit=0))
-    with TestClient(create_app(store, InProcessDispatcher(store), access=access)) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def operations(client: TestClient[Litestar]) -> dict[str, dict[str, Any]]:
+def operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Returns every operation of the served OpenAPI document, by operation id."""
-    document = client.get("/schema/openapi.json").json()
     return {
         operation["operationId"]: operation
         for path in document["paths"].values()

@@ -5,43 +5,19 @@ problem type of the project's, never `about:blank` nor an HTML page."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import MAX_BODY_SIZE, create_app
+from services.game.app import MAX_BODY_SIZE
 from services.game.exports.controllers import IMPORT_MAX_BODY_SIZE
-from services.game.http.auth import Access
-from services.game.http.problems import MEDIA_TYPE, TITLES, TYPE_PREFIX
-from services.settings import Settings
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
+from services.game.http.problems import MEDIA_TYPE, TYPE_PREFIX
+from tests.support.api import ADMIN, KEY, problem
 
-KEY = "problems-admin-key-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
+pytestmark = pytest.mark.service(admin_key=KEY)
+
 JSON = {**ADMIN, "content-type": "application/json"}
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    """Returns a client of the service over the in-memory store, with an admin key."""
-    store = InMemoryEventStore()
-    access = Access.embedded(store, Settings(admin_key=KEY, rate_limit=0))
-    with TestClient(create_app(store, InProcessDispatcher(store), access=access)) as client:
-        yield client
-
-
-def problem(response: Any, status: int, slug: str) -> dict[str, Any]:
-    """Returns the problem body of `response` after checking its status, media type and type."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(MEDIA_TYPE)
-    body: dict[str, Any] = response.json()
-    assert body["type"] == f"{TYPE_PREFIX}{slug}"
-    assert (body["status"], body["title"]) == (status, TITLES[slug])
-    assert body["detail"]
-    return body
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -21,10 +20,8 @@ from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.ports.ratelimit import InMemoryRateLimiter
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import ADMIN, KEY, Client, bearer, register
 
-Client = TestClient[Litestar]
-KEY = "sesame-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
 HEADERS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset")
 DEFAULTS = Settings()
 
@@ -75,14 +72,6 @@ def small() -> Iterator[Service]:
     yield from service(rate_limit=5, turn_rate_limit=3, rate_window=60)
 
 
-def register(client: Client, name: str) -> dict[str, str]:
-    """Registers an external Shithead bot; returns the Authorization header of its token."""
-    spec = {"name": name, "game": "shithead", "kind": "external"}
-    answer = client.post("/v1/bots", json=spec, headers=ADMIN)
-    assert answer.status_code == 201, answer.text
-    return {"Authorization": f"Bearer {answer.json()['token']}"}
-
-
 def new_game(client: Client, bot: str, seed: int) -> str:
     """Creates a Shithead game of `bot` (seat 0) against the heuristic bot; returns its id."""
     seats = [{"kind": "external", "bot": bot}, {"bot": "heuristic"}]
@@ -114,7 +103,7 @@ def test_the_default_turn_budget_is_two_reads_a_turn_a_second_in_every_game_of_t
 
 def test_every_answer_to_a_bot_token_says_its_budget_and_counts_down(small: Service) -> None:
     client = small.client
-    alice = register(client, "alice")
+    alice = bearer(register(client, "alice")["token"])
     game = new_game(client, "alice", 1)
 
     ok = client.get("/v1/bots/me", headers=alice)
@@ -148,7 +137,7 @@ def test_every_answer_to_a_bot_token_says_its_budget_and_counts_down(small: Serv
 def test_a_stream_opened_with_a_bot_token_says_its_budget_in_its_first_answer(
     default: Service,
 ) -> None:
-    alice = register(default.client, "alice")
+    alice = bearer(register(default.client, "alice")["token"])
     stream = default.client.get("/v1/bots/me/events", headers=alice)
     assert stream.status_code == 200
     assert stream.headers["content-type"].startswith("text/event-stream")
@@ -175,7 +164,7 @@ def test_a_move_costs_nothing_and_lands_even_when_both_budgets_are_spent(
     small: Service,
 ) -> None:
     client = small.client
-    alice = register(client, "alice")
+    alice = bearer(register(client, "alice")["token"])
     game = new_game(client, "alice", 2)
     for _ in range(5):
         client.get("/v1/bots/me", headers=alice)
@@ -201,7 +190,7 @@ def test_a_move_costs_nothing_and_lands_even_when_both_budgets_are_spent(
 
 def test_a_retry_of_a_move_and_an_action_that_is_no_move_are_charged(small: Service) -> None:
     client = small.client
-    alice = register(client, "alice")
+    alice = bearer(register(client, "alice")["token"])
     game = new_game(client, "alice", 3)
     view = client.get(f"/v1/games/{game}/view?seat=0", headers=alice).json()
     retry = {**alice, "Idempotency-Key": "once"}
@@ -216,7 +205,7 @@ def test_a_retry_of_a_move_and_an_action_that_is_no_move_are_charged(small: Serv
 
 def test_a_malformed_action_of_a_bot_is_charged_too(small: Service) -> None:
     client = small.client
-    alice = register(client, "alice")
+    alice = bearer(register(client, "alice")["token"])
     game = new_game(client, "alice", 4)
     url = f"/v1/games/{game}/actions"
     answers = [client.post(url, content=b"{not json", headers=alice) for _ in range(9)]
@@ -231,7 +220,7 @@ def play_at_the_documented_pace(default: Service, games: int, rounds: int) -> li
     game waiting reads the seat's turn and view (two reads a turn) and posts one action.
     Returns the statuses of its answers."""
     client = default.client
-    alice = register(client, "alice")
+    alice = bearer(register(client, "alice")["token"])
     seeds = iter(range(10_000))
     running = [new_game(client, "alice", next(seeds)) for _ in range(games)]
     statuses: list[int] = []
@@ -266,7 +255,7 @@ def test_a_bot_in_as_many_games_as_the_cap_at_the_documented_pace_is_never_throt
 
 def test_a_bot_that_hammers_reads_is_throttled(default: Service) -> None:
     client = default.client
-    alice = register(client, "alice")
+    alice = bearer(register(client, "alice")["token"])
     game = new_game(client, "alice", 5)
     events = [client.get(f"/v1/games/{game}/events?seat=0", headers=alice) for _ in range(610)]
     assert [a.status_code for a in events].count(200) == DEFAULTS.rate_limit

@@ -5,22 +5,15 @@ from the archive after their stream left the store, and what-if forks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from services.game.http.auth import Access
-from services.settings import Settings
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import act, create_game
 from shared.app.loading import load
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.messages.codec import encode, to_json
 from shared.messages.common import ClockEvent, GameCreated, Seat
@@ -29,10 +22,7 @@ from shared.model import log_replay
 from shared.ports.archive import InMemoryEventArchive
 from shared.sdk.client import StreamEvent, parse_sse
 from shared.store.memory import InMemoryEventStore
-
-Client = TestClient[Litestar]
-KEY = "sesame-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
+from tests.support.api import ADMIN, Client, admin_client, app_client, problem
 
 
 @dataclass
@@ -93,40 +83,10 @@ def play_live(store: InMemoryEventStore, game: str, players: int, seed: int) -> 
     pytest.fail(f"{game} game {game_id} did not end")
 
 
-def app_client(
-    store: InMemoryEventStore, archive: InMemoryEventArchive | None = None, **settings: Any
-) -> Client:
-    """Returns a client of the service over `store` (and `archive`), with these settings."""
-    access = Access.embedded(store, Settings(rate_limit=0, **settings))
-    app = create_app(store, InProcessDispatcher(store), access=access, archive=archive)
-    return TestClient(app)
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory event store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the service in open mode."""
-    with app_client(store) as test_client:
-        yield test_client
-
-
 def replay(client: Client, game_id: str, **params: Any) -> dict[str, Any]:
     """Returns the 200 body of a replay."""
     response = client.get(f"/v1/games/{game_id}/replay", params=params)
     assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def problem(response: Any, status: int) -> dict[str, Any]:
-    """Returns the problem-details body of `response` after checking its status."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
     body: dict[str, Any] = response.json()
     return body
 
@@ -179,7 +139,7 @@ def test_a_replay_at_every_version_equals_the_state_of_the_live_run(
 def test_a_finished_games_replay_is_public_and_its_events_are_whole(
     store: InMemoryEventStore,
 ) -> None:
-    with app_client(store, admin_key=KEY) as client:
+    with admin_client(store) as client:
         created = client.post(
             "/v1/games", json={"game": "shithead", "players": 2, "seed": 5}, headers=ADMIN
         ).json()
@@ -274,7 +234,7 @@ def test_a_running_game_refuses_a_full_replay_with_a_reason(
 
 
 def test_a_running_games_seat_needs_its_own_credentials(store: InMemoryEventStore) -> None:
-    with app_client(store, admin_key=KEY) as client:
+    with admin_client(store) as client:
         tokens = {}
         for name in ("alice", "bob"):
             spec = {"name": name, "game": "shithead", "kind": "external"}
@@ -331,7 +291,7 @@ def test_a_game_whose_stream_left_the_store_reads_and_replays_from_the_archive(
     store: InMemoryEventStore,
 ) -> None:
     archive = InMemoryEventArchive()
-    with app_client(store, archive) as client:
+    with app_client(store, archive=archive) as client:
         created = finished_game(client, "autobus", seed=8)
         game_id = created["game_id"]
         before = {
@@ -368,7 +328,7 @@ def test_the_stream_of_a_game_whose_stream_left_the_store_comes_from_the_archive
     store: InMemoryEventStore,
 ) -> None:
     archive = InMemoryEventArchive()
-    with app_client(store, archive) as client:
+    with app_client(store, archive=archive) as client:
         game_id = finished_game(client, "autobus", seed=8)["game_id"]
         url = f"/v1/games/{game_id}/stream"
         before = [client.get(url).text, client.get(url, headers={"Last-Event-ID": "3"}).text]
@@ -471,7 +431,7 @@ def test_a_fork_needs_a_finished_game_and_a_version_that_leaves_a_game_to_play(
 def test_a_fork_is_a_hosting_operation_and_a_retry_with_its_key_returns_the_first_fork(
     store: InMemoryEventStore,
 ) -> None:
-    with app_client(store, admin_key=KEY) as client:
+    with admin_client(store) as client:
         created = client.post(
             "/v1/games", json={"game": "beggar", "players": 3, "seed": 2}, headers=ADMIN
         ).json()

@@ -4,42 +4,20 @@ platform ended (a seat forfeited on its clock), and while it still runs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from services.game.http.auth import Access
-from services.settings import Settings
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import create_game
 from shared.app.loading import load
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client
 
-Client = TestClient[Litestar]
 FAR_FUTURE = 2**62
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory event store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the service in open mode over `store`."""
-    access = Access.embedded(store, Settings(rate_limit=0))
-    app = create_app(store, InProcessDispatcher(store), access=access)
-    with TestClient(app) as test_client:
-        yield test_client
 
 
 def replay(client: Client, game_id: str, **params: Any) -> dict[str, Any]:

@@ -7,24 +7,12 @@ import html.parser
 import importlib.metadata
 import re
 import sys
-from collections.abc import Iterator
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import create_app
 from services.game.http import docs
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient[Litestar]]:
-    """Returns a client of the embedded service."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
-        yield client
 
 
 class Resources(html.parser.HTMLParser):

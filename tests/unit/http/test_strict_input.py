@@ -3,34 +3,9 @@ same guard the real stack runs (tests/reliability/test_poison_input.py attacks t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
-
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
-
-Client = TestClient[Litestar]
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    """Returns a client of the embedded game service (open mode)."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as c:
-        yield c
-
-
-def problem(response: Any, status: int) -> dict[str, Any]:
-    """Checks a problem of `status`; returns its body."""
-    assert response.status_code == status, response.text[:300]
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    return body
+from tests.support.api import Client, problem
 
 
 def running_game(client: Client) -> tuple[str, dict[str, Any]]:

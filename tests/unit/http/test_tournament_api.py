@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
-from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client
 
-Client = TestClient[Litestar]
 BODY: dict[str, Any] = {
     "game": "autobus",
     "entrants": [{"bot": "heuristic"}, {"bot": "random", "name": "r1"}, {"bot": "random"}],
@@ -22,14 +16,6 @@ BODY: dict[str, Any] = {
     "games_per_table": 2,
     "seed": "5",
 }
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    """Returns a client of the game service over an in-memory store, bots in-process."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
 
 
 def test_a_created_tournament_runs_and_reports_its_rounds_games_and_standings(

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -16,8 +13,8 @@ from shared.app.tournaments import run_in_process
 from shared.model.tournaments.model import Entrant, TournamentDefinition
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client, problem
 
-Client = TestClient[Litestar]
 AUTOBUS: dict[str, Any] = {
     "game": "autobus",
     "entrants": [
@@ -35,29 +32,12 @@ BEGGAR: dict[str, Any] = {
 }
 
 
-@pytest.fixture
-def client() -> Iterator[Client]:
-    """Returns a client of the game service over an in-memory store and its in-memory views."""
-    store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
-
-
 def create(client: Client, body: dict[str, Any]) -> str:
     """Creates (and, in-process, runs) a tournament; returns its id."""
     response = client.post("/v1/tournaments", json=body)
     assert response.status_code == 201, response.text
     tournament_id: str = response.json()["tournament_id"]
     return tournament_id
-
-
-def problem(response: httpx.Response, status: int) -> dict[str, Any]:
-    """Returns the problem-details body of a response that must have `status`."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = response.json()
-    assert body["status"] == status
-    return body
 
 
 def test_the_tournament_list_shows_the_newest_first_with_their_progress(client: Client) -> None:

@@ -14,35 +14,11 @@ from shared.catalog import get_game
 from shared.games import beggar
 from shared.messages.codec import UnknownSchemaVersion, encode
 from shared.messages.common import PLATFORM_EVENTS, Event, GameCreated, GameFinished, Seat
-from shared.messages.envelope import RecordedEvent
 from shared.model import challenges, registry
 from shared.model.challenges import ChallengeEvent
 from shared.model.registry import RegistryEvent
 from shared.model.tournaments.model import AnyTournamentEvent
-
-# Written by schema version 1 on 2026-11-30; never edit these, add new samples instead.
-FROZEN_V1 = {
-    "GameCreated": (
-        "85a474797065ab47616d6543726561746564a467616d65a6626567676172a772756c6573657482a564"
-        "65636b7301a96d61785f6361726473ce000186a0a573656174739283a46b696e64a3626f74a3626f74"
-        "a67475726e6572a46e616d65c083a46b696e64a3626f74a3626f74a67475726e6572a46e616d65c0aa"
-        "637265617465645f6174b4323032362d31312d33305431363a30303a30305a"
-    ),
-    "GameStarted": (
-        "84a474797065ab47616d6553746172746564a772756c6573657482a56465636b7301a96d61785f6361"
-        "726473ce000186a0a7706c617965727302a57061636b739292a132a14195a133a134a135a136a137"
-    ),
-    "TrickPlayed": (
-        "86a474797065ab547269636b506c61796564a66c656164657200a5636172647397a132a133a141a134"
-        "a135a136a137a573656174739700010001010101a9636f6c6c6563746f7200aa656c696d696e617465"
-        "6490"
-    ),
-    "GameFinished": (
-        "82a474797065ac47616d6546696e6973686564a6726573756c7485a6737461747573a866696e697368"
-        "6564a6706c61636573920102a6726561736f6eb773656174203020686f6c64732065766572792063617264"
-        "a673636f726573c0a664657461696c82a5636172647307a6747269636b7301"
-    ),
-}
+from tests.support.payloads import FROZEN_V1, recorded
 
 # Written on 2026-11-30 once games committed to their deal (GameCreated's commitment,
 # deal_seed and salt; GameFinished's seed and salt); never edit these either.
@@ -66,11 +42,6 @@ FROZEN_V1_COMMITTED = {
         "30303030303030303030303030303030303030303030303030"
     ),
 }
-
-
-def recorded(type_: str, data: bytes, version: int, schema: int = 1) -> RecordedEvent:
-    """Returns a stored beggar event."""
-    return RecordedEvent("g1", "beggar", version, type_, data, schema=schema)
 
 
 def test_frozen_version_1_payloads_decode_and_fold_to_the_same_game() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import msgspec
 import pytest
@@ -11,19 +10,16 @@ from litestar.testing import TestClient
 
 from services.game.app import create_app
 from shared.app.bot_turns import play_bot_turns
-from shared.app.deadlines import enforce_deadline, record_webhook_failure, watch_of
 from shared.app.games import act, create_game
 from shared.app.loading import as_seen_by, load
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
-from shared.messages.common import Clock, Event, GameCreated, GameFinished, Seat
+from shared.messages.common import Event, GameCreated, GameFinished, Seat
 from shared.model import deal_keys, deals
 from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
-from tests.unit.messages.test_codec import FROZEN_V1, recorded
-
-SALT = "0" * 64
-FAR_FUTURE = 10**15
+from tests.support.dealt_logs import SALT, replaced, timed_out_game
+from tests.support.payloads import FROZEN_V1, recorded
 
 
 def finished_game(
@@ -36,13 +32,6 @@ def finished_game(
     game_id = create_game(store, game, seats=seats, players=players, seed=seed, salt=salt).game_id
     play_bot_turns(store, game_id)
     return game_id, get_game(game).codec.decode_all(store.read(game_id))
-
-
-def replaced(events: list[Event], index: int, **changes: Any) -> list[Event]:
-    """Returns `events` with the event at `index` changed."""
-    copy = list(events)
-    copy[index] = msgspec.structs.replace(copy[index], **changes)
-    return copy
 
 
 def test_the_commitment_is_the_sha256_of_the_seed_text_a_colon_and_the_salt() -> None:
@@ -185,24 +174,3 @@ def test_a_finish_by_the_clock_reveals_the_seed_too() -> None:
     assert isinstance(finished, GameFinished)
     assert finished.seed == "11"
     assert deals.verify(events).status == "ok"
-
-
-def timed_out_game(store: InMemoryEventStore) -> str:
-    """Returns a finished Shithead game whose seat 0 (a webhook bot) never answered: a
-    failed call, three timeouts, a forfeit, then the platform's default actions."""
-    seats = [Seat(kind="webhook", name="hook", version="1"), *[Seat(kind="bot", bot="random")] * 2]
-    clock = Clock(move_seconds=1)
-    game_id = create_game(store, "shithead", seats=seats, seed=11, clock=clock, salt=SALT).game_id
-    play_bot_turns(store, game_id)
-    record_webhook_failure(store, load(store, game_id), 0, "1:0", "timeout", "no answer")
-    for _ in range(10):
-        watch = watch_of(load(store, game_id))
-        if watch is None:
-            break
-        assert watch.deadline_ms is not None
-        assert enforce_deadline(store, game_id, watch.turn_version, FAR_FUTURE).status == (
-            "timed_out"
-        )
-        play_bot_turns(store, game_id)
-    assert load(store, game_id).spec.is_over(load(store, game_id).state)
-    return game_id

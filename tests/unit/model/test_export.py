@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 
 import msgspec
 import pytest
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -35,19 +34,12 @@ from shared.messages.common import (
 from shared.model import exported_log as export
 from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.unit.games.test_golden import GOLDEN, PLAYTHROUGHS
-from tests.unit.model.test_deals import replaced, timed_out_game
+from tests.support.api import Client
+from tests.support.dealt_logs import replaced, timed_out_game
+from tests.support.golden import PLAYTHROUGHS, golden
 
-Client = TestClient[Litestar]
 GOLDEN_NAMES = sorted(PLAYTHROUGHS)
 KEY = "export-admin-key-0123"
-
-
-def golden(name: str) -> list[Event]:
-    """Returns the decoded events of a golden playthrough."""
-    spec = get_game(PLAYTHROUGHS[name][0])
-    lines = (GOLDEN / f"{name}.jsonl").read_text().splitlines()
-    return [msgspec.convert(msgspec.json.decode(line)["data"], spec.log_type) for line in lines]
 
 
 def shithead() -> list[Event]:

@@ -3,19 +3,14 @@ a ruleset without one is stored exactly as before."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import create_game
 from shared.app.loading import load
-from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import run_in_process
 from shared.catalog import get_game
 from shared.messages.common import Clock, GameCreated, Seat
@@ -28,8 +23,7 @@ from shared.model.tournaments.model import (
 )
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
-
-Client = TestClient[Litestar]
+from tests.support.api import Client
 
 GAMES = ["shithead", "autobus", "beggar"]
 TIMED = Clock(move_seconds=10, bank_seconds=60, strikes_to_forfeit=3)
@@ -43,23 +37,6 @@ FAR_FUTURE = 10**15
 def created_of(store: InMemoryEventStore, game_id: str) -> GameCreated:
     """Returns the creation event of a stored game."""
     return load(store, game_id).created
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a test client of the app over `store`, bots played in-process."""
-    dispatcher = InProcessDispatcher(store)
-    try:
-        with TestClient(create_app(store, dispatcher)) as test_client:
-            yield test_client
-    finally:
-        dispatcher.close()
 
 
 # Encoding --------------------------------------------------------------------------------

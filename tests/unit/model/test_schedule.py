@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import msgspec
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher, InProcessScheduler
 from shared.app.tournaments import load_tournament
 from shared.model.tournaments.model import (
@@ -24,8 +20,8 @@ from shared.model.tournaments.model import (
 from shared.model.tournaments.schedule import Schedule, run_id
 from shared.ports.scheduler import run_definition
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import Client
 
-Client = TestClient[Litestar]
 NOON = datetime(2031, 5, 6, 12, 0, tzinfo=UTC)
 BODY: dict[str, Any] = {
     "game": "beggar",
@@ -46,19 +42,6 @@ def beggar(schedule: Schedule | None) -> TournamentDefinition:
 def soon(seconds: float) -> str:
     """Returns the time `seconds` from now, in ISO 8601 with its offset."""
     return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
-
-
-@pytest.fixture
-def store() -> InMemoryEventStore:
-    """Returns an empty in-memory event store."""
-    return InMemoryEventStore()
-
-
-@pytest.fixture
-def client(store: InMemoryEventStore) -> Iterator[Client]:
-    """Returns a client of the game service in the embedded default (in-process scheduler)."""
-    with TestClient(create_app(store, InProcessDispatcher(store))) as test_client:
-        yield test_client
 
 
 @pytest.mark.parametrize(

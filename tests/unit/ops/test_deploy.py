@@ -15,7 +15,6 @@ from kubernetes_validate.utils import latest_version  # type: ignore[import-unty
 
 from services.bootstrap.projection import owned_partitions, projector_index
 from services.settings import ProjectionSettings, load_settings
-from tests.e2e.support import ROOT
 from tests.support.deploy import (
     K8S,
     OVERLAYS,
@@ -29,6 +28,7 @@ from tests.support.deploy import (
     pod_templates,
     rendered,
 )
+from tests.support.stack import ROOT
 
 COMPOSE = ROOT / "docker-compose.yml"
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"

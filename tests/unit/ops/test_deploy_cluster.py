@@ -19,7 +19,6 @@ from services.settings import (
     WorkerSettings,
     load_settings,
 )
-from tests.e2e.support import ROOT
 from tests.support.deploy import (
     K8S,
     Doc,
@@ -30,6 +29,7 @@ from tests.support.deploy import (
     of_kind,
     rendered,
 )
+from tests.support.stack import ROOT
 
 CLUSTER_COMPOSE = ROOT / "docker-compose.cluster.yml"
 KINDS: dict[str, type[CommonSettings]] = {

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 import structlog
-from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.cli.main import main
@@ -28,9 +27,8 @@ from services.ops.logs import configure_logging
 from services.ops.metrics import GameMetrics
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.e2e.support import free_port
-
-Client = TestClient[Litestar]
+from tests.support.api import Client
+from tests.support.stack import free_port
 
 
 @pytest.fixture

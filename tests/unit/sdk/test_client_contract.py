@@ -76,9 +76,9 @@ PUBLIC = frozenset({"RegisteredBot", "Turn", "SeatView"})
 
 
 @pytest.fixture(scope="module")
-def service(client: TestClient[Litestar]) -> TestClient[Litestar]:
-    """Returns the embedded service (the unit tier's `client`; here `client` is the SDK's)."""
-    return client
+def service(served: TestClient[Litestar]) -> TestClient[Litestar]:
+    """Returns the embedded service (the unit tier's `served`; here `client` is the SDK's)."""
+    return served
 
 
 class Schemas:

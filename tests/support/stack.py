@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import socket
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import psycopg
 import pytest
+import redis
 
+from services.cli.dev import Launcher, stack_commands, stack_environment
 from services.projection.queries import archived_events, get_game_row
 from shared.catalog import get_game
 from shared.messages.envelope import RecordedEvent
-
-if TYPE_CHECKING:
-    from tests.e2e.conftest import Stack
+from shared.sdk.client import Client, SeatView
+from shared.store.redis_store import RedisEventStore
+from tests.support import deals
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
@@ -113,3 +119,65 @@ def check_projected_and_archived(
     assert from_archive == spec.fold(spec.codec.decode_all(streamed))
     assert spec.is_over(from_archive)
     return streamed
+
+
+class Stack:
+    """The processes of one stack and the addresses to reach them."""
+
+    def __init__(self, base_url: str, database_url: str, store: RedisEventStore) -> None:
+        self.base_url = base_url
+        self.database_url = database_url
+        self.store = store
+
+
+ADMIN_KEY = "e2e-admin-key-0123456789"
+"""The admin key of the `secured_stack`."""
+
+
+@contextlib.contextmanager
+def running_stack(
+    redis_url: str,
+    redis_client: redis.Redis,
+    namespace: str,
+    database_url: str,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[Stack]:
+    """Runs the game service, a worker and the projection service while the block runs; they
+    deal with the tests' given deal secret, as `Stack.store` does."""
+    port = free_port()
+    heartbeats = tempfile.mkdtemp(prefix="cardarena-heartbeats-")
+    env = {
+        **stack_environment(os.environ, redis_url, database_url, "127.0.0.1", port),
+        "CARDARENA_NAMESPACE": namespace,
+        "CARDARENA_QUEUE": f"{namespace}bots",
+        # Stacks of other tests may run beside this one: no shared heartbeats or ports.
+        "CARDARENA_HEARTBEAT_DIR": heartbeats,
+        "CARDARENA_PROJECTION_METRICS_PORT": "0",
+        "CARDARENA_WORKERS_METRICS_PORT": "0",
+        **deals.ENVIRONMENT,  # every deal pinned: the tests' given deal secret
+        **(extra_env or {}),
+    }
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        with Launcher(env, cwd=ROOT, grace=30) as launcher:
+            for name, command in stack_commands(concurrency=2):
+                if name != "beat":
+                    launcher.start(name, command)
+            wait_until_healthy(base_url, "the game service")
+            store = deals.attached(RedisEventStore(redis_client, namespace=namespace))
+            yield Stack(base_url, database_url, store)
+    finally:
+        shutil.rmtree(heartbeats, ignore_errors=True)
+
+
+def play_until_over(client: Client, game_id: str, wait: int = 5) -> None:
+    """Plays the bot's turns of `game_id` until the game is over."""
+    while client.game(game_id)["status"] == "playing":
+        for turn in client.turns(wait=wait):
+            if turn.game_id == game_id:
+                client.act(game_id, turn.seat, first_legal)
+
+
+def first_legal(view: SeatView) -> dict[str, Any]:
+    """Plays the first legal action."""
+    return view.legal_actions[0]
