@@ -13,7 +13,7 @@ from services import settings
 from services.cli.main import build_parser
 from services.game.app import openapi_document
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
