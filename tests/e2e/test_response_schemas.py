@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.api import bot_client
 from tests.support.openapi_check import Checker, Recorder
 from tests.support.stack import ADMIN_KEY, Stack, wait_for
 
@@ -34,16 +35,6 @@ def host(secured_stack: Stack, recorder: Recorder) -> Iterator[httpx.Client]:
         event_hooks={"response": [recorder]},
     ) as client:
         yield client
-
-
-def bot_client(stack: Stack, token: str, recorder: Recorder) -> httpx.Client:
-    """Returns a client with a bot's token whose every answer is recorded."""
-    return httpx.Client(
-        base_url=stack.base_url,
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=60,
-        event_hooks={"response": [recorder]},
-    )
 
 
 def register(host: httpx.Client, name: str) -> str:
@@ -111,8 +102,8 @@ def test_every_answer_of_a_run_validates_against_its_documented_schema(
 ) -> None:
     document = host.get("/schema/openapi.json").json()
     alice_token, bob_token = register(host, "alice"), register(host, "bob")
-    alice = bot_client(secured_stack, alice_token, recorder)
-    bob = bot_client(secured_stack, bob_token, recorder)
+    alice = bot_client(secured_stack.base_url, alice_token, event_hooks={"response": [recorder]})
+    bob = bot_client(secured_stack.base_url, bob_token, event_hooks={"response": [recorder]})
     with alice, bob:
         alice.get("/v1/bots/me")
         host.get("/v1/bots")

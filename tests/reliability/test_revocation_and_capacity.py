@@ -30,6 +30,7 @@ import redis
 from shared.messages.envelope import RecordedEvent
 from shared.model import registry
 from shared.sdk.client import StreamEvent, parse_sse
+from tests.support.api import bot_client
 from tests.support.faults import wait_for
 from tests.support.stack import ADMIN_KEY, Stack, running_stack
 
@@ -38,11 +39,6 @@ SECURED = {"CARDARENA_ADMIN_KEY": ADMIN_KEY, "CARDARENA_RATE_LIMIT": "0"}
 BOUND_S = 60.0
 """The longest any stream here may take to end, or a request to be answered: a hang."""
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
-
-
-def bearer(token: str | None) -> dict[str, str]:
-    """Returns the Authorization header presenting `token` (none for None)."""
-    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 @contextlib.contextmanager
@@ -102,9 +98,7 @@ class Streamed:
     the moment it came, and whether the stream has ended. Closed when the block ends."""
 
     def __init__(self, url: str, path: str, token: str | None, **params: Any) -> None:
-        self._http = httpx.Client(
-            base_url=url, headers=bearer(token), timeout=httpx.Timeout(BOUND_S, read=None)
-        )
+        self._http = bot_client(url, token, timeout=httpx.Timeout(BOUND_S, read=None))
         self._path, self._params = path, params
         self.status: int | None = None
         self.headers: httpx.Headers | None = None
@@ -155,7 +149,7 @@ class Polled:
     once it came."""
 
     def __init__(self, url: str, path: str, token: str, body: Any = None, **params: Any) -> None:
-        self._http = httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S + 70)
+        self._http = bot_client(url, token, timeout=BOUND_S + 70)
         self._path, self._params, self._body = path, params, body
         self.response: httpx.Response | None = None
         self.answered = threading.Event()
@@ -181,7 +175,7 @@ class Polled:
 def action(url: str, token: str, game_id: str, seat: int, ending: bool = False) -> dict[str, Any]:
     """Returns the body posting `seat`'s first legal action (with `ending`, its first
     discard: the end of its Autobus turn), read with `token`."""
-    with httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S) as bot:
+    with bot_client(url, token, timeout=BOUND_S) as bot:
         view = bot.get(f"/v1/games/{game_id}/view", params={"seat": seat}).json()
     legal = [a for a in view["legal_actions"] if not ending or a["type"] == "Discard"]
     return {"seat": seat, "action": legal[0], "expected_version": view["version"]}
@@ -190,7 +184,7 @@ def action(url: str, token: str, game_id: str, seat: int, ending: bool = False) 
 def move(url: str, token: str, game_id: str, seat: int, ending: bool = False) -> None:
     """Plays `seat`'s first legal action (with `ending`, its first discard) with `token`."""
     body = action(url, token, game_id, seat, ending)
-    with httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S) as bot:
+    with bot_client(url, token, timeout=BOUND_S) as bot:
         played = bot.post(f"/v1/games/{game_id}/actions", json=body)
         assert played.status_code == 200, played.text
 
@@ -249,10 +243,10 @@ def test_a_revoked_or_rotated_token_ends_its_streams_and_long_polls_at_once(
             assert seat_stream.after(revoked_at) == []
             assert bot_events.after(revoked_at) == []
 
-        with httpx.Client(base_url=url, headers=bearer(alice), timeout=BOUND_S) as old:
+        with bot_client(url, alice, timeout=BOUND_S) as old:
             assert old.get("/v1/bots/me/turns", params={"wait": 0}).status_code == 401
         if fresh is not None:  # the rotated token's successor plays on
-            with httpx.Client(base_url=url, headers=bearer(fresh), timeout=BOUND_S) as new:
+            with bot_client(url, fresh, timeout=BOUND_S) as new:
                 turns = new.get("/v1/bots/me/turns", params={"wait": 0})
                 assert turns.status_code == 200, turns.text
                 assert started in {turn["game_id"] for turn in turns.json()["turns"]}
@@ -321,7 +315,7 @@ def test_a_hundred_anonymous_spectators_leave_the_bots_their_capacity_and_the_re
                 wait_for(lambda: all(s.events for s in admitted), "every admitted snapshot")
 
                 # The bot plays on while the spectators hold their places (bounded only by BOUND_S).
-                with httpx.Client(base_url=url, headers=bearer(alice), timeout=BOUND_S) as bot:
+                with bot_client(url, alice, timeout=BOUND_S) as bot:
                     turn = bot.get(f"/v1/games/{game_id}/turn", params={"seat": 0, "wait": 0})
                     assert turn.status_code == 200, turn.text
                     assert turn.json()["legal_actions"]
@@ -369,7 +363,7 @@ def test_anonymous_streams_over_the_rate_limit_get_429_and_a_bot_token_is_not_li
 def challenge(url: str, token: str, *opponents: str) -> httpx.Response:
     """Issues a challenge of Autobus with `token` against the registered `opponents`."""
     body = {"game": "autobus", "opponents": [{"bot": name} for name in opponents]}
-    with httpx.Client(base_url=url, headers=bearer(token), timeout=BOUND_S) as caller:
+    with bot_client(url, token, timeout=BOUND_S) as caller:
         return caller.post("/v1/challenges", json=body)
 
 
@@ -386,7 +380,7 @@ def test_a_bot_holds_at_most_twenty_open_challenges(secured: Stack) -> None:
         assert int(refused.headers["Retry-After"]) >= 1
         assert refused.json()["limit"] == 20
         assert "20 open challenges" in refused.json()["detail"]
-        with httpx.Client(base_url=url, headers=bearer(bob), timeout=BOUND_S) as challenged:
+        with bot_client(url, bob, timeout=BOUND_S) as challenged:
             assert len(challenged.get("/v1/bots/me/challenges").json()["challenges"]) == 20
             first = issued[0].json()["challenge_id"]
             assert challenged.post(f"/v1/challenges/{first}/decline").status_code == 200

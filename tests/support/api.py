@@ -1,6 +1,6 @@
-"""The embedded service through Litestar's test client, as the unit tier's API tests drive it:
-the client of a service over an in-memory store, the admin key and a bot's bearer header, a
-bot registered, and the problem details every refusal answers."""
+"""The service as the API tests drive it: a client of the embedded service over an in-memory
+store (open, or with the admin key), a bot's client of a served one, the admin key and a bot's
+bearer header, a bot registered, and the problem details every refusal answers."""
 
 from __future__ import annotations
 
@@ -91,12 +91,11 @@ def admin_client(
     return app_client(store, archive=archive, admin_key=KEY, **settings)
 
 
-def bot_client(client: Client, token: str) -> Client:
-    """Returns a client of the same service as `client` whose requests present the bot `token`
-    (its own headers; `client` keeps its own)."""
-    bot = TestClient(client.app, base_url=str(client.base_url))
-    bot.headers.update(bearer(token))
-    return bot
+def bot_client(base_url: str, token: str | None, **options: Any) -> httpx.Client:
+    """Returns an HTTP client (to enter) of the service at `base_url` whose requests present the
+    bot `token` (None: anonymous); `options` go to `httpx.Client` (timeout: 60 s unless said)."""
+    headers = bearer(token) if token else {}
+    return httpx.Client(base_url=base_url, headers=headers, **{"timeout": 60, **options})
 
 
 def register(

@@ -13,11 +13,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
 from shared.messages.common import GameFinished
 from shared.model import exported_log as export
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import app_client
 from tests.support.cli import run
 from tests.support.dealt_logs import replaced
 from tests.support.golden import golden
@@ -116,7 +115,7 @@ def service(
     request log is off: the app's log thread would write to a captured stream gone by then)."""
     caplog.set_level(logging.WARNING, logger="httpx")
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
 
         def get(url: str, **_: Any) -> httpx.Response:
             assert url.startswith(URL)

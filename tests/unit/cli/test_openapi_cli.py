@@ -7,18 +7,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from litestar.testing import TestClient
 
 from services.cli.main import main
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import app_client
 
 
 def served_document() -> object:
     """Returns the body of `/schema/openapi.json` of the embedded service."""
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         return client.get("/schema/openapi.json").json()
 
 

@@ -9,14 +9,12 @@ from typing import Any
 
 import msgspec
 import pytest
-from litestar.testing import TestClient
 
-from services.game.app import create_app
 from shared.app.loading import load
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import get_game
 from shared.games.base import AnyGame
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import app_client
 from tests.support.leaks import cards_in
 
 PRIVATE = {"shithead": {"seat", "hand", "zone"}, "autobus": {"seat", "hand"}}
@@ -62,7 +60,7 @@ def test_a_game_without_decisions_has_no_table_its_whole_view_is_public() -> Non
 def test_get_game_answers_anyone_the_spectators_table_of_a_running_game(game: str) -> None:
     store = InMemoryEventStore()
     seats = [{"kind": "external"}, {"kind": "external"}]
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         created = client.post("/v1/games", json={"game": game, "seats": seats, "seed": 3})
         game_id = created.json()["game_id"]
         answer = client.get(f"/v1/games/{game_id}").json()

@@ -12,15 +12,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import hosting
 from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import AppendResult, StoreUnavailable
-from tests.support.api import problem
+from tests.support.api import app_client, problem
 from tests.support.game_api import (
     BUMP,
     GameApiBehaviours,
@@ -82,7 +79,7 @@ class BrokenStore(InMemoryEventStore):
 )
 def test_an_unavailable_store_is_503_with_retry_after(method: str, path: str, body: Any) -> None:
     store = UnavailableStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         response = client.request(method, path, json=body)
     assert problem(response, 503)["type"].endswith("store-unavailable")
     assert response.headers["retry-after"] == "1"
@@ -91,14 +88,14 @@ def test_an_unavailable_store_is_503_with_retry_after(method: str, path: str, bo
 
 def test_an_unexpected_error_is_a_500_problem_that_discloses_nothing() -> None:
     store = BrokenStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         response = client.get("/v1/games/some-game")
     assert "secret" not in problem(response, 500)["detail"]
 
 
 def test_the_openapi_schema_documents_every_operation_and_its_problem_responses() -> None:
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         schema = client.get("/schema/openapi.json").json()
     operations = {
         operation["operationId"]: operation

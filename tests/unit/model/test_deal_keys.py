@@ -9,15 +9,12 @@ import re
 
 import msgspec
 import pytest
-from litestar.testing import TestClient
 
 from services.bootstrap.stores import build_store
-from services.game.app import create_app
 from services.settings import Settings, load_settings
 from shared.app import seeds
 from shared.app.games import create_game
 from shared.app.loading import load
-from shared.app.runtime import InProcessDispatcher
 from shared.app.tournaments import (
     cancel_tournament,
     create_tournament,
@@ -39,6 +36,7 @@ from shared.model.tournaments.model import (
 from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import app_client
 
 SECRET = b"a deployment's deal secret, 32+ bytes"
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -106,7 +104,7 @@ def test_a_hosts_seed_deals_from_its_key_the_same_cards_on_one_deployment() -> N
     store = InMemoryEventStore()
     deal_secret.attach(store, GivenDealSecret(SECRET.decode()))
     body = {"game": "shithead", "seats": [{"kind": "external"}, {"kind": "external"}], "seed": 7}
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         ids = [client.post("/v1/games", json=body).json()["game_id"] for _ in range(2)]
     first, again = (store.read(game_id) for game_id in ids)
     created = get_game("shithead").codec.decode(first[0])
@@ -165,7 +163,7 @@ def test_a_tournament_withholds_its_seed_while_it_or_a_game_of_it_runs() -> None
 def test_a_schedule_shows_no_seed_and_a_tournament_shows_it_once_over() -> None:
     store = InMemoryEventStore()
     body = {**msgspec.to_builtins(TOURNAMENT), "seed": "7"}
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         scheduled = client.post(
             "/v1/tournaments", json={**body, "schedule": {"at": "2999-01-01T00:00:00Z"}}
         )

@@ -6,18 +6,16 @@ import hashlib
 
 import msgspec
 import pytest
-from litestar.testing import TestClient
 
-from services.game.app import create_app
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import act, create_game
 from shared.app.loading import as_seen_by, load
-from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Seat
 from shared.model import deal_keys, deals
 from shared.ports import deal_secret
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import app_client
 from tests.support.dealt_logs import SALT, replaced, timed_out_game
 from tests.support.payloads import FROZEN_V1, recorded
 
@@ -140,7 +138,7 @@ def test_a_running_games_creation_withholds_the_seed_and_salt_and_shows_the_comm
 
 def test_the_api_shows_a_running_game_commitment_but_not_its_seed_until_it_is_over() -> None:
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         body = {"game": "shithead", "seats": [{"kind": "external"}, {}], "seed": 12}
         game_id = client.post("/v1/games", json=body).json()["game_id"]
         for query in ("", "?seat=0", "?seat=1"):

@@ -34,7 +34,7 @@ from shared.messages.common import (
 from shared.model import exported_log as export
 from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
-from tests.support.api import Client
+from tests.support.api import Client, app_client
 from tests.support.dealt_logs import replaced, timed_out_game
 from tests.support.golden import PLAYTHROUGHS, golden
 
@@ -68,7 +68,7 @@ def bad_version(lines: list[bytes]) -> int | None:
 def app() -> Iterator[Client]:
     """Returns a client of a service over an empty in-memory store."""
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         yield client
 
 
@@ -282,7 +282,7 @@ def test_export_import_export_through_the_api_gives_the_same_bytes(app: Client) 
     assert exported.status_code == 200, exported.text
     assert exported.headers["content-type"] == "application/x-ndjson"
     other = InMemoryEventStore()
-    with TestClient(create_app(other, InProcessDispatcher(other))) as elsewhere:
+    with app_client(other) as elsewhere:
         imported = elsewhere.post("/v1/games/import", content=exported.content)
         assert imported.status_code == 201, imported.text
         expected = {"game_id": game_id, "version": other.version(game_id), "created": True}
@@ -307,7 +307,7 @@ def test_an_import_over_another_game_with_that_id_is_409_and_appends_nothing(app
     play_bot_turns(other, created)
     clash = text.replace(game_id.encode(), created.encode(), 1)
     version = other.version(created)
-    with TestClient(create_app(other, InProcessDispatcher(other))) as elsewhere:
+    with app_client(other) as elsewhere:
         response = elsewhere.post("/v1/games/import", content=clash)
     assert response.status_code == 409, response.text
     assert response.json()["game_id"] == created
@@ -337,7 +337,7 @@ def test_a_tampered_import_is_422_naming_the_first_bad_event_and_imports_nothing
         lines = export.export_bytes("g1", replaced(events, drawn, cards=cards)).splitlines()
         version = drawn + 1
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         response = client.post("/v1/games/import", content=b"\n".join(lines))
     assert response.status_code == 422, response.text
     body = response.json()
@@ -349,7 +349,7 @@ def test_a_tampered_import_is_422_naming_the_first_bad_event_and_imports_nothing
 
 def test_a_log_with_a_bad_header_is_422_naming_the_header() -> None:
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         response = client.post("/v1/games/import", content=b'{"format": "other"}\n')
     assert response.status_code == 422
     assert response.json()["field"] == "header"
@@ -382,7 +382,7 @@ def test_importing_is_a_hosting_operation() -> None:
 
 def test_every_golden_game_survives_an_import_and_an_export() -> None:
     store = InMemoryEventStore()
-    with TestClient(create_app(store, InProcessDispatcher(store))) as client:
+    with app_client(store) as client:
         for name in GOLDEN_NAMES:
             text = export.export_bytes(name, golden(name))
             assert client.post("/v1/games/import", content=text).status_code == 201
