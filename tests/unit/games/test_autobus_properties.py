@@ -1,4 +1,5 @@
-"""Hospodský autobus properties over thousands of seeded random games, 2 to 4 players."""
+"""Hospodský autobus properties over seeded random games, 2 to 4 players: a few deals in every
+run, thousands in the slow sweep (`-m slow`, run by CI)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ from shared.messages.common import Event
 from tests.support.autobus import known_to
 from tests.support.leaks import cards_in
 
-SEEDS = range(700)
+SWEEPS = [
+    pytest.param(range(12), id="12-seeds"),
+    pytest.param(range(700), id="700-seeds", marks=pytest.mark.slow),
+]
+"""The deals of each case: a few in every run, the whole sweep where slow tests run (CI)."""
 FULL = sorted(standard_deck(2, 4))
 
 
@@ -59,12 +64,13 @@ def play_random_game(players: int, seed: int) -> tuple[AutobusState, list[Event]
     return state, log
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_games_conserve_all_108_cards_always_offer_a_move_end_and_refold(
-    players: int,
+    players: int, seeds: range
 ) -> None:
     statuses: Counter[str] = Counter()
-    for seed in SEEDS:
+    for seed in seeds:
         state, log = play_random_game(players, seed)
         assert state.result is not None
         assert min(state.result.places) == 1

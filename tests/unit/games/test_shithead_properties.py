@@ -1,4 +1,5 @@
-"""Shithead properties over thousands of seeded random games, every preset, 2 to 6 players."""
+"""Shithead properties over seeded random games, every preset, 2 to 6 players: a few deals in
+every run, thousands in the slow sweep (`-m slow`, run by CI)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ from shared.messages.common import Event
 from tests.support.leaks import cards_in
 from tests.support.shithead import known_to, publicly_taken, ruleset_for
 
-SEEDS = range(200)
+SWEEPS = [
+    pytest.param(range(4), id="4-seeds"),
+    pytest.param(range(200), id="200-seeds", marks=pytest.mark.slow),
+]
+"""The deals of each case: a few in every run, the whole sweep where slow tests run (CI)."""
 
 
 def cards_on_table(state: ShitheadState) -> list[str]:
@@ -84,17 +89,18 @@ def play_random_game(preset: str, players: int, seed: int) -> tuple[ShitheadStat
     return state, log
 
 
+@pytest.mark.parametrize("seeds", SWEEPS)
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("preset", ["classic", "holland-kocsma", "swedish"])
 def test_random_games_conserve_cards_always_offer_a_move_end_and_refold(
-    preset: str, players: int
+    preset: str, players: int, seeds: range
 ) -> None:
     statuses: Counter[str] = Counter()
-    for seed in SEEDS:
+    for seed in seeds:
         state, log = play_random_game(preset, players, seed)
         assert state.result is not None
         assert sorted(state.result.places)[0] == 1
         assert state.moves <= state.ruleset.max_moves
         assert sh.SPEC.fold(log) == state
         statuses[state.result.status] += 1
-    assert statuses["finished"] > len(SEEDS) // 2
+    assert statuses["finished"] > len(seeds) // 2
