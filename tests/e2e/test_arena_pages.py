@@ -24,6 +24,7 @@ from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
+from shared.catalog import game_names
 from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import launched, opened, served
 from tests.support.stack import ADMIN_KEY as STACK_ADMIN_KEY
@@ -273,7 +274,7 @@ def test_the_home_page_lists_tournaments_recent_games_and_each_game_s_leaderboar
         "true"
     )
     assert page.get_by_test_id("running").text_content() == "No tournament is running."
-    for game in ("shithead", "autobus", "beggar"):
+    for game in game_names():
         board = read(anyone, f"/v1/leaderboards/{game}?limit=20")
         lines = rows(page, f'[data-testid="board-{game}"] tbody tr')
         assert [(row["key"], float(row["ordinal"])) for row in lines] == [

@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, Page
 
 from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
+from shared.catalog import game_names
 from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import launched, opened, served
 from tests.support.stack import ROOT
@@ -302,6 +303,10 @@ def long_game(http: httpx.Client, body: Json, at_least: int = 13) -> tuple[str, 
 
 
 # Tests ----------------------------------------------------------------------------------
+
+
+def test_the_viewer_has_a_short_game_and_a_table_of_every_game() -> None:
+    assert sorted(GAMES) == sorted(TABLES) == game_names()
 
 
 @pytest.mark.parametrize("game", list(GAMES))

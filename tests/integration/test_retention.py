@@ -25,6 +25,7 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.app.loading import loaded_from
 from shared.app.runtime import InProcessDispatcher
+from shared.catalog import game_names, get_game
 from shared.messages.common import Seat
 from shared.store.redis_store import RedisEventStore
 
@@ -155,7 +156,11 @@ def test_the_projection_service_sweeps_after_its_batches_and_never_drops_a_runni
 def test_every_archived_finished_game_folds_to_its_result(
     db: str, store: RedisEventStore, redis_client: redis.Redis, namespace: str
 ) -> None:
-    plays = [("shithead", 2), ("shithead", 4), ("autobus", 2), ("autobus", 3), ("beggar", 3)]
+    plays = [
+        (game, players)
+        for game in game_names()
+        for players in sorted({get_game(game).min_players, min(get_game(game).max_players, 4)})
+    ]
     game_ids = [finished(store, game, players, seed) for seed, (game, players) in enumerate(plays)]
     with projector(db, redis_client, namespace) as runner:
         drain(runner)

@@ -14,7 +14,7 @@ import pytest
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
 from shared.app.loading import load
-from shared.catalog import get_game
+from shared.catalog import game_names, get_game
 from shared.messages.common import Seat
 from shared.store.memory import InMemoryEventStore
 from tests.support.golden import GOLDEN, PLAYTHROUGHS
@@ -39,6 +39,10 @@ def playthrough(game: str, preset: str, bots: list[str], seed: int) -> str:
     loaded = load(store, game_id)
     assert spec.is_over(loaded.state)
     return "\n".join(lines) + "\n"
+
+
+def test_every_game_has_a_golden_playthrough() -> None:
+    assert sorted({game for game, *_ in PLAYTHROUGHS.values()}) == game_names()
 
 
 @pytest.mark.parametrize("name", sorted(PLAYTHROUGHS))

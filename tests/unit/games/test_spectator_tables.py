@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from shared.app.loading import load
-from shared.catalog import get_game
+from shared.catalog import game_names, get_game
 from shared.games.base import AnyGame
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import app_client
@@ -19,6 +19,14 @@ from tests.support.leaks import cards_in
 
 PRIVATE = {"shithead": {"seat", "hand", "zone"}, "autobus": {"seat", "hand"}}
 """The fields of a seat's view that are the seat's own: all the others are public."""
+TABLED = [game for game in game_names() if get_game(game).table is not None]
+"""The games with a spectator's table."""
+TABLES = [
+    (game, players)
+    for game in TABLED
+    for players in range(get_game(game).min_players, min(get_game(game).max_players, 4) + 1)
+]
+"""Each game with a table at each number of seats it deals to, up to four."""
 
 
 def states(spec: AnyGame, players: int, seed: int) -> Iterator[Any]:
@@ -33,8 +41,11 @@ def states(spec: AnyGame, players: int, seed: int) -> Iterator[Any]:
         yield state
 
 
-@pytest.mark.parametrize("game", ["shithead", "autobus"])
-@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_private_fields_are_known_for_every_game_with_a_table() -> None:
+    assert sorted(PRIVATE) == TABLED
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES)
 def test_a_table_shows_all_a_seat_sees_but_its_own_hand_and_no_card_any_seat_cannot_see(
     game: str, players: int
 ) -> None:
@@ -52,11 +63,15 @@ def test_a_table_shows_all_a_seat_sees_but_its_own_hand_and_no_card_any_seat_can
                 assert table == public
 
 
-def test_a_game_without_decisions_has_no_table_its_whole_view_is_public() -> None:
-    assert get_game("beggar").table is None
+@pytest.mark.parametrize("game", game_names())
+def test_a_game_has_a_table_unless_it_has_no_decisions_and_its_whole_view_is_public(
+    game: str,
+) -> None:
+    spec = get_game(game)
+    assert (spec.table is not None) is spec.has_decisions
 
 
-@pytest.mark.parametrize("game", ["shithead", "autobus"])
+@pytest.mark.parametrize("game", TABLED)
 def test_get_game_answers_anyone_the_spectators_table_of_a_running_game(game: str) -> None:
     store = InMemoryEventStore()
     seats = [{"kind": "external"}, {"kind": "external"}]

@@ -12,7 +12,7 @@ from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import create_game
 from shared.app.loading import load
-from shared.catalog import get_game
+from shared.catalog import game_names, get_game
 from shared.messages.common import Clock, Seat
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import Client
@@ -39,7 +39,7 @@ def first_over(store: InMemoryEventStore, game_id: str) -> int:
     pytest.fail(f"game {game_id} is not over")
 
 
-@pytest.mark.parametrize("game", ["shithead", "autobus", "beggar"])
+@pytest.mark.parametrize("game", game_names())
 def test_over_is_false_before_the_ending_event_and_true_from_it(
     store: InMemoryEventStore, client: Client, game: str
 ) -> None:

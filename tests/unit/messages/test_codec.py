@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from shared.catalog import get_game
+from shared.catalog import game_names, get_game
 from shared.games import beggar
 from shared.messages.codec import UnknownSchemaVersion, encode
 from shared.messages.common import PLATFORM_EVENTS, Event, GameCreated, GameFinished, Seat
@@ -134,9 +134,7 @@ def _decoders() -> dict[str, tuple[object, Callable[[bytes], Event]]]:
 
     tournament = msgspec.msgpack.Decoder(AnyTournamentEvent)
     return {
-        "beggar": game("beggar"),
-        "shithead": game("shithead"),
-        "autobus": game("autobus"),
+        **{name: game(name) for name in game_names()},
         "common": game("beggar"),
         "registry": (RegistryEvent, lambda data: registry.CODEC.decode(recorded("x", data, 1))),
         "challenge": (

@@ -47,7 +47,7 @@ def test_every_game_deals_the_same_cards_from_a_seed_and_from_its_text(game: str
         assert spec.deal(rules, 2, seed) == spec.deal(rules, 2, deals.seed_text(seed))
 
 
-@pytest.mark.parametrize("game", ["shithead", "autobus", "beggar"])
+@pytest.mark.parametrize("game", game_names())
 def test_a_game_commits_to_its_seed_and_its_finish_reveals_it(game: str) -> None:
     _, events = finished_game(game, seed="deal:3", bots=2, salt=None)
     created, finished = events[0], events[-1]

@@ -12,7 +12,7 @@ from shared.app.deadlines import enforce_deadline, watch_of
 from shared.app.games import create_game
 from shared.app.loading import load
 from shared.app.tournaments import run_in_process
-from shared.catalog import get_game
+from shared.catalog import game_names, get_game
 from shared.messages.common import Clock, GameCreated, Seat
 from shared.model.clocks import WEBHOOK_CLOCK
 from shared.model.tournaments.model import (
@@ -25,7 +25,9 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import IdempotencyKeyReused
 from tests.support.api import Client
 
-GAMES = ["shithead", "autobus", "beggar"]
+GAMES = game_names()
+TIMED_GAMES = [game for game in GAMES if "classic-timed" in get_game(game).presets]
+"""The games with a `classic-timed` preset."""
 TIMED = Clock(move_seconds=10, bank_seconds=60, strikes_to_forfeit=3)
 """The clock of every game's `classic-timed` preset."""
 BOTS = [Seat(kind="bot"), Seat(kind="bot")]
@@ -56,7 +58,7 @@ def test_an_untimed_ruleset_encodes_exactly_as_before_with_no_clock_key(game: st
     assert "clock" not in created_of(store, game_id).ruleset
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", TIMED_GAMES)
 def test_the_timed_preset_is_classic_with_a_clock(game: str) -> None:
     presets = get_game(game).presets
     assert presets["classic-timed"] == msgspec.structs.replace(presets["classic"], clock=TIMED)
@@ -65,7 +67,7 @@ def test_the_timed_preset_is_classic_with_a_clock(game: str) -> None:
 # Creation --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", TIMED_GAMES)
 def test_a_game_under_a_timed_ruleset_records_the_rulesets_clock(game: str) -> None:
     store = InMemoryEventStore()
     game_id = create_game(store, game, ruleset="classic-timed", seats=BOTS, seed=1).game_id
