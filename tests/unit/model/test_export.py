@@ -422,13 +422,19 @@ def test_a_fork_inside_a_move_is_refused_naming_the_moves_ends(version: int, bet
     assert len(store.read_feed(count=100_000)) == before
 
 
-# Seeded: a fork is played from every move's end, so the test costs the square of the game's
-# length, and a random Shithead game of random bots can run to thousands of events (the CI
-# timeout); these seeds deal games of 155 and 211 events.
-@pytest.mark.parametrize(("game", "players", "seed"), [("shithead", 2, 3), ("autobus", 3, 3)])
-def test_a_fork_is_accepted_exactly_between_moves_and_every_accepted_fork_ends(
-    game: str, players: int, seed: int
-) -> None:
+FORKED = {"shithead": (2, 3), "autobus": (3, 3), "beggar": (3, 3)}
+"""Per game, the seats and the seed of the game forked at every move's end. Seeded: the test
+costs the square of the game's length, and a random Shithead game of random bots can run to
+thousands of events (the CI timeout); these seeds deal games of 155, 211 and 15 events."""
+
+
+def test_every_game_is_forked_at_every_move() -> None:
+    assert sorted(FORKED) == game_names()
+
+
+@pytest.mark.parametrize("game", sorted(FORKED))
+def test_a_fork_is_accepted_exactly_between_moves_and_every_accepted_fork_ends(game: str) -> None:
+    players, seed = FORKED[game]
     store = InMemoryEventStore()
     spec = get_game(game)
     seats = [Seat(kind="bot", bot="random")] * players
