@@ -145,10 +145,11 @@ class Playthrough:
         self.shown = [set() for _ in range(self.players)]
         self.learn([started])
         for seat in range(self.players):
-            seen = set(cards(self.spec.view(self.state, seat)))
-            assert self.shown[seat] <= seen, f"the deal shows seat {seat} what its view does not"
+            unseen = self.shown[seat] - set(cards(self.spec.view(self.state, seat)))
+            assert not unseen, f"{self.where()}: the deal shows seat {seat} {unseen}, its view not"
         if self.spec.table is not None:
-            assert self.public <= set(cards(self.spec.table(self.state))), "the deal, as a table"
+            untabled = self.public - set(cards(self.spec.table(self.state)))
+            assert not untabled, f"{self.where()}: the deal shows {untabled}, the table not"
         self.check()
 
     def learn(self, events: list[Event]) -> None:
@@ -167,7 +168,8 @@ class Playthrough:
         spec, state, where = self.spec, self.state, self.where()
         held = cards(state)
         assert self.dealt <= held, f"{where}: cards lost {self.dealt - held}"
-        assert set(held) <= set(self.dealt), f"{where}: cards never dealt {held - self.dealt}"
+        foreign = set(held) - set(self.dealt)
+        assert not foreign, f"{where}: cards never dealt {foreign}"
         views = [cards(spec.view(state, seat)) for seat in range(self.players)]
         for seat, seen in enumerate(views):
             unshown = set(seen) - self.shown[seat]
