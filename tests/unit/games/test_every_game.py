@@ -37,10 +37,8 @@ from shared.games.base import AnyGame, Bot
 from shared.messages.common import Event, Seat
 from shared.model import exported_log, log_replay
 from shared.store.memory import InMemoryEventStore
+from tests.support.leaks import cards_in
 from tests.support.toy_game import HIGH_CARD
-from tests.unit.leaks import cards_in
-
-pytestmark = pytest.mark.unit
 
 Client = TestClient[Litestar]
 

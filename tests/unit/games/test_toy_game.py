@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -16,8 +15,6 @@ from shared.catalog import game_names, hosting
 from shared.model import log_replay
 from shared.store.memory import InMemoryEventStore
 from tests.support.toy_game import HIGH_CARD
-
-pytestmark = pytest.mark.unit
 
 Client = TestClient[Litestar]
 SEATS = [{"kind": "external"}, {"kind": "bot", "bot": "random"}, {"kind": "external"}]
