@@ -17,7 +17,14 @@ import pytest
 
 from shared.sdk.client import ApiError, Client
 from tests.support.results import assert_shithead_places
-from tests.support.stack import ADMIN_KEY, ROOT, Stack, first_legal, play_until_over
+from tests.support.stack import (
+    ADMIN_KEY,
+    ROOT,
+    Stack,
+    first_legal,
+    play_until_over,
+    register_bot,
+)
 
 SEAT_DECISIONS = {"CardsSwapped", "PlayerReady", "CardsPlayed", "FaceDownRevealed", "PilePickedUp"}
 """Shithead events that record a seat's own decision."""
@@ -26,18 +33,11 @@ RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that a game of weak bots ends in bounded time."""
 
 
-def register(host: Client, name: str) -> str:
-    """Registers an external Shithead bot; returns its token."""
-    bot = host.register_bot(name, game="shithead", kind="external")
-    assert bot.token
-    return bot.token
-
-
 def external_game(url: str, names: Sequence[str], seed: int) -> tuple[str, list[str]]:
     """Registers an external bot per name and creates a Shithead game seating them in that
     order; returns the game's id and the bots' tokens."""
     with Client(url, token=ADMIN_KEY) as host:
-        tokens = [register(host, name) for name in names]
+        tokens = [register_bot(host, name) for name in names]
         seats = [{"kind": "external", "bot": name, "version": "1"} for name in names]
         return host.create_game("shithead", seats, ruleset=RULES, seed=seed), tokens
 
@@ -62,7 +62,7 @@ def test_two_token_bots_and_two_built_in_bots_finish_a_shithead_game(
 ) -> None:
     url = secured_stack.base_url
     with Client(url, token=ADMIN_KEY) as host:
-        alice, bob = register(host, "alice"), register(host, "bob")
+        alice, bob = register_bot(host, "alice"), register_bot(host, "bob")
         seats = [
             {"kind": "external", "bot": "alice", "version": "1"},
             {"kind": "bot", "bot": "heuristic"},
@@ -91,7 +91,7 @@ def test_two_token_bots_and_two_built_in_bots_finish_a_shithead_game(
 def test_a_retried_post_with_the_same_idempotency_key_appends_once(secured_stack: Stack) -> None:
     url = secured_stack.base_url
     with Client(url, token=ADMIN_KEY) as host:
-        token = register(host, "carol")
+        token = register_bot(host, "carol")
         seats = [
             {"kind": "external", "bot": "carol", "version": "1"},
             {"kind": "bot", "bot": "random"},
@@ -125,7 +125,7 @@ def test_the_example_bots_play_a_real_game_to_its_end(secured_stack: Stack, exam
     url = secured_stack.base_url
     name = f"example-{example}"
     with Client(url, token=ADMIN_KEY) as host:
-        token = register(host, name)
+        token = register_bot(host, name)
         seats = [
             {"kind": "external", "bot": name, "version": "1"},
             {"kind": "bot", "bot": "heuristic"},
@@ -151,7 +151,7 @@ def test_a_bot_challenges_another_that_accepts_from_the_example_and_they_play_it
 ) -> None:
     url = secured_stack.base_url
     with Client(url, token=ADMIN_KEY) as host:
-        dora, eve = register(host, "dora"), register(host, "eve")
+        dora, eve = register_bot(host, "dora"), register_bot(host, "eve")
     env = {**os.environ, "CARDARENA_URL": url, "CARDARENA_TOKEN": eve, "PYTHONPATH": str(ROOT)}
     command = [
         sys.executable,

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.api import bot_client
+from tests.support.api import bot_client, register
 from tests.support.openapi_check import Checker, Recorder
 from tests.support.stack import ADMIN_KEY, Stack, wait_for
 
@@ -35,14 +35,6 @@ def host(secured_stack: Stack, recorder: Recorder) -> Iterator[httpx.Client]:
         event_hooks={"response": [recorder]},
     ) as client:
         yield client
-
-
-def register(host: httpx.Client, name: str) -> str:
-    """Registers an external Shithead bot; returns its token."""
-    answer = host.post("/v1/bots", json={"name": name, "game": "shithead", "kind": "external"})
-    assert answer.status_code == 201, answer.text
-    token: str = answer.json()["token"]
-    return token
 
 
 def play_with_turns(bot: httpx.Client, game_id: str, seconds: float) -> list[int]:
@@ -101,7 +93,7 @@ def test_every_answer_of_a_run_validates_against_its_documented_schema(
     secured_stack: Stack, host: httpx.Client, recorder: Recorder
 ) -> None:
     document = host.get("/schema/openapi.json").json()
-    alice_token, bob_token = register(host, "alice"), register(host, "bob")
+    alice_token, bob_token = (register(host, name, admin={})["token"] for name in ("alice", "bob"))
     alice = bot_client(secured_stack.base_url, alice_token, event_hooks={"response": [recorder]})
     bob = bot_client(secured_stack.base_url, bob_token, event_hooks={"response": [recorder]})
     with alice, bob:

@@ -22,6 +22,7 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
+from services.bootstrap import stores
 from services.bootstrap.game import build_access, build_dispatcher, build_readiness
 from services.bootstrap.stores import build_store
 from services.game.app import create_app
@@ -30,6 +31,8 @@ from services.settings import Settings, load_settings
 from shared.app.runtime import InProcessDispatcher, OutboxDispatcher
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.outbox import Pending
+from shared.store import redis_deal_secret
+from shared.store.redis_deal_secret import RedisDealSecret
 from shared.store.redis_limits import RedisGameSlots
 from shared.store.redis_outbox import RedisOutbox
 from tests.support.api import ADMIN, KEY
@@ -53,7 +56,21 @@ ENDED = {"finished", "draw", "capped"}
 """How a game can be over (capped: the move cap reached; which one depends on the deal)."""
 KEYED_GAME = {"game": "beggar", "players": 2, "seed": 8}
 
+DRAWN_SECRET = "5e" * 32
+"""The deal secret the stacks draw (64 hex digits, as `RedisDealSecret` draws one)."""
+
 Api = TestClient[Any]
+
+
+class _Drawn:
+    """Stands in for the `secrets` module of `RedisDealSecret`: draws `value` every time."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def token_hex(self, nbytes: int) -> str:
+        assert len(self.value) == 2 * nbytes
+        return self.value
 
 
 def _settings(redis_url: str, namespace: str, *, cluster: bool, **env: str) -> Settings:
@@ -208,8 +225,16 @@ class Scenario:
 
 
 def test_the_stack_answers_on_a_cluster_as_on_standalone_redis_and_keeps_its_state_there(
-    redis_cluster: LocalCluster, redis_url: str, namespace: str, database_url: str
+    redis_cluster: LocalCluster,
+    redis_url: str,
+    namespace: str,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The stacks keep their deal secret in Redis, as a deployment without CARDARENA_DEAL_SECRET
+    # does (the tests' given secret set aside), and draw the same one, so that both deal alike.
+    monkeypatch.setattr(stores, "RedisDealSecret", RedisDealSecret)
+    monkeypatch.setattr(redis_deal_secret, "secrets", _Drawn(DRAWN_SECRET))
     migrate(database_url)
     on_cluster = f"stack:{uuid.uuid4().hex[:8]}:"
     standalone = _settings(redis_url, namespace, cluster=False, DATABASE_URL=database_url)
@@ -225,7 +250,7 @@ def test_the_stack_answers_on_a_cluster_as_on_standalone_redis_and_keeps_its_sta
     assert seen.answers == expected.answers
     with redis_cluster.client() as client:
         keys = {key.decode() for key in client.scan_iter(match=f"{on_cluster}*", count=1000)}
-        assert f"{on_cluster}deal-secret" in keys
+        assert client.get(f"{on_cluster}deal-secret") == DRAWN_SECRET.encode(), keys
         assert any(key.startswith(f"{on_cluster}ratelimit:") for key in keys), keys
         slots = RedisGameSlots(client, on_cluster)
         assert found["challenge_game"] in slots.games("bob@1")

@@ -35,7 +35,7 @@ from shared.model.exported_log import read_log
 from shared.model.tournaments.formats import game_seed
 from shared.sdk.client import Client
 from tests.support.faults import wait_for
-from tests.support.stack import ADMIN_KEY, Stack, play_until_over, running_stack
+from tests.support.stack import ADMIN_KEY, Stack, play_until_over, register_bot, running_stack
 
 HOST = {"Authorization": f"Bearer {ADMIN_KEY}"}
 RULES = {"max_moves": 400}
@@ -53,14 +53,6 @@ def stack(
     extra = {"CARDARENA_ADMIN_KEY": ADMIN_KEY, "CARDARENA_RATE_LIMIT": "0"}
     with running_stack(redis_url, redis_client, namespace, database_url, extra) as started:
         yield started
-
-
-def register(url: str, name: str) -> str:
-    """Registers an external Shithead bot; returns its token."""
-    with Client(url, token=ADMIN_KEY) as host:
-        token = host.register_bot(name, game="shithead", kind="external").token
-    assert token
-    return token
 
 
 def true_deal(stack: Stack, game_id: str) -> GameStarted:
@@ -133,7 +125,7 @@ def test_the_public_tournament_document_predicts_no_card_of_its_running_games(
 ) -> None:
     url = stack.base_url
     name = f"mole-{uuid.uuid4().hex[:8]}"
-    token = register(url, name)
+    token = register_bot(url, name)
     definition = {
         "game": "shithead",
         "ruleset": RULES,
@@ -193,7 +185,7 @@ def test_a_small_host_seed_is_not_found_from_one_seats_own_cards(
 ) -> None:
     url = stack.base_url
     name = f"brute-{uuid.uuid4().hex[:8]}"
-    token = register(url, name)
+    token = register_bot(url, name)
     seats = [{"kind": "external", "bot": name, "version": "1"}, {"bot": "random"}]
     with Client(url, token=ADMIN_KEY) as host:
         games = {

@@ -32,7 +32,7 @@ from shared.messages.common import Event, SeatForfeited, TurnTimedOut
 from shared.messages.envelope import RecordedEvent
 from shared.sdk.client import Client
 from tests.support.faults import WAIT_S, wait_for
-from tests.support.stack import ADMIN_KEY, Stack, free_port, running_stack
+from tests.support.stack import ADMIN_KEY, Stack, free_port, register_bot, running_stack
 
 RULES = {"max_moves": 400}
 """Classic Shithead with a move cap, so that every game ends in bounded time."""
@@ -77,14 +77,6 @@ def arena(
     }
     with running_stack(redis_url, redis_client, namespace, database_url, extra) as stack:
         yield Arena(stack, f"http://127.0.0.1:{port}/metrics")
-
-
-def register(base_url: str, name: str, **fields: Any) -> tuple[str, str | None]:
-    """Registers a Shithead bot as the host; returns its token and signing secret."""
-    with Client(base_url, token=ADMIN_KEY) as host:
-        bot = host.register_bot(name, game="shithead", **fields)
-    assert bot.token
-    return bot.token, bot.signing_secret
 
 
 def create_game(url: str, seats: list[dict[str, Any]], seed: int, **fields: Any) -> str:
@@ -182,7 +174,7 @@ def test_a_bot_sending_the_platforms_bot_key_does_not_freeze_its_game_nor_the_wo
     """`bot:<version after its move>` is the built-in opponent's next append key: on the old
     code that append was answered "replayed", the game froze and the worker playing it
     spun (two such games took both workers, and every other game stalled)."""
-    token, _ = register(arena.url, "mallory")
+    token = register_bot(arena.url, "mallory")
     seats = [{"kind": "external", "bot": "mallory", "version": "1"}, {"kind": "bot"}]
     games = [create_game(arena.url, seats, seed) for seed in (1, 2)]
 
@@ -224,7 +216,7 @@ def test_a_bot_sending_the_platforms_timeout_key_is_still_struck_by_its_clock(
     """`timeout:<v>`, planted by a move before the seat's wait at `v` began, was the key of
     that wait's timeout: on the old code its enforcement was answered "replayed" and the
     seat escaped its 3 s clock (and, without reconciliation, forever)."""
-    token, _ = register(arena.url, "mallory")
+    token = register_bot(arena.url, "mallory")
     seats = [{"kind": "external", "bot": "mallory", "version": "1"}, {"kind": "bot"}]
     game_id = create_game(arena.url, seats, seed=5, clock=SHORT_CLOCK)
     # Its move at v plants `timeout:<v + 4>`: after its two events and the opponent's two,
@@ -315,8 +307,8 @@ def test_a_bot_sending_the_webhook_seats_key_does_not_make_a_legal_webhook_bot_f
     """`webhook:<v>:1` is the key of webhook seat 1's answer to its turn begun at `v`: on
     the old code that answer was answered "replayed" (and not appended), so a webhook bot
     answering every call legally was struck at each deadline and forfeited."""
-    token, _ = register(arena.url, "mallory")
-    register(arena.url, "hook", kind="webhook", url=webhook_bot.url)
+    token = register_bot(arena.url, "mallory")
+    register_bot(arena.url, "hook", kind="webhook", url=webhook_bot.url)
     seats = [
         {"kind": "external", "bot": "mallory", "version": "1"},
         {"kind": "webhook", "bot": "hook", "version": "1"},

@@ -30,7 +30,7 @@ import redis
 from shared.messages.envelope import RecordedEvent
 from shared.model import registry
 from shared.sdk.client import StreamEvent, parse_sse
-from tests.support.api import bot_client
+from tests.support.api import bot_client, register
 from tests.support.faults import wait_for
 from tests.support.stack import ADMIN_KEY, Stack, running_stack
 
@@ -78,11 +78,8 @@ class Host:
 
     def register(self, name: str, game: str = "autobus", **fields: Any) -> dict[str, Any]:
         """Registers the bot `name@1` (external unless `fields` say otherwise); returns it."""
-        body = {"name": name, "game": game, "kind": "external", **fields}
-        created = self.http.post("/v1/bots", json=body)
-        assert created.status_code == 201, created.text
-        bot: dict[str, Any] = created.json()
-        return bot
+        spec = {"name": name, "game": game, "kind": "external", **fields}
+        return register(self.http, spec, admin={})  # the client sends the admin key
 
     def game(self, *bots: str) -> str:
         """Creates an Autobus game seating the external bots `bots` in order; returns its id."""

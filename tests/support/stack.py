@@ -134,6 +134,18 @@ ADMIN_KEY = "e2e-admin-key-0123456789"
 """The admin key of the `secured_stack`."""
 
 
+def register_bot(host: Client | str, name: str, **fields: Any) -> str:
+    """Registers the bot `name` as the host, through `host` (a client with the admin key) or
+    the stack at the URL `host` (with `ADMIN_KEY`): an external Shithead bot unless `fields`
+    say otherwise. Returns its token."""
+    if isinstance(host, str):
+        with Client(host, token=ADMIN_KEY) as admin:
+            return register_bot(admin, name, **fields)
+    bot = host.register_bot(name, **{"game": "shithead", "kind": "external", **fields})
+    assert bot.token
+    return bot.token
+
+
 @contextlib.contextmanager
 def running_stack(
     redis_url: str,

@@ -10,17 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from litestar.testing import TestClient
 
-from services.game.app import create_app
-from services.game.http.auth import Access
 from services.game.http.operations import OPTIONAL, REQUIRED
-from services.settings import Settings
-from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
+from tests.support.api import ADMIN, admin_client, register
 
-KEY = "security-admin-key-0123456789"
-ADMIN = {"Authorization": f"Bearer {KEY}"}
 SEATED = {"getSeatView", "waitSeatTurn", "postAction", "forkGame"}
 """Operations probed on a running game with external seats (the others on a finished one)."""
 
@@ -31,9 +25,8 @@ class Service:
 
     def __init__(self) -> None:
         store = InMemoryEventStore()
-        access = Access.embedded(store, Settings(admin_key=KEY, rate_limit=0))
-        self.client = TestClient(create_app(store, InProcessDispatcher(store), access=access))
-        self.tokens = {name: self.register(name) for name in ("alice", "bob")}
+        self.client = admin_client(store)
+        self.tokens = {name: register(self.client, name)["token"] for name in ("alice", "bob")}
         seats = [{"kind": "external", "bot": "alice"}, {"kind": "external", "bot": "bob"}]
         self.running = self.create({"game": "shithead", "seats": seats, "seed": 3})
         self.finished = self.create({"game": "beggar", "players": 2, "seed": 3})
@@ -43,13 +36,6 @@ class Service:
         challenge = self.client.post("/v1/challenges", json=body, headers=alice)
         assert challenge.status_code == 201, challenge.text
         self.challenge_id = challenge.json()["challenge_id"]
-
-    def register(self, name: str) -> str:
-        body = {"name": name, "game": "shithead", "kind": "external"}
-        created = self.client.post("/v1/bots", json=body, headers=ADMIN)
-        assert created.status_code == 201, created.text
-        token: str = created.json()["token"]
-        return token
 
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         created = self.client.post("/v1/games", json=body, headers=ADMIN)
