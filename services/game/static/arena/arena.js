@@ -83,9 +83,11 @@ const Arena = (() => {
     return `/v1/leaderboards/${enc(game)}/${enc(key.slice(0, at))}/${enc(key.slice(at + 1))}/history`;
   }
 
+  const DASH = "–";
+
   /** Returns `value` with `digits` decimals, or an en dash for none. */
   function num(value, digits = 2) {
-    return value === null || value === undefined ? "–" : Number(value).toFixed(digits);
+    return value === null || value === undefined ? DASH : Number(value).toFixed(digits);
   }
 
   /** Shows `error` in the page's alert (none: hides it). */
@@ -104,27 +106,45 @@ const Arena = (() => {
     return true;
   }
 
-  /** Returns a <table> with a header row of `headings` and `rows` (each a <tr>). */
+  /** Returns a <table> with a header row of `headings` and `rows` (each a <tr>). A heading
+   * is its text, or [text, title] where the title explains it; a caption is text or a node. */
   function table(testid, headings, rows, caption) {
-    const head = el("tr", {}, ...headings.map((text) => el("th", { scope: "col", text })));
+    const head = el(
+      "tr",
+      {},
+      ...headings.map((heading) => {
+        const [text, title] = Array.isArray(heading) ? heading : [heading, undefined];
+        return el("th", { scope: "col", title }, text);
+      }),
+    );
     return el(
       "table",
       { testid },
-      caption ? el("caption", { text: caption }) : null,
+      caption ? el("caption", {}, caption) : null,
       el("thead", {}, head),
       el("tbody", {}, ...rows),
     );
   }
 
-  /** Draws `series` (each {label, key, values, games, testid}) as lines over their games into
-   * `figure`; `values[i]` is the rating after the series' game i + 1. */
-  function ratingChart(figure, series, emptyNote) {
+  /** Returns `node` in a box that scrolls sideways on its own (so the page never does), a
+   * keyboard stop named `label` so that the keyboard can scroll it too. */
+  function scrollBox(label, node) {
+    return el("div", { class: "scroll", role: "region", tabindex: "0", "aria-label": `${label} table` }, node);
+  }
+
+  /** Draws `series` (each {label, key, values, games, testid}) as lines over their own games
+   * into `figure`; `values[i]` is the rating after the series' game i + 1. `title` names the
+   * rating, `axisLabel` what the horizontal axis counts. */
+  function ratingChart(figure, series, emptyNote, title = "Leaderboard rating (mu - 3 sigma)", axisLabel = "its rated games") {
     const drawn = series.filter((line) => line.values.length > 0);
     if (drawn.length === 0) {
       figure.replaceChildren(el("p", { class: "note", testid: "chart-empty", text: emptyNote }));
       return;
     }
-    const width = 640;
+    // As wide as its box (the page's, while the box is not on it yet), so that its text keeps
+    // its size on a phone instead of shrinking with the drawing.
+    const room = figure.clientWidth || document.documentElement.clientWidth - 32;
+    const width = Math.round(Math.max(300, Math.min(640, room)));
     const height = 260;
     const pad = { left: 48, right: 16, top: 12, bottom: 30 };
     const all = drawn.flatMap((line) => line.values);
@@ -134,6 +154,7 @@ const Arena = (() => {
       low -= 1;
       high += 1;
     }
+    // Each line runs over its own entrant's games: its i-th point is that entrant's game i + 1.
     const most = Math.max(...drawn.map((line) => line.values.length));
     const x = (index) =>
       pad.left + (most <= 1 ? 0 : (index * (width - pad.left - pad.right)) / (most - 1));
@@ -142,7 +163,7 @@ const Arena = (() => {
       viewBox: `0 0 ${width} ${height}`,
       role: "img",
       class: "chart",
-      "aria-label": "Rating (mu - 3 sigma) after each game",
+      "aria-label": `${title}, after each of ${axisLabel} (the legend says where each line ends)`,
     });
     chart.dataset.testid = "chart";
     chart.append(svg("line", { class: "axis", x1: pad.left, x2: pad.left, y1: pad.top, y2: height - pad.bottom }));
@@ -160,6 +181,9 @@ const Arena = (() => {
       label.textContent = `game ${index + 1}`;
       chart.append(label);
     }
+    const axis = svg("text", { class: "tick", x: (pad.left + width - pad.right) / 2, y: height - 10, "text-anchor": "middle" });
+    axis.textContent = axisLabel;
+    if (most > 2) chart.append(axis);
     const legend = el("ul", { class: "legend", testid: "legend" });
     series.forEach((line, position) => {
       const colour = `c${position % 8}`;
@@ -189,6 +213,7 @@ const Arena = (() => {
   return {
     GAMES,
     POLL_MS,
+    DASH,
     ApiError,
     api,
     el,
@@ -202,6 +227,7 @@ const Arena = (() => {
     showError,
     replace,
     table,
+    scrollBox,
     ratingChart,
   };
 })();

@@ -55,7 +55,7 @@
       ? el("p", {
           testid: `rank-${game}`,
           data: { rank: rank + 1, ordinal: entry.ordinal, games: entry.games },
-          text: `#${rank + 1} of ${board.entries.length}: rating ${num(entry.ordinal)} (mu ${num(entry.mu)}, sigma ${num(entry.sigma)}) over ${entry.games} rated games`,
+          text: `#${rank + 1} of ${board.entries.length} on the leaderboard: rating ${num(entry.ordinal)} (mu ${num(entry.mu)}, sigma ${num(entry.sigma)}) over ${entry.games} rated games`,
         })
       : el("p", { class: "note", testid: `rank-${game}`, text: board.note || "Not on this leaderboard." });
     const figure = el("figure", { class: "chart-box", testid: `chart-${game}` });
@@ -86,7 +86,12 @@
       el("h3", { text: game }),
       summary,
       figure,
-      rows.length ? table(`recent-${game}`, ["Game", "Place", "Rating after", "Finished"], rows, "Recent rated games") : null,
+      rows.length
+        ? Arena.scrollBox(
+            `Recent rated ${game} games`,
+            table(`recent-${game}`, ["Game", "Place", ["Rating after", "Leaderboard rating after the game"], "Finished"], rows, "Recent rated games"),
+          )
+        : null,
     );
   }
 

@@ -1,5 +1,6 @@
-// The home page: running and recent tournaments (listTournaments), recent games (listGames),
-// each game's leaderboard (getLeaderboard). Refreshes every few seconds.
+// The home page: TV (the running game of the highest-rated seats, and each running tournament's
+// top game), running and recent tournaments (listTournaments), recent games (listGames), each
+// game's leaderboard (getLeaderboard). Refreshes every few seconds.
 "use strict";
 
 (() => {
@@ -10,6 +11,15 @@
   const RECENT = 20;
   const BOARD = 20;
   const GAMES = 20;
+  /** How many of a leaderboard's best entries the page reads: the first BOARD show, all of
+   * them rate the seats of the running games for the TV (a seat below them counts 0, the
+   * ordinal of a fresh OpenSkill rating). */
+  const LOOKUP = 200;
+  /** At most this many running games are weighed for the TV (listGames' largest page). */
+  const RUNNING = 100;
+  /** Whether the TV embeds the live game page (`/arena/games/{id}?embed=1`, its compact mode)
+   * or links to it: false until that mode is on the live page. */
+  const EMBED = false;
 
   function tournamentRows(tournaments, prefix) {
     return tournaments.map((tournament) =>
@@ -24,7 +34,7 @@
           { scope: "row" },
           el("a", {
             href: Arena.tournamentHref(tournament.tournament_id),
-            text: `${tournament.game} ${tournament.format.replace("_", " ")}`,
+            text: tournament.name || `${tournament.game} ${tournament.format.replace("_", " ")}`,
           }),
         ),
         el("td", {}, el("span", { class: "badge", data: { status: tournament.status }, text: tournament.status })),
@@ -36,10 +46,10 @@
     );
   }
 
-  function drawTournaments(box, testid, tournaments, empty) {
+  function drawTournaments(box, testid, label, tournaments, empty) {
     const headings = ["Tournament", "Status", "Entrants", "Games", "Winner", "Created"];
     const drawn = tournaments.length
-      ? table(testid, headings, tournamentRows(tournaments, testid))
+      ? Arena.scrollBox(label, table(testid, headings, tournamentRows(tournaments, testid)))
       : el("p", { class: "note", testid, text: empty });
     replace(box, JSON.stringify(tournaments), drawn);
   }
@@ -82,7 +92,7 @@
   function drawGames(box, games) {
     const headings = ["Game", "Status", "Seats", "Tournament", "Created"];
     const drawn = games.length
-      ? table("games", headings, gameRows(games))
+      ? Arena.scrollBox("Recent games", table("games", headings, gameRows(games)))
       : el("p", { class: "note", testid: "games", text: "No game yet." });
     replace(box, JSON.stringify(games), drawn);
   }
@@ -93,7 +103,7 @@
       const note = board.note || "No rated game yet.";
       return el("div", { testid: `leaderboard-${board.game}` }, heading, el("p", { class: "note", text: note }));
     }
-    const rows = board.entries.map((entry, index) =>
+    const rows = board.entries.slice(0, BOARD).map((entry, index) =>
       el(
         "tr",
         { testid: `board-${board.game}-${index}`, data: { key: entry.key, games: entry.games, ordinal: entry.ordinal } },
@@ -105,24 +115,115 @@
         el("td", { text: String(entry.games) }),
       ),
     );
+    const headings = [
+      "#",
+      "Bot",
+      ["Rating", "OpenSkill ordinal: mu − 3 sigma, across all its rated games"],
+      ["mu", "OpenSkill mean"],
+      ["sigma", "OpenSkill uncertainty"],
+      ["Games", "Rated games"],
+    ];
+    const caption = `${board.game}: leaderboard rating (OpenSkill ordinal across all rated games)`;
     return el(
       "div",
       { testid: `leaderboard-${board.game}` },
       heading,
-      table(`board-${board.game}`, ["#", "Bot", "Rating", "mu", "sigma", "Games"], rows),
+      Arena.scrollBox(`${board.game} leaderboard`, table(`board-${board.game}`, headings, rows, caption)),
     );
+  }
+
+  // TV: of the running games, the one whose seats' leaderboard ratings sum highest (ties: the
+  // newest), and each running tournament's top game by the same rule. The page picks them
+  // from what it reads anyway (the leaderboards) and one list of running games: no endpoint
+  // of its own, and no cost to the service beyond that list.
+
+  /** Returns the leaderboards' ratings by game and seat label (`name@version`). */
+  function ratingsOf(boards) {
+    const ratings = new Map();
+    for (const board of boards) {
+      for (const entry of board.entries) ratings.set(`${board.game} ${entry.key}`, entry.ordinal);
+    }
+    return ratings;
+  }
+
+  /** Returns the sum of the leaderboard ratings of `game`'s seats (an unrated seat counts 0). */
+  function strength(ratings, game) {
+    return game.seats.reduce((sum, seat) => sum + (ratings.get(`${game.game} ${seat}`) ?? 0), 0);
+  }
+
+  /** Returns the game of `games` whose seats are rated highest (ties: the first, the newest). */
+  function top(ratings, games) {
+    let best = null;
+    for (const game of games) {
+      const score = strength(ratings, game);
+      if (best === null || score > best.score) best = { game, score };
+    }
+    return best;
+  }
+
+  function screen(testid, title, best) {
+    const { game, score } = best;
+    const href = Arena.gameHref(game.game_id);
+    const seats = game.seats.join(" vs ");
+    return el(
+      "article",
+      { class: "screen", testid, data: { gameId: game.game_id, score } },
+      el("h3", {}, title),
+      el(
+        "p",
+        { class: "note" },
+        el("a", { href, text: `${game.game}: ${seats}` }),
+        ` · seats' ratings sum ${num(score)}`,
+      ),
+      EMBED
+        ? el("iframe", {
+            class: "tv-frame",
+            src: `${href}?embed=1`,
+            title: `Live ${game.game} game: ${seats}`,
+            loading: "lazy",
+          })
+        : null,
+    );
+  }
+
+  function drawTv(box, running, tournaments, ratings) {
+    const best = top(ratings, running);
+    const screens = [];
+    if (best) screens.push(screen("tv-top", "Highest-rated seats", best));
+    for (const tournament of tournaments) {
+      const its = top(
+        ratings,
+        running.filter((game) => game.tournament_id === tournament.tournament_id),
+      );
+      if (!its) continue;
+      const name = tournament.name || `${tournament.game} ${tournament.format.replace("_", " ")}`;
+      screens.push(
+        screen(
+          `tv-${tournament.tournament_id}`,
+          el("a", { href: Arena.tournamentHref(tournament.tournament_id), text: `${name}: top game` }),
+          its,
+        ),
+      );
+    }
+    const drawn = screens.length
+      ? el("div", { class: "tv", testid: "tv" }, ...screens)
+      : el("p", { class: "note", testid: "tv", text: "No game is running." });
+    const key = JSON.stringify(screens.map((node) => [node.dataset.testid, node.dataset.gameId]));
+    replace(box, key, drawn);
   }
 
   async function refresh() {
     try {
-      const [running, recent, games, ...boards] = await Promise.all([
+      const [running, recent, games, playing, ...boards] = await Promise.all([
         api("/v1/tournaments?status=running&limit=50"),
         api(`/v1/tournaments?limit=${RECENT}`),
         api(`/v1/games?limit=${GAMES}`),
-        ...Arena.GAMES.map((game) => api(`/v1/leaderboards/${game}?limit=${BOARD}`)),
+        api(`/v1/games?status=playing&limit=${RUNNING}`),
+        ...Arena.GAMES.map((game) => api(`/v1/leaderboards/${game}?limit=${LOOKUP}`)),
       ]);
-      drawTournaments(part("running-box"), "running", running.tournaments, "No tournament is running.");
-      drawTournaments(part("recent-box"), "recent", recent.tournaments, "No tournament yet.");
+      drawTv(part("tv-box"), playing.games, running.tournaments, ratingsOf(boards));
+      drawTournaments(part("running-box"), "running", "Running tournaments", running.tournaments, "No tournament is running.");
+      drawTournaments(part("recent-box"), "recent", "Recent tournaments", recent.tournaments, "No tournament yet.");
       drawGames(part("games-box"), games.games);
       replace(part("boards"), JSON.stringify(boards), ...boards.map(drawBoard));
       part("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;

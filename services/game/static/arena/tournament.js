@@ -1,5 +1,6 @@
 // The tournament page: definition, live standings, crosstable, ratings chart, rounds.
-// Reads getTournament, getTournamentStandings and getRatingHistory; polls while it runs.
+// Reads getTournament, getTournamentStandings and getRatingHistory once, then follows the
+// tournament's public stream (streamTournament) while it runs.
 "use strict";
 
 (() => {
@@ -10,16 +11,47 @@
   const part = (id) => document.querySelector(`[data-testid="${id}"]`);
   const LAG_POLLS = 60;
   let chartedAt = null;
+  let lagMark = null;
   let lagging = 0;
 
   const keyOf = (entrant) => `${entrant.bot}@${entrant.version}`;
 
+  /** Returns the tournament's name, description and warnings (in its answer or its definition;
+   * a tournament made before they existed has none). */
+  function labels(tournament) {
+    const definition = tournament.definition;
+    const name = tournament.name || definition.name || "";
+    const description = tournament.description || definition.description || "";
+    const warnings = tournament.warnings || definition.warnings || [];
+    return { name, description, warnings };
+  }
+
+  /** Returns the text of a warning: a string, or an object with a message. */
+  function warningText(warning) {
+    if (typeof warning === "string") return warning;
+    return warning.message || warning.detail || warning.text || JSON.stringify(warning);
+  }
+
   function drawHeader(tournament) {
+    const { name, description, warnings } = labels(tournament);
+    const fallback = `${tournament.definition.game} ${tournament.definition.format.replace("_", " ")}`;
+    part("tournament-name").textContent = name || fallback;
     part("tournament-id").textContent = tournament.tournament_id;
     const status = part("status");
     status.textContent = tournament.status === "running" ? "live" : tournament.status;
     status.dataset.status = tournament.status;
-    document.title = `${tournament.definition.game} tournament · cardarena arena`;
+    const about = part("description");
+    about.hidden = !description;
+    about.textContent = description;
+    const box = part("warnings");
+    box.hidden = warnings.length === 0;
+    replace(
+      box,
+      JSON.stringify(warnings),
+      el("h2", { id: "warnings-heading", text: warnings.length === 1 ? "Warning" : "Warnings" }),
+      el("ul", {}, ...warnings.map((warning, index) => el("li", { testid: `warning-${index}`, text: warningText(warning) }))),
+    );
+    document.title = `${name || fallback} · cardarena arena`;
   }
 
   function drawDefinition(tournament) {
@@ -62,39 +94,106 @@
     replace(part("entrants"), JSON.stringify(tournament.entrants), ...entrants);
   }
 
+  const TIE_BREAK_NAMES = {
+    buchholz: "Buchholz",
+    median_buchholz: "Median Buchholz",
+    buchholz_cut_1: "Buchholz cut 1",
+    buchholz_cut1: "Buchholz cut 1",
+    cut_1_buchholz: "Buchholz cut 1",
+    sonneborn_berger: "Sonneborn-Berger",
+    direct_encounter: "Direct encounter",
+    lots: "Lots",
+    drawing_of_lots: "Lots",
+  };
+
+  /** Returns a tie-break's heading: its known name, else its key in words. */
+  function tieBreakName(key) {
+    if (TIE_BREAK_NAMES[key]) return TIE_BREAK_NAMES[key];
+    const words = String(key).replaceAll("_", " ");
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  /** Returns a standing's tie-break values as [key, value] pairs, in the order the API gives
+   * them: an object of values, or a list of {name, value}; none when it answers none. */
+  function tieBreaks(line) {
+    const values = line.tie_breaks;
+    if (!values) return [];
+    if (Array.isArray(values)) {
+      return values.map((item, index) =>
+        item !== null && typeof item === "object"
+          ? [item.name || item.key || `tie-break ${index + 1}`, item.value ?? null]
+          : [`tie-break ${index + 1}`, item],
+      );
+    }
+    return Object.entries(values);
+  }
+
+  /** Returns the tie-breaks' keys of the standings, in the API's order (its own list of them
+   * when it answers one, else the first line's). */
+  function tieBreakKeys(standings) {
+    const named = standings.tie_breaks || standings.tie_break_order;
+    if (Array.isArray(named) && named.every((key) => typeof key === "string")) return named;
+    const first = standings.standings.find((line) => line.tie_breaks);
+    return first ? tieBreaks(first).map(([key]) => key) : [];
+  }
+
+  /** Returns a value with `digits` decimals, a dash when the entrant has no game or none. */
+  const played = (line, value, digits) => (line.games > 0 ? num(value, digits) : Arena.DASH);
+
+  function winRate(line) {
+    if (line.games === 0 || line.win_rate_low === null || line.win_rate_high === null) return Arena.DASH;
+    return `${num(line.win_rate_low * 100, 0)}–${num(line.win_rate_high * 100, 0)}%`;
+  }
+
   function drawStandings(tournament, standings) {
     const duplicate = tournament.definition.format === "duplicate";
-    const headings = ["#", "Entrant", "Games", "Points", "Wins", "Mean place", "Win rate (95%)", "Rating"];
-    if (duplicate) headings.push("Score");
+    const keys = tieBreakKeys(standings);
+    const headings = [
+      "#",
+      "Entrant",
+      ["Games", "Games played in this tournament"],
+      ["Points", "At a table of k seats, place p earns k − p points"],
+      ["Wins", "Games it placed first in"],
+      ["Mean place", "Its mean finishing place (a dash before its first game)"],
+      ["Win rate (95%)", "The 95% interval of its win rate (a dash before its first game)"],
+    ];
+    if (duplicate) headings.push(["Score", "Duplicate: its seat-by-seat score over the deals"]);
+    headings.push(...keys.map((key) => [tieBreakName(key), `Tie-break: ${tieBreakName(key)}`]));
+    headings.push(["Tournament rating", "OpenSkill ordinal (mu − 3 sigma) over this tournament's games only, ± sigma"]);
     const rows = standings.standings.map((line, index) => {
       const key = keyOf(tournament.definition.entrants[line.entrant]);
+      const values = new Map(tieBreaks(line));
       const data = {
         entrant: line.entrant,
         name: line.name,
         games: line.games,
         points: line.points,
         wins: line.wins,
-        meanPlace: line.mean_place,
-        rating: line.rating === null ? "" : line.rating,
-        score: line.score === null ? "" : line.score,
+        meanPlace: line.mean_place === null ? "" : line.mean_place,
+        rating: line.rating === null || line.rating === undefined ? "" : line.rating,
+        score: line.score === null || line.score === undefined ? "" : line.score,
+        tieBreaks: keys.map((name) => (values.get(name) ?? "")).join(" "),
       };
       const cells = [
         el("td", { text: String(index + 1) }),
         el("th", { scope: "row" }, el("a", { href: Arena.botHref(key), text: line.name })),
-        el("td", { text: String(line.games) }),
-        el("td", { text: num(line.points, 1) }),
-        el("td", { text: String(line.wins) }),
-        el("td", { text: num(line.mean_place) }),
-        el("td", { text: `${num(line.win_rate_low * 100, 0)}–${num(line.win_rate_high * 100, 0)}%` }),
-        el("td", {
-          text: line.rating === null ? "unrated" : `${num(line.rating)} ± ${num(line.uncertainty)}`,
-        }),
+        el("td", { testid: "games", text: String(line.games) }),
+        el("td", { testid: "points", text: num(line.points, 1) }),
+        el("td", { testid: "wins", text: String(line.wins) }),
+        el("td", { testid: "mean-place", text: played(line, line.mean_place, 2) }),
+        el("td", { testid: "win-rate", text: winRate(line) }),
       ];
-      if (duplicate) cells.push(el("td", { text: num(line.score) }));
+      if (duplicate) cells.push(el("td", { testid: "score", text: num(line.score) }));
+      cells.push(...keys.map((name) => el("td", { testid: `tie-break-${name}`, text: num(values.get(name)) })));
+      const rated = line.rating !== null && line.rating !== undefined;
+      const unrated = line.games > 0 ? "unrated" : Arena.DASH;
+      cells.push(el("td", { testid: "rating", text: rated ? `${num(line.rating)} ± ${num(line.uncertainty)}` : unrated }));
       return el("tr", { testid: `standing-${index}`, data }, ...cells);
     });
-    const drawn = table("standings", headings, rows, "Best first");
-    replace(part("standings-box"), JSON.stringify(standings.standings), drawn);
+    const order = keys.length ? `points, then ${keys.map(tieBreakName).join(", then ")}` : "points, then tie-breaks";
+    const caption = `Tournament standings (${order}), best first`;
+    const drawn = Arena.scrollBox("Tournament standings", table("standings", headings, rows, caption));
+    replace(part("standings-box"), JSON.stringify([keys, standings.standings]), drawn);
   }
 
   /** Returns per pair of entrants [row][column] their head-to-head wins, draws and losses. */
@@ -142,13 +241,20 @@
         }),
       ),
     );
-    const drawn = table("crosstable", ["", ...names], rows);
+    const drawn = Arena.scrollBox("Crosstable", table("crosstable", [el("span", { class: "sr-only", text: "Entrant, against" }), ...names], rows));
     replace(part("crosstable-box"), JSON.stringify(cells), drawn);
   }
 
   function gameState(tournament, game) {
     if (game.status !== null) return game.places ? "over" : "sealed";
     return tournament.status === "running" ? "live" : "unfinished";
+  }
+
+  /** Returns why a game is not rated, when the API says so (else null). */
+  function unratedReason(game) {
+    const reason = game.unrated_reason ?? game.unrated ?? null;
+    if (reason === null || reason === false) return null;
+    return typeof reason === "string" ? reason.replaceAll("_", " ") : reason.detail || reason.reason || "not rated";
   }
 
   function drawGame(tournament, game) {
@@ -173,6 +279,7 @@
       " ",
       el("a", { href: Arena.gameHref(game.game_id), text: seats.join(" vs ") }),
       game.deal ? el("span", { class: "note", text: ` deal ${game.deal}` }) : null,
+      unratedReason(game) ? el("span", { class: "note", testid: "unrated", text: ` unrated: ${unratedReason(game)}` }) : null,
       state === "over"
         ? el("a", { class: "replay", href: Arena.replayHref(game.game_id), text: "replay" })
         : null,
@@ -195,6 +302,16 @@
     replace(part("rounds"), key, ...(rounds.length ? rounds : [el("p", { text: "No round yet." })]));
   }
 
+  /** Returns the ids of the games entrant `index` sat at. */
+  function gamesOf(tournament, index) {
+    return new Set(
+      tournament.rounds
+        .flatMap((round) => round.games)
+        .filter((game) => game.entrants.includes(index))
+        .map((game) => game.game_id),
+    );
+  }
+
   async function drawRatings(tournament) {
     const played = new Set(tournament.rounds.flatMap((round) => round.games.map((g) => g.game_id)));
     const game = tournament.definition.game;
@@ -203,10 +320,15 @@
       await Promise.all(keys.map(async (key) => [key, await api(Arena.historyPath(game, key))])),
     );
     const rated = [...histories.values()].every((history) => history.rated);
+    const names = tournament.entrants;
+    // One line per entrant over its own games: two entrants of one bot version share a history,
+    // so each takes the steps of the games it sat at (such a pair's own game is never rated).
     const series = tournament.definition.entrants.map((entrant, index) => {
-      const steps = histories.get(keyOf(entrant)).steps.filter((step) => played.has(step.game_id));
+      const own = gamesOf(tournament, index);
+      const steps = histories.get(keyOf(entrant)).steps.filter((step) => own.has(step.game_id));
+      const twin = names.filter((other) => other === names[index]).length > 1;
       return {
-        label: tournament.entrants[index],
+        label: twin ? `${names[index]} (entrant ${index})` : names[index],
         key: keyOf(entrant),
         testid: `rating-line-${index}`,
         values: steps.map((step) => step.ordinal),
@@ -214,7 +336,8 @@
       };
     });
     const note = rated ? "No rated game yet." : `${game} is not rated: it has no decisions.`;
-    Arena.ratingChart(part("ratings"), series, note);
+    const title = "Leaderboard rating (OpenSkill ordinal, mu − 3 sigma)";
+    Arena.ratingChart(part("ratings"), series, note, title, "each entrant's own rated games");
     const charted = [...histories.values()]
       .flatMap((history) => history.steps)
       .filter((step) => played.has(step.game_id)).length;
@@ -231,36 +354,145 @@
       .reduce((sum, game) => sum + game.entrants.length, 0);
   }
 
-  async function refresh() {
+  // Following the tournament --------------------------------------------------------------
+  // The page reads the tournament and its standings once, then follows the public tournament
+  // stream (streamTournament): a `standings` event carries the standings, every other event
+  // makes it read the tournament again (never the standings). Where the stream is missing (a
+  // service without it answers 404) or gives up, it polls both every POLL_MS instead.
+
+  const STREAM_EVENTS = ["game_started", "game_finished", "round_started"];
+  const END_EVENTS = ["tournament_finished", "tournament_cancelled"];
+  const SETTLE_MS = 250;
+  let tournament = null;
+  let standings = null;
+  let source = null;
+  let pending = null;
+  let ratingsTimer = null;
+
+  /** Draws what the page holds; charts the ratings again when a game ended since. */
+  async function draw() {
+    drawHeader(tournament);
+    drawDefinition(tournament);
+    if (standings) drawStandings(tournament, standings);
+    drawCrosstable(tournament);
+    drawRounds(tournament);
+    page.dataset.status = tournament.status;
+    page.dataset.gamesPlayed = String(tournament.games_played);
+    part("updated").textContent = tournament.status === "running" ? `updated ${new Date().toLocaleTimeString()}` : "";
+    await chart();
+  }
+
+  /** Charts the ratings if a game ended since the last chart; the rating history is the
+   * projection's, which may lag: it charts again (the histories only) until it holds every
+   * game over. */
+  async function chart() {
+    const mark = `${tournament.status}:${tournament.games_played}`;
+    if (chartedAt === mark) return;
+    if (lagMark !== mark) [lagMark, lagging] = [mark, 0];
+    const complete = await drawRatings(tournament);
+    chartedAt = complete ? mark : null;
+    page.dataset.ratings = complete ? "complete" : "partial";
+    clearTimeout(ratingsTimer);
+    if (!complete && (lagging += 1) <= LAG_POLLS) {
+      ratingsTimer = setTimeout(() => chart().catch(Arena.showError), Arena.POLL_MS);
+    }
+  }
+
+  const over = () => tournament !== null && tournament.status !== "running";
+
+  /** Reads the tournament (and, when `withStandings`, its standings) and draws them. */
+  async function load(withStandings) {
+    const [read, ranked] = await Promise.all([api(base), withStandings ? api(`${base}/standings`) : null]);
+    tournament = read;
+    if (ranked) standings = ranked;
+    await draw();
+  }
+
+  /** Reads the tournament again once a burst of events has settled. */
+  function reload() {
+    clearTimeout(pending);
+    pending = setTimeout(async () => {
+      try {
+        await load(false);
+        Arena.showError(null);
+      } catch (error) {
+        Arena.showError(error);
+      }
+    }, SETTLE_MS);
+  }
+
+  /** Returns the standings a `standings` event carries (its data: the standings' answer or
+   * their list), or null. */
+  function standingsOf(event) {
+    try {
+      const body = JSON.parse(event.data);
+      if (Array.isArray(body)) return { ...(standings || {}), standings: body };
+      if (body && Array.isArray(body.standings)) return body;
+    } catch (_) {
+      return null;
+    }
+    return null;
+  }
+
+  /** Follows the tournament's stream; falls back to polling when it is missing or gives up. */
+  function follow() {
+    if (!("EventSource" in window)) return poll();
+    source = new EventSource(`${base}/stream`);
+    let opened = false;
+    source.addEventListener("open", () => {
+      opened = true;
+      page.dataset.live = "stream";
+      reload(); // what happened between the first read and the connection
+    });
+    source.addEventListener("standings", async (event) => {
+      const ranked = standingsOf(event);
+      if (ranked === null) return reload();
+      standings = ranked;
+      if (tournament) drawStandings(tournament, standings);
+      page.dataset.streamed = String(Number(page.dataset.streamed || 0) + 1);
+    });
+    for (const name of STREAM_EVENTS) source.addEventListener(name, reload);
+    for (const name of END_EVENTS) {
+      source.addEventListener(name, () => {
+        source.close();
+        page.dataset.live = "over";
+        reload();
+      });
+    }
+    source.addEventListener("error", () => {
+      // EventSource retries by itself (sending Last-Event-ID) while CONNECTING; CLOSED means it
+      // gave up: the stream is missing (404) or refused us.
+      if (source.readyState !== EventSource.CLOSED || over()) return;
+      page.dataset.live = opened ? "polling (the stream closed)" : "polling (no stream)";
+      poll();
+    });
+  }
+
+  /** Reads the tournament and its standings every POLL_MS while it runs. */
+  async function poll() {
     let again = true;
     try {
-      const [tournament, standings] = await Promise.all([api(base), api(`${base}/standings`)]);
-      again = tournament.status === "running";
-      drawHeader(tournament);
-      drawDefinition(tournament);
-      drawStandings(tournament, standings);
-      drawCrosstable(tournament);
-      drawRounds(tournament);
-      // The rating history is the projection's, which may lag: chart again until it holds
-      // every game over (a while after the tournament ends, on the real stack).
-      const mark = `${tournament.status}:${tournament.games_played}`;
-      if (chartedAt !== mark) {
-        const complete = await drawRatings(tournament);
-        chartedAt = complete ? mark : null;
-        page.dataset.ratings = complete ? "complete" : "partial";
-        if (!complete && !again) again = (lagging += 1) <= LAG_POLLS;
-      }
-      page.dataset.status = tournament.status;
-      page.dataset.gamesPlayed = String(tournament.games_played);
-      part("updated").textContent = again ? `updated ${new Date().toLocaleTimeString()}` : "";
+      await load(true);
+      again = !over();
       Arena.showError(null);
     } catch (error) {
       Arena.showError(error);
       again = !(error instanceof Arena.ApiError && error.status === 404);
     }
-    page.setAttribute("aria-busy", "false");
-    if (again) setTimeout(refresh, Arena.POLL_MS);
+    if (again) setTimeout(poll, Arena.POLL_MS);
   }
 
-  refresh();
+  async function start() {
+    try {
+      await load(true);
+      Arena.showError(null);
+      if (!over()) follow();
+    } catch (error) {
+      Arena.showError(error);
+      if (!(error instanceof Arena.ApiError && error.status === 404)) setTimeout(start, Arena.POLL_MS);
+    }
+    page.setAttribute("aria-busy", "false");
+  }
+
+  start();
 })();
