@@ -94,47 +94,38 @@
     replace(part("entrants"), JSON.stringify(tournament.entrants), ...entrants);
   }
 
-  const TIE_BREAK_NAMES = {
-    buchholz: "Buchholz",
-    median_buchholz: "Median Buchholz",
-    buchholz_cut_1: "Buchholz cut 1",
-    buchholz_cut1: "Buchholz cut 1",
-    cut_1_buchholz: "Buchholz cut 1",
-    sonneborn_berger: "Sonneborn-Berger",
-    direct_encounter: "Direct encounter",
-    lots: "Lots",
-    drawing_of_lots: "Lots",
+  /** The criteria a standings answer ranks by (its `order`), in words. */
+  const CRITERIA = {
+    stage: ["Stage", "Knockout: how many rounds it came through", "rounds came through"],
+    score: ["Score", "Duplicate: its seat-by-seat score over the deals", "duplicate score"],
+    points: ["Points", "At a table of k seats, place p earns k − p points (a bye k − 1)", "points"],
+    buchholz: ["Buchholz", "Tie-break: the sum of its table mates' mean final points per round", "Buchholz"],
+    median_buchholz: ["Median Buchholz", "Tie-break: Buchholz without its highest and lowest round (cut-1 under 5 rounds)", "median Buchholz"],
+    sonneborn_berger: ["Sonneborn-Berger", "Tie-break: its result against each table mate times that mate's points", "Sonneborn-Berger"],
+    direct_encounter: ["Direct encounter", "Tie-break: its results against the entrants tied with it (a dash: not applied)", "direct encounter"],
+    lot: ["Lot", "The last tie-break: its place in the drawing of lots seeded by the tournament's seed", "drawing of lots"],
   };
+  /** What a tournament made before the standings answered their order ranks by. */
+  const OLD_ORDER = ["points"];
 
-  /** Returns a tie-break's heading: its known name, else its key in words. */
-  function tieBreakName(key) {
-    if (TIE_BREAK_NAMES[key]) return TIE_BREAK_NAMES[key];
+  /** Returns a criterion's heading, its explanation and its name in a sentence. */
+  function criterion(key) {
+    if (CRITERIA[key]) return CRITERIA[key];
     const words = String(key).replaceAll("_", " ");
-    return words.charAt(0).toUpperCase() + words.slice(1);
+    return [words.charAt(0).toUpperCase() + words.slice(1), `Tie-break: ${words}`, words];
+  }
+  const heading = (key) => criterion(key).slice(0, 2);
+
+  /** Returns the criteria the standings rank by, in their order (their `order`). */
+  function orderOf(standings) {
+    return Array.isArray(standings.order) && standings.order.length ? standings.order : OLD_ORDER;
   }
 
-  /** Returns a standing's tie-break values as [key, value] pairs, in the order the API gives
-   * them: an object of values, or a list of {name, value}; none when it answers none. */
-  function tieBreaks(line) {
-    const values = line.tie_breaks;
-    if (!values) return [];
-    if (Array.isArray(values)) {
-      return values.map((item, index) =>
-        item !== null && typeof item === "object"
-          ? [item.name || item.key || `tie-break ${index + 1}`, item.value ?? null]
-          : [`tie-break ${index + 1}`, item],
-      );
-    }
-    return Object.entries(values);
-  }
-
-  /** Returns the tie-breaks' keys of the standings, in the API's order (its own list of them
-   * when it answers one, else the first line's). */
-  function tieBreakKeys(standings) {
-    const named = standings.tie_breaks || standings.tie_break_order;
-    if (Array.isArray(named) && named.every((key) => typeof key === "string")) return named;
-    const first = standings.standings.find((line) => line.tie_breaks);
-    return first ? tieBreaks(first).map(([key]) => key) : [];
+  /** Returns a line's value of a criterion of its standings' order. */
+  function criterionValue(line, key) {
+    if (key in line) return line[key];
+    const values = line.tiebreaks || {};
+    return values[key] ?? null;
   }
 
   /** Returns a value with `digits` decimals, a dash when the entrant has no game or none. */
@@ -146,36 +137,38 @@
   }
 
   function drawStandings(tournament, standings) {
+    const order = orderOf(standings);
     const duplicate = tournament.definition.format === "duplicate";
-    const keys = tieBreakKeys(standings);
+    // The points (and a duplicate's score) have their own columns; the other criteria follow
+    // the win rate, in their order.
+    const extra = order.filter((key) => key !== "points" && key !== "score");
     const headings = [
-      "#",
+      ["#", "Its place in the standings"],
       "Entrant",
       ["Games", "Games played in this tournament"],
-      ["Points", "At a table of k seats, place p earns k − p points"],
+      heading("points"),
       ["Wins", "Games it placed first in"],
       ["Mean place", "Its mean finishing place (a dash before its first game)"],
       ["Win rate (95%)", "The 95% interval of its win rate (a dash before its first game)"],
     ];
-    if (duplicate) headings.push(["Score", "Duplicate: its seat-by-seat score over the deals"]);
-    headings.push(...keys.map((key) => [tieBreakName(key), `Tie-break: ${tieBreakName(key)}`]));
+    if (duplicate) headings.push(heading("score"));
+    headings.push(...extra.map(heading));
     headings.push(["Tournament rating", "OpenSkill ordinal (mu − 3 sigma) over this tournament's games only, ± sigma"]);
     const rows = standings.standings.map((line, index) => {
       const key = keyOf(tournament.definition.entrants[line.entrant]);
-      const values = new Map(tieBreaks(line));
       const data = {
         entrant: line.entrant,
         name: line.name,
         games: line.games,
         points: line.points,
         wins: line.wins,
-        meanPlace: line.mean_place === null ? "" : line.mean_place,
-        rating: line.rating === null || line.rating === undefined ? "" : line.rating,
-        score: line.score === null || line.score === undefined ? "" : line.score,
-        tieBreaks: keys.map((name) => (values.get(name) ?? "")).join(" "),
+        meanPlace: line.mean_place ?? "",
+        rating: line.rating ?? "",
+        score: line.score ?? "",
+        criteria: extra.map((name) => criterionValue(line, name) ?? "").join(" "),
       };
       const cells = [
-        el("td", { text: String(index + 1) }),
+        el("td", { text: String(line.rank || index + 1) }),
         el("th", { scope: "row" }, el("a", { href: Arena.botHref(key), text: line.name })),
         el("td", { testid: "games", text: String(line.games) }),
         el("td", { testid: "points", text: num(line.points, 1) }),
@@ -184,16 +177,23 @@
         el("td", { testid: "win-rate", text: winRate(line) }),
       ];
       if (duplicate) cells.push(el("td", { testid: "score", text: num(line.score) }));
-      cells.push(...keys.map((name) => el("td", { testid: `tie-break-${name}`, text: num(values.get(name)) })));
+      cells.push(
+        ...extra.map((name) => {
+          const value = criterionValue(line, name);
+          const digits = name === "lot" || name === "stage" ? 0 : 2;
+          return el("td", { testid: `criterion-${name}`, text: num(value, digits) });
+        }),
+      );
       const rated = line.rating !== null && line.rating !== undefined;
       const unrated = line.games > 0 ? "unrated" : Arena.DASH;
       cells.push(el("td", { testid: "rating", text: rated ? `${num(line.rating)} ± ${num(line.uncertainty)}` : unrated }));
       return el("tr", { testid: `standing-${index}`, data }, ...cells);
     });
-    const order = keys.length ? `points, then ${keys.map(tieBreakName).join(", then ")}` : "points, then tie-breaks";
-    const caption = `Tournament standings (${order}), best first`;
+    const words = order.map((key) => criterion(key)[2]);
+    const ranked = order === OLD_ORDER ? "points, then tie-breaks" : words.join(", then ");
+    const caption = `Tournament standings (${ranked}), best first`;
     const drawn = Arena.scrollBox("Tournament standings", table("standings", headings, rows, caption));
-    replace(part("standings-box"), JSON.stringify([keys, standings.standings]), drawn);
+    replace(part("standings-box"), JSON.stringify([order, standings.standings]), drawn);
   }
 
   /** Returns per pair of entrants [row][column] their head-to-head wins, draws and losses. */
