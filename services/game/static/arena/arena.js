@@ -90,6 +90,15 @@ const Arena = (() => {
     return value === null || value === undefined ? DASH : Number(value).toFixed(digits);
   }
 
+  /** Returns why a game is not rated, in words, when the API says so (its `unrated`: a code
+   * and a message), else null (rated, or it may still be). */
+  function unratedReason(game) {
+    const reason = game.unrated ?? null;
+    if (reason === null || reason === false) return null;
+    if (typeof reason === "string") return reason.replaceAll("_", " ");
+    return reason.message || (reason.code ? reason.code.replaceAll("_", " ") : "not rated");
+  }
+
   /** Shows `error` in the page's alert (none: hides it). */
   function showError(error) {
     const box = document.querySelector('[data-testid="error"]');
@@ -224,6 +233,7 @@ const Arena = (() => {
     botHref,
     historyPath,
     num,
+    unratedReason,
     showError,
     replace,
     table,

@@ -75,7 +75,14 @@
           { scope: "row" },
           el("a", { href: Arena.gameHref(game.game_id), text: `${game.game} ${game.game_id.slice(0, 8)}` }),
         ),
-        el("td", {}, el("span", { class: "badge", data: { status: game.status }, text: live ? "live" : game.status })),
+        el(
+          "td",
+          {},
+          el("span", { class: "badge", data: { status: game.status }, text: live ? "live" : game.status }),
+          Arena.unratedReason(game)
+            ? el("span", { class: "note unrated", testid: "unrated", text: `not rated: ${Arena.unratedReason(game)}` })
+            : null,
+        ),
         el("td", { text: game.seats.join(", ") }),
         el(
           "td",

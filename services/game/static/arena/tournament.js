@@ -250,13 +250,6 @@
     return tournament.status === "running" ? "live" : "unfinished";
   }
 
-  /** Returns why a game is not rated, when the API says so (else null). */
-  function unratedReason(game) {
-    const reason = game.unrated_reason ?? game.unrated ?? null;
-    if (reason === null || reason === false) return null;
-    return typeof reason === "string" ? reason.replaceAll("_", " ") : reason.detail || reason.reason || "not rated";
-  }
-
   function drawGame(tournament, game) {
     const state = gameState(tournament, game);
     const seats = game.entrants.map((entrant, seat) => {
@@ -279,7 +272,9 @@
       " ",
       el("a", { href: Arena.gameHref(game.game_id), text: seats.join(" vs ") }),
       game.deal ? el("span", { class: "note", text: ` deal ${game.deal}` }) : null,
-      unratedReason(game) ? el("span", { class: "note", testid: "unrated", text: ` unrated: ${unratedReason(game)}` }) : null,
+      Arena.unratedReason(game)
+        ? el("span", { class: "note unrated", testid: "unrated", text: ` not rated: ${Arena.unratedReason(game)}` })
+        : null,
       state === "over"
         ? el("a", { class: "replay", href: Arena.replayHref(game.game_id), text: "replay" })
         : null,
@@ -422,12 +417,12 @@
   }
 
   /** Returns the standings a `standings` event carries (its data: the standings' answer or
-   * their list), or null. */
+   * their list; what it leaves out, such as their order, kept from the last), or null. */
   function standingsOf(event) {
     try {
       const body = JSON.parse(event.data);
       if (Array.isArray(body)) return { ...(standings || {}), standings: body };
-      if (body && Array.isArray(body.standings)) return body;
+      if (body && Array.isArray(body.standings)) return { ...(standings || {}), ...body };
     } catch (_) {
       return null;
     }
