@@ -327,3 +327,23 @@ def test_the_tournament_page_follows_the_stream_without_reading_the_standings(
     standings = [url for url in requests if url.endswith("/standings")]
     assert standings == [], f"the page read the standings after it connected: {standings}"
     assert any(url.endswith(f"/v1/tournaments/{tournament_id}") for url in requests), requests
+    # The cancellation's standings came over the stream and were drawn.
+    assert int(page.get_by_test_id("page").get_attribute("data-streamed") or 0) >= 1
+
+
+def test_without_a_stream_the_tournament_page_polls(
+    pages: dict[str, Page], host: httpx.Client
+) -> None:
+    tournament_id = idle_swiss(host, "polled")["tournament_id"]
+    page = pages["1280"]
+    page.route("**/stream", lambda route: route.fulfill(status=404, body="{}"))
+    try:
+        page.goto(f"/arena/tournaments/{tournament_id}")
+        page.wait_for_selector('[data-testid="page"][data-live^="polling"]', state="attached")
+        with page.expect_request(lambda request: request.url.endswith("/standings")):
+            pass  # it reads the standings again, as it polls
+        cancelled = host.post(f"/v1/tournaments/{tournament_id}/cancel", json={"reason": "test"})
+        assert cancelled.status_code == 200, cancelled.text
+        page.wait_for_selector('[data-testid="page"][data-status="cancelled"]', state="attached")
+    finally:
+        page.unroute("**/stream")
