@@ -116,14 +116,15 @@ const Arena = (() => {
   }
 
   /** Returns a <table> with a header row of `headings` and `rows` (each a <tr>). A heading
-   * is its text, or [text, title] where the title explains it; a caption is text or a node. */
+   * is its text, or [text, title, class] where the title explains it and the class `text` sets
+   * a column of words (aligned left); a caption is text or a node. */
   function table(testid, headings, rows, caption) {
     const head = el(
       "tr",
       {},
       ...headings.map((heading) => {
-        const [text, title] = Array.isArray(heading) ? heading : [heading, undefined];
-        return el("th", { scope: "col", title }, text);
+        const [text, title, kind] = Array.isArray(heading) ? heading : [heading, undefined, undefined];
+        return el("th", { scope: "col", title, class: kind }, text);
       }),
     );
     return el(

@@ -89,7 +89,7 @@
       rows.length
         ? Arena.scrollBox(
             `Recent rated ${game} games`,
-            table(`recent-${game}`, ["Game", "Place", ["Rating after", "Leaderboard rating after the game"], "Finished"], rows, "Recent rated games"),
+            table(`recent-${game}`, [["Game", undefined, "text"], "Place", ["Rating after", "Leaderboard rating after the game"], "Finished"], rows, "Recent rated games"),
           )
         : null,
     );

@@ -38,16 +38,23 @@
           }),
         ),
         el("td", {}, el("span", { class: "badge", data: { status: tournament.status }, text: tournament.status })),
-        el("td", { text: tournament.entrants.join(", ") }),
+        el("td", { class: "text", text: tournament.entrants.join(", ") }),
         el("td", { text: `${tournament.games_played} / ${tournament.games_scheduled}` }),
-        el("td", { text: tournament.winner === null ? "–" : tournament.entrants[tournament.winner] }),
+        el("td", { class: "text", text: tournament.winner === null ? "–" : tournament.entrants[tournament.winner] }),
         el("td", { text: new Date(tournament.created_at).toLocaleString() }),
       ),
     );
   }
 
   function drawTournaments(box, testid, label, tournaments, empty) {
-    const headings = ["Tournament", "Status", "Entrants", "Games", "Winner", "Created"];
+    const headings = [
+      ["Tournament", undefined, "text"],
+      ["Status", undefined, "text"],
+      ["Entrants", undefined, "text"],
+      ["Games", "Games played / scheduled"],
+      ["Winner", undefined, "text"],
+      "Created",
+    ];
     const drawn = tournaments.length
       ? Arena.scrollBox(label, table(testid, headings, tournamentRows(tournaments, testid)))
       : el("p", { class: "note", testid, text: empty });
@@ -83,7 +90,7 @@
             ? el("span", { class: "note unrated", testid: "unrated", text: `not rated: ${Arena.unratedReason(game)}` })
             : null,
         ),
-        el("td", { text: game.seats.join(", ") }),
+        el("td", { class: "text", text: game.seats.join(", ") }),
         el(
           "td",
           {},
@@ -97,7 +104,13 @@
   }
 
   function drawGames(box, games) {
-    const headings = ["Game", "Status", "Seats", "Tournament", "Created"];
+    const headings = [
+      ["Game", undefined, "text"],
+      ["Status", undefined, "text"],
+      ["Seats", undefined, "text"],
+      ["Tournament", undefined, "text"],
+      "Created",
+    ];
     const drawn = games.length
       ? Arena.scrollBox("Recent games", table("games", headings, gameRows(games)))
       : el("p", { class: "note", testid: "games", text: "No game yet." });
@@ -124,7 +137,7 @@
     );
     const headings = [
       "#",
-      "Bot",
+      ["Bot", undefined, "text"],
       ["Rating", "OpenSkill ordinal: mu − 3 sigma, across all its rated games"],
       ["mu", "OpenSkill mean"],
       ["sigma", "OpenSkill uncertainty"],

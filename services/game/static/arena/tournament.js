@@ -144,7 +144,7 @@
     const extra = order.filter((key) => key !== "points" && key !== "score");
     const headings = [
       ["#", "Its place in the standings"],
-      "Entrant",
+      ["Entrant", undefined, "text"],
       ["Games", "Games played in this tournament"],
       heading("points"),
       ["Wins", "Games it placed first in"],
