@@ -174,6 +174,32 @@ def assert_page_good(page: Page, width: str, name: str) -> None:
     screenshot(page, f"{name}-{width}")
 
 
+CRITERIA = {
+    "buchholz": "Buchholz",
+    "median_buchholz": "Median Buchholz",
+    "sonneborn_berger": "Sonneborn-Berger",
+    "direct_encounter": "Direct encounter",
+    "lot": "Lot",
+    "stage": "Stage",
+    "score": "Score",
+}
+"""The headings of the standings' criteria besides the points."""
+
+
+def assert_told(page: Page, tournament: Json, standings: Json, headers: list[str]) -> None:
+    """Asserts that the page shows the tournament's name, description and warnings and a
+    column per criterion of the standings' order, as far as the API answers them."""
+    if tournament.get("name"):
+        assert page.get_by_test_id("tournament-name").text_content() == tournament["name"]
+    if tournament.get("description"):
+        assert page.get_by_test_id("description").text_content() == tournament["description"]
+    shown = page.locator('[data-testid="warnings"] li').all_text_contents()
+    assert shown == [warning["message"] for warning in tournament.get("warnings", [])]
+    for key in standings.get("order", []):
+        if key != "points":
+            assert CRITERIA[key] in headers, (key, headers)
+
+
 def read(client: httpx.Client, path: str) -> Json:
     """Returns the JSON of a 200 answer to GET `path`."""
     response = client.get(path)
@@ -243,8 +269,10 @@ def test_the_tournament_page_fits_labels_its_standings_and_draws_a_line_per_entr
     headers = page.locator('[data-testid="standings"] thead th').all_text_contents()
     assert "Tournament rating" in headers
 
-    standings = read(host, f"/v1/tournaments/{tournament_id}/standings")["standings"]
+    answer = read(host, f"/v1/tournaments/{tournament_id}/standings")
+    standings = answer["standings"]
     tournament = read(host, f"/v1/tournaments/{tournament_id}")
+    assert_told(page, tournament, answer, headers)
     series = page.evaluate(SERIES)
     assert sorted(line["testid"] for line in series) == sorted(
         f"rating-line-{line['entrant']}" for line in standings
