@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, Literal
 
 import msgspec
@@ -19,7 +20,7 @@ from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.codec import EventCodec
 from shared.messages.common import Clock, Event
 from shared.model.registry import BotKind, RegisteredBot, resolve_bot
-from shared.model.tournaments import formats
+from shared.model.tournaments import formats, tiebreaks
 from shared.model.tournaments.formats import PlannedGame, Table
 from shared.model.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
 
@@ -59,6 +60,11 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     """The game to play."""
     entrants: list[Entrant]
     """The bots entered, in entrant order."""
+    name: str | None = None
+    """The tournament's name (1 to 100 characters, not blank); none: the game's title and the
+    format, e.g. "Shithead Swiss"."""
+    description: str | None = None
+    """What it is for, in a few words (1 to 2000 characters, not blank); optional."""
     table_size: int
     """Seats per table."""
     format: Format = "round_robin"
@@ -66,8 +72,10 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     ruleset: str | dict[str, Any] | None = None
     """A preset's name or the ruleset's fields; none: the classic preset."""
     games_per_table: int = 1
-    """Round robin: games per table (seats rotate); duplicate: cycles of one deal per entrant
-    (each deal at every table the field fills, nobody at two of them)."""
+    """Round robin, Swiss and knockout: the games each table plays, its seats rotating from
+    one to the next (a knockout table's winner: the most points over them); duplicate: cycles
+    of one deal per entrant (each deal at every table the field fills, nobody at two of
+    them)."""
     rounds: int = 3
     """Swiss: the number of rounds."""
     seed: str = ""
@@ -85,6 +93,79 @@ class InvalidTournament(InvalidRequest):
     """A tournament definition cannot be run; `field` names the offending field."""
 
 
+NAME_LENGTH = 100
+"""The longest tournament name."""
+DESCRIPTION_LENGTH = 2000
+"""The longest tournament description."""
+FORMAT_TITLES: dict[str, str] = {
+    "round_robin": "round robin",
+    "swiss": "Swiss",
+    "duplicate": "duplicate",
+    "knockout": "knockout",
+}
+
+
+def display_name(definition: TournamentDefinition) -> str:
+    """Returns the tournament's name: the host's, else the game's title and the format."""
+    if definition.name:
+        return definition.name
+    try:
+        title = get_game(definition.game).title
+    except GameNotFound:
+        title = definition.game
+    return f"{title} {FORMAT_TITLES.get(definition.format, definition.format)}"
+
+
+class TournamentWarning(msgspec.Struct, frozen=True, kw_only=True):
+    """Something the host should know about a valid tournament."""
+
+    code: str
+    """What it is, for a program: `version-entered-twice` (games where one bot version
+    sits in two seats are not rated)."""
+    message: str
+    """What it is, in words."""
+
+
+def warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
+    """Returns what the host should know of a valid definition: each bot version entered
+    twice or more, whose games at one table are never rated (`shared.ports.views.fold`: a
+    rating key on one seat only)."""
+    if not get_game(definition.game).has_decisions:
+        return []
+    entries: dict[str, list[int]] = {}
+    for index, entrant in enumerate(definition.entrants):
+        entries.setdefault(f"{entrant.bot}@{entrant.version}", []).append(index)
+    return [
+        TournamentWarning(
+            code="version-entered-twice",
+            message=(
+                f"{key} is entered {len(indexes)} times (entrants"
+                f" {', '.join(map(str, indexes))}): a game in which it sits in two seats is"
+                " not rated (one bot version playing itself has no rating update); enter"
+                " distinct versions to rate every game"
+            ),
+        )
+        for key, indexes in entries.items()
+        if len(indexes) > 1
+    ]
+
+
+def _check_text(definition: TournamentDefinition) -> None:
+    """Raises InvalidTournament (`name`, `description`) for a blank or too long text."""
+    for name, value, longest in (
+        ("name", definition.name, NAME_LENGTH),
+        ("description", definition.description, DESCRIPTION_LENGTH),
+    ):
+        if value is None:
+            continue
+        if not value.strip():
+            raise InvalidTournament(name, "must not be blank (leave it out instead)")
+        if len(value) > longest:
+            raise InvalidTournament(
+                name, f"is {len(value)} characters long; at most {longest} are allowed"
+            )
+
+
 MAX_GAMES = 20_000
 """The most games one tournament may plan: a hosting request (or a schedule, each run) may
 not make the platform play an unbounded number of games. Split bigger events."""
@@ -97,8 +178,8 @@ def planned_games(definition: TournamentDefinition) -> int:
     if definition.format in ("round_robin", "duplicate"):
         return _games_per_cycle(definition) * definition.games_per_table
     if definition.format == "swiss":
-        return definition.rounds * (entrants // max(1, size))
-    return entrants
+        return definition.rounds * (entrants // max(1, size)) * definition.games_per_table
+    return entrants * definition.games_per_table
 
 
 def _check_size(definition: TournamentDefinition) -> None:
@@ -108,8 +189,10 @@ def _check_size(definition: TournamentDefinition) -> None:
     if planned <= MAX_GAMES:
         return
     if definition.format == "swiss":
-        field = "rounds"
-    elif definition.format == "knockout" or _games_per_cycle(definition) > MAX_GAMES:
+        field = "rounds" if definition.games_per_table == 1 else "games_per_table"
+    elif definition.format == "knockout":
+        field = "entrants" if definition.games_per_table == 1 else "games_per_table"
+    elif _games_per_cycle(definition) > MAX_GAMES:
         field = "entrants"
     else:
         field = "games_per_table"
@@ -255,6 +338,7 @@ def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = (
         raise InvalidTournament(
             "entrants", f"{len(definition.entrants)} entrants cannot fill a table of {size}"
         )
+    _check_text(definition)
     resolve_entrants(definition, bots)
     if definition.format == "duplicate":
         _check_duplicate(definition, bots)
@@ -366,12 +450,19 @@ def _schedule(state: TournamentState, tournament_id: str, round_no: int) -> Roun
     elif d.format == "duplicate":
         planned = formats.duplicate(n, d.table_size, d.games_per_table, d.seed)
     elif d.format == "swiss":
-        tables = [game.table for rnd in state.rounds for game in rnd.games]
+        history = [game.table for rnd in state.rounds for game in rnd.games]
+        byes_had: dict[int, int] = {}
+        for rnd in state.rounds:
+            for entrant in rnd.byes:
+                byes_had[entrant] = byes_had.get(entrant, 0) + 1
         planned, byes = formats.swiss_round(
-            n, d.table_size, round_no, _points(state), formats.met_pairs(tables), d.seed
-        )
+            n, d.table_size, round_no, _points(state), history, byes_had, d.seed,
+            d.games_per_table,
+        )  # fmt: skip
     else:
-        planned, byes = formats.knockout_round(_alive(state), d.table_size, round_no, d.seed)
+        planned, byes = formats.knockout_round(
+            _alive(state), d.table_size, round_no, d.seed, d.games_per_table
+        )
     games = [_scheduled(tournament_id, round_no, i, game) for i, game in enumerate(planned)]
     return RoundScheduled(round=round_no, games=games, byes=byes)
 
@@ -383,15 +474,22 @@ def _scheduled(tournament_id: str, round_no: int, index: int, game: PlannedGame)
     )
 
 
+def _bye_games(definition: TournamentDefinition) -> int:
+    """Returns how many games a bye stands for: a table's games (Swiss, knockout)."""
+    return definition.games_per_table if definition.format in ("swiss", "knockout") else 1
+
+
 def _points(state: TournamentState) -> dict[int, float]:
-    """Returns each entrant's points so far (table size minus place; a bye as a win)."""
+    """Returns each entrant's points so far (table size minus place; a bye as a win of each
+    game its round's tables play)."""
     size = state.definition.table_size
     points: dict[int, float] = {}
     for entrant, place in _results(state):
         points[entrant] = points.get(entrant, 0.0) + (size - place)
+    bye = (size - 1) * _bye_games(state.definition)
     for rnd in state.rounds[: state.completed]:
         for entrant in rnd.byes:
-            points[entrant] = points.get(entrant, 0.0) + (size - 1)
+            points[entrant] = points.get(entrant, 0.0) + bye
     return points
 
 
@@ -405,39 +503,59 @@ def _results(state: TournamentState) -> list[tuple[int, int]]:
     ]
 
 
-def ranking(state: TournamentState) -> list[int]:
-    """Returns every entrant, best first: by duplicate score (duplicate only), then points,
-    wins, mean place (lower first; none played counts 0), then the order of entry, so that
-    a first place shared on every count goes to the entrant entered first. The standings
-    list their lines in this order; a finished round robin, Swiss or duplicate names its
-    first as the winner."""
-    n = len(state.definition.entrants)
-    points = _points(state)
-    wins, games, place_sum = [0] * n, [0] * n, [0] * n
-    for entrant, place in _results(state):
-        games[entrant] += 1
-        wins[entrant] += place == 1
-        place_sum[entrant] += place
-    scores = duplicate_scores(state) if state.definition.format == "duplicate" else {}
-    return sorted(
-        range(n),
-        key=lambda e: (
-            -scores.get(e, 0.0),
-            -points.get(e, 0.0),
-            -wins[e],
-            place_sum[e] / games[e] if games[e] else 0.0,
-            e,
-        ),
+def tiebreak_field(state: TournamentState) -> tiebreaks.Field:
+    """Returns what the tie-breaks read of the tournament: its recorded games in schedule
+    order, the byes of its completed rounds, and its format's own (duplicate scores,
+    knockout stages)."""
+    d = state.definition
+    records = {record.key: record for record in state.records}
+    games = [
+        tiebreaks.Played(rnd.round, game.table, tuple(records[game.key].places))
+        for rnd in state.rounds
+        for game in rnd.games
+        if game.key in records
+    ]
+    scores = _duplicate_fractions(state) if d.format == "duplicate" else {}
+    return tiebreaks.Field(
+        entrants=len(d.entrants),
+        table_size=d.table_size,
+        format=d.format,
+        seed=d.seed,
+        rounds=d.rounds,
+        games=games,
+        byes={rnd.round: list(rnd.byes) for rnd in state.rounds[: state.completed]},
+        games_per_bye=_bye_games(d),
+        scores=scores,
+        stages=_stages(state) if d.format == "knockout" else {},
     )
+
+
+def ranked(state: TournamentState) -> tuple[list[int], list[tiebreaks.Values]]:
+    """Returns every entrant, best first, under its format's tie-breaks
+    (`tiebreaks.ORDER`), and each one's tie-break values (in entrant order)."""
+    return tiebreaks.rank(tiebreak_field(state))
+
+
+def ranking(state: TournamentState) -> list[int]:
+    """Returns every entrant, best first, under its format's order (`tiebreaks.ORDER`): never
+    the order of entry, a tie on every count going to the seeded drawing of lots. The
+    standings list their lines in this order; a finished round robin, Swiss or duplicate
+    names its first as the winner, a knockout the entrant that came through every round."""
+    return ranked(state)[0]
 
 
 def duplicate_scores(state: TournamentState) -> dict[int, float]:
     """Returns each entrant's duplicate score: over its recorded games, its points minus the
     mean points of the same seat on the same deal at the deal's other recorded tables (a
     deal recorded at one table only compares nothing)."""
+    return {entrant: float(score) for entrant, score in _duplicate_fractions(state).items()}
+
+
+def _duplicate_fractions(state: TournamentState) -> dict[int, Fraction]:
+    """Returns `duplicate_scores` exactly, as fractions."""
     size = state.definition.table_size
     records = {record.key: record for record in state.records}
-    by_seat: dict[tuple[int, str, int], list[tuple[int, float]]] = {}
+    by_seat: dict[tuple[int, str, int], list[tuple[int, Fraction]]] = {}
     for rnd in state.rounds:
         for game in rnd.games:
             record = records.get(game.key)
@@ -445,16 +563,30 @@ def duplicate_scores(state: TournamentState) -> dict[int, float]:
                 continue
             for seat, (entrant, place) in enumerate(zip(game.table, record.places, strict=True)):
                 by_seat.setdefault((rnd.round, game.deal, seat), []).append(
-                    (entrant, float(size - place))
+                    (entrant, Fraction(size - place))
                 )
-    scores: dict[int, float] = {}
+    scores: dict[int, Fraction] = {}
     for results in by_seat.values():
-        total = sum(points for _, points in results)
+        total = sum((points for _, points in results), Fraction(0))
         for entrant, points in results:
             others = len(results) - 1
-            compared = points - (total - points) / others if others else 0.0
-            scores[entrant] = scores.get(entrant, 0.0) + compared
+            compared = points - (total - points) / others if others else Fraction(0)
+            scores[entrant] = scores.get(entrant, Fraction(0)) + compared
     return scores
+
+
+def table_winners(state: TournamentState, rnd: RoundScheduled) -> list[int]:
+    """Returns the winner of each table of a knockout round, in table order: the most points
+    over the table's games, a tie going to the seeded drawing of lots (never a seat)."""
+    d = state.definition
+    by_key = {record.key: record for record in state.records}
+    totals: dict[frozenset[int], dict[int, int]] = {}
+    for game in rnd.games:
+        table = totals.setdefault(frozenset(game.table), {})
+        for entrant, place in zip(game.table, by_key[game.key].places, strict=True):
+            table[entrant] = table.get(entrant, 0) + d.table_size - place
+    drawn = tiebreaks.lots(len(d.entrants), d.seed)
+    return [max(table, key=lambda e: (table[e], -drawn[e])) for table in totals.values()]
 
 
 def _alive(state: TournamentState) -> list[int]:
@@ -462,13 +594,23 @@ def _alive(state: TournamentState) -> list[int]:
     if not state.rounds:
         return list(range(len(state.definition.entrants)))
     last = state.rounds[-1]
-    by_key = {record.key: record for record in state.records}
-    winners = []
-    for game in last.games:
-        places = by_key[game.key].places
-        best = min(places)
-        winners.append(game.table[places.index(best)])
-    return winners + list(last.byes)
+    return table_winners(state, last) + list(last.byes)
+
+
+def _stages(state: TournamentState) -> dict[int, int]:
+    """Returns how many completed knockout rounds each entrant came through: read from the
+    next round's schedule (its tables and byes), and for the last round from its winners."""
+    stages: dict[int, int] = {}
+    completed = state.rounds[: state.completed]
+    for index, rnd in enumerate(completed):
+        if index + 1 < len(state.rounds):
+            following = state.rounds[index + 1]
+            through = [e for game in following.games for e in game.table] + list(following.byes)
+        else:
+            through = table_winners(state, rnd) + list(rnd.byes)
+        for entrant in dict.fromkeys(through):
+            stages[entrant] = stages.get(entrant, 0) + 1
+    return stages
 
 
 def _is_over(state: TournamentState) -> tuple[bool, int | None]:
