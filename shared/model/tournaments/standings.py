@@ -97,7 +97,7 @@ class Standing(msgspec.Struct, frozen=True):
     """Duplicate: the sum of its seat-by-seat comparisons on each deal (None otherwise)."""
     rank: int = 0
     """Its place in the standings, from 1: every tie broken (by the lot at the last)."""
-    tiebreaks: Tiebreaks | None = None
+    tiebreaks: Tiebreaks = msgspec.field(default_factory=Tiebreaks)
     """Its tie-break values, in its format's order (see `docs/reference/tournaments.md`)."""
     stage: int | None = None
     """Knockout: how many rounds it came through (the winner: every round); null otherwise."""

@@ -86,7 +86,7 @@ def test_equal_points_go_to_sonneborn_berger() -> None:
     # 2 (1) and 0 (3) = 2. Total 2.5.
     lines = standings(state)
     assert [(line.entrant, line.points) for line in lines] == [(1, 3.0), (0, 3.0), (2, 1.0)]
-    assert [line.tiebreaks.sonneborn_berger for line in lines if line.tiebreaks] == [
+    assert [line.tiebreaks.sonneborn_berger for line in lines] == [
         2.5,
         2.25,
         0.75,
@@ -101,9 +101,9 @@ def test_a_first_place_shared_on_every_count_goes_to_the_drawing_of_lots() -> No
     state = played(round_robin(3, 2), [[[1, 2], [2, 1], [1, 2]]])
     lines = standings(state)
     assert {(line.points, line.wins, line.mean_place) for line in lines} == {(1.0, 1, 1.5)}
-    assert {line.tiebreaks.sonneborn_berger for line in lines if line.tiebreaks} == {1.0}
-    assert {line.tiebreaks.direct_encounter for line in lines if line.tiebreaks} == {1.0}
-    lots = [line.tiebreaks.lot for line in lines if line.tiebreaks]
+    assert {line.tiebreaks.sonneborn_berger for line in lines} == {1.0}
+    assert {line.tiebreaks.direct_encounter for line in lines} == {1.0}
+    lots = [line.tiebreaks.lot for line in lines]
     assert lots == [1, 2, 3]
     assert state.winner == lines[0].entrant
 
@@ -116,8 +116,7 @@ def test_direct_encounter_breaks_a_tie_of_points_and_sonneborn_berger() -> None:
     lines = standings(state)
     assert [(line.points, line.wins) for line in lines] == [(2.0, 2), (2.0, 2), (0.0, 0)]
     assert lines[-1].entrant == 2
-    assert {line.tiebreaks.direct_encounter for line in lines[:2] if line.tiebreaks} == {0.5}
-    assert lines[0].tiebreaks is not None and lines[1].tiebreaks is not None
+    assert {line.tiebreaks.direct_encounter for line in lines[:2]} == {0.5}
     assert lines[0].tiebreaks.lot < lines[1].tiebreaks.lot
     assert state.winner == lines[0].entrant
 
@@ -166,10 +165,11 @@ def test_swiss_with_a_bye_counts_it_as_a_win_s_points() -> None:
     lines = {line.entrant: line for line in standings(state)}
     assert lines[bye].points == lines[table[1]].points == 1.0
     assert lines[bye].games == 0
-    assert lines[bye].mean_place is None and lines[bye].win_rate_low is None
+    assert lines[bye].mean_place is None
+    assert lines[bye].win_rate_low is None
     # Equal points; Buchholz: the bye counts as a round against its own points (1), the
     # table's winner met an opponent of 0 points.
-    assert lines[bye].tiebreaks is not None and lines[bye].tiebreaks.buchholz == 1.0
+    assert lines[bye].tiebreaks.buchholz == 1.0
     assert state.winner == bye
 
 
