@@ -257,6 +257,37 @@ def test_the_cli_prints_the_standings_as_one_json_object(
     assert (report["game"], report["format"], report["games"]) == ("autobus", "round_robin", 6)
     assert report["standings"][0]["name"] == "heuristic"
     assert {"points", "wins", "mean_place", "rating", "uncertainty"} <= set(report["standings"][0])
+    assert report["name"] == "Hospodský autobus round robin"
+    assert report["order"] == ["points", "sonneborn_berger", "direct_encounter", "lot"]
+    assert [line["rank"] for line in report["standings"]] == [1, 2, 3]
+    tiebreaks = report["standings"][0]["tiebreaks"]
+    assert set(tiebreaks) == {
+        "buchholz",
+        "median_buchholz",
+        "sonneborn_berger",
+        "direct_encounter",
+        "lot",
+    }
+    assert tiebreaks["sonneborn_berger"] is not None
+    assert tiebreaks["buchholz"] is None  # not a round robin's criterion
+    (warning,) = report["warnings"]
+    assert warning["code"] == "version-entered-twice"
+
+
+def test_the_cli_table_shows_the_name_the_tie_breaks_in_their_order_and_the_warnings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    argv = ["tournament", "--game", "autobus", "--bots", "heuristic,random,random,heuristic"]
+    argv += ["--format", "swiss", "--rounds", "2", "--table-size", "2", "--name", "Cup"]
+    assert main([*argv, "--description", "a test"]) == 0
+    out = capsys.readouterr().out
+    assert "Cup: swiss of autobus" in out
+    header = next(line for line in out.splitlines() if "BH med" in line)
+    columns = [cell.strip() for cell in header.split("┃") if cell.strip()]
+    assert columns[3:9] == ["points", "BH", "BH med", "SB", "DE", "lot"]
+    assert "order: points, buchholz, median_buchholz, sonneborn_berger" in " ".join(out.split())
+    assert "warning (version-entered-twice): heuristic@1" in out
 
 
 def test_the_cli_refuses_a_bad_tournament_with_exit_code_2(
