@@ -217,7 +217,7 @@ def _number(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{round(value, digits):g}"
 
 
-def _row(line: Standing, format_: str, shown: list[str]) -> list[str]:
+def _row(line: Standing, format_: str, shown: Sequence[str]) -> list[str]:
     """Returns one standings line as table cells."""
     rating = "-" if line.rating is None else f"{line.rating:.1f} ±{line.uncertainty:.1f}"
     if line.win_rate_low is None or line.win_rate_high is None:
