@@ -11,7 +11,10 @@ tournaments.md states the rules):
    1/k, 2/k, ... of its score group (k = 2: the top half meets the bottom half, S1 against
    S2), an entrant left over floats down to the next group. No two entrants share a table
    twice while a rematch-free round exists: the search backtracks (up to `SEARCH_BUDGET`
-   steps) before it accepts a rematch, and then takes the fewest repeated pairs.
+   steps) before it accepts a rematch; then it seats greedily with the fewest repeated pairs
+   and swaps entrants between tables (nearest tables first) while a swap repeats fewer. It first
+   also keeps apart two entrants that must sit in the same seat (`must_sit`, FIDE's
+   absolute colour preference), and drops that wish before it accepts a rematch.
 4. Seats ("colours") are balanced: the members of a table pick seats in the order of the
    strength of their preference (how unevenly they have sat so far), then rank; each takes
    the free seat it has taken least, else not the one it took last, else the first.
@@ -67,8 +70,13 @@ def pair(
     seats = seat_counts(entrants, table_size, history)
     last = {e: seat for table in history for seat, e in enumerate(table)}
     scores = {e: points.get(e, 0.0) for e in range(entrants)}
-    found = _search(pool, table_size, scores, met, _Budget(SEARCH_BUDGET))
-    groups = found if found is not None else _fewest_rematches(pool, table_size, scores, met)
+    musts = must_sit(seats)
+    found = _search(pool, table_size, scores, met, musts, _Budget(SEARCH_BUDGET))
+    if found is None:
+        found = _search(pool, table_size, scores, met, {}, _Budget(SEARCH_BUDGET))
+    if found is None:
+        found = _fewer_by_swaps(_fewest_rematches(pool, table_size, scores, met), met)
+    groups = found
     rank = {e: i for i, e in enumerate(order)}
     return [assign_seats(g, seats, last, rank) for g in groups], byes
 
@@ -90,6 +98,18 @@ def seat_counts(entrants: int, table_size: int, history: Sequence[Table]) -> lis
             if seat < table_size:
                 counts[entrant][seat] += 1
     return counts
+
+
+def must_sit(counts: Sequence[Sequence[int]]) -> dict[int, int]:
+    """Returns the entrants with an absolute seat preference and the seat: those that have
+    sat in some seat at least twice more than in another, and have one least-used seat
+    (k = 2: FIDE's absolute colour preference, a colour difference of 2)."""
+    musts: dict[int, int] = {}
+    for entrant, seats in enumerate(counts):
+        least = min(seats)
+        if max(seats) - least >= 2 and seats.count(least) == 1:
+            musts[entrant] = seats.index(least)
+    return musts
 
 
 def assign_seats(
@@ -115,16 +135,18 @@ def _search(
     size: int,
     scores: Mapping[int, float],
     met: set[frozenset[int]],
+    musts: Mapping[int, int],
     budget: _Budget,
 ) -> list[Table] | None:
-    """Returns the first rematch-free split of `pool` into tables in preference order, None
-    when there is none (or the budget ran out)."""
+    """Returns the first split of `pool` into tables in preference order with no rematch and
+    no two entrants that must sit in the same seat (`musts`), None when there is none (or
+    the budget ran out)."""
     if not pool:
         return []
     top, rest = pool[0], list(pool[1:])
-    for mates in _mates(top, rest, size, scores, met, budget):
+    for mates in _mates(top, rest, size, scores, met, musts, budget):
         left = [e for e in rest if e not in mates]
-        found = _search(left, size, scores, met, budget)
+        found = _search(left, size, scores, met, musts, budget)
         if found is not None:
             return [(top, *mates), *found]
         if budget.left < 0:
@@ -138,10 +160,12 @@ def _mates(
     size: int,
     scores: Mapping[int, float],
     met: set[frozenset[int]],
+    musts: Mapping[int, int],
     budget: _Budget,
     chosen: tuple[int, ...] = (),
 ) -> Iterator[tuple[int, ...]]:
-    """Yields the sets of table mates of `top` that meet nobody again, best first."""
+    """Yields the sets of table mates of `top` that meet nobody again and need no seat another
+    needs, best first."""
     if len(chosen) == size - 1:
         yield chosen
         return
@@ -149,11 +173,14 @@ def _mates(
     for candidate in _preferred(top, rest, size, scores, len(chosen) + 1):
         if candidate in chosen or any(frozenset((candidate, t)) in met for t in table):
             continue
+        need = musts.get(candidate)
+        if need is not None and any(musts.get(t) == need for t in table):
+            continue
         if chosen and _place(rest, candidate) < _place(rest, chosen[-1]):
             continue  # each set once: mates in the order of the pool
         if not budget.spend():
             return
-        yield from _mates(top, rest, size, scores, met, budget, (*chosen, candidate))
+        yield from _mates(top, rest, size, scores, met, musts, budget, (*chosen, candidate))
 
 
 def _preferred(
@@ -201,3 +228,40 @@ def _fewest_rematches(
         tables.append((top, *chosen))
         left = [e for e in rest if e not in chosen]
     return tables
+
+
+def _rematches(table: Sequence[int], met: set[frozenset[int]]) -> int:
+    """Returns how many pairs of `table` have met before."""
+    return sum(frozenset(pair) in met for pair in combinations(table, 2))
+
+
+def _fewer_by_swaps(tables: list[Table], met: set[frozenset[int]]) -> list[Table]:
+    """Returns `tables` after swapping two entrants of two tables (the nearest tables, the
+    first members first) while a swap lowers the repeated pairs, at most `SEARCH_BUDGET`
+    swaps looked at."""
+    current = [list(table) for table in tables]
+    looked = 0
+    improved = True
+    while improved and looked < SEARCH_BUDGET:
+        improved = False
+        for gap in range(1, len(current)):
+            for i in range(len(current) - gap):
+                first, second = current[i], current[i + gap]
+                before = _rematches(first, met) + _rematches(second, met)
+                if before == 0:
+                    continue
+                for a in range(len(first)):
+                    for b in range(len(second)):
+                        looked += 1
+                        first[a], second[b] = second[b], first[a]
+                        if _rematches(first, met) + _rematches(second, met) < before:
+                            improved = True
+                            break
+                        first[a], second[b] = second[b], first[a]
+                    if improved:
+                        break
+                if improved:
+                    break
+            if improved:
+                break
+    return [tuple(table) for table in current]
