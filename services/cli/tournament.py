@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -31,6 +32,7 @@ from shared.model.tournaments.model import (
     InvalidTournament,
     TournamentDefinition,
     TournamentState,
+    description_of,
     display_name,
     validate,
     warnings,
@@ -78,8 +80,8 @@ def definition_of(args: argparse.Namespace) -> TournamentDefinition:
     return TournamentDefinition(
         game=args.game,
         entrants=[Entrant(bot=bot, name=name) for name, bot, _ in entrants_of(args)],
-        name=getattr(args, "name", None),
-        description=getattr(args, "description", None),
+        name=UNSET if args.name is None else args.name,
+        description=UNSET if args.description is None else args.description,
         table_size=args.table_size,
         format=args.format,
         ruleset=args.preset,
@@ -108,7 +110,7 @@ def report(
     games = len(state.records)
     return {
         "name": display_name(d),
-        "description": d.description,
+        "description": description_of(d),
         "game": d.game,
         "format": d.format,
         "games": games,

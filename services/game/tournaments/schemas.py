@@ -12,6 +12,7 @@ from shared.model.tournaments.model import (
     TournamentDefinition,
     TournamentState,
     TournamentWarning,
+    description_of,
     display_name,
     warnings,
 )
@@ -105,7 +106,7 @@ class Tournament(msgspec.Struct, frozen=True):
         return cls(
             tournament_id=tournament_id,
             name=display_name(state.definition),
-            description=state.definition.description,
+            description=description_of(state.definition),
             status=state.status,
             definition=seeds.shown(store, tournament_id, state),
             entrants=[entrant.label for entrant in state.definition.entrants],
