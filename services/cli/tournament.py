@@ -195,7 +195,9 @@ def print_table(state: TournamentState, seconds: float) -> None:
     d = state.definition
     order = ORDER[d.format]
     shown = [name for name in order if name in TIEBREAK_HEADERS]
-    table = Table(title=f"{display_name(d)}: {d.format} of {d.game}, {len(state.records)} games")
+    named = isinstance(d.name, str)
+    kind = f" ({d.format} of {d.game})" if named else ""
+    table = Table(title=f"{display_name(d)}{kind}: {len(state.records)} games")
     headers = ["#", "entrant", "games"]
     headers += ["stage"] if d.format == "knockout" else []
     headers += ["score"] if d.format == "duplicate" else []
@@ -234,5 +236,6 @@ def _row(line: Standing, format_: str, shown: Sequence[str]) -> list[str]:
     cells.append(f"{line.points:g}")
     values = msgspec.structs.asdict(line.tiebreaks)
     cells += [str(values[name]) if name == "lot" else _number(values[name]) for name in shown]
-    cells += [str(line.wins), _number(line.mean_place), interval, rating]
+    place = "-" if line.mean_place is None else f"{line.mean_place:.2f}"
+    cells += [str(line.wins), place, interval, rating]
     return cells

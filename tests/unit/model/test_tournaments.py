@@ -282,7 +282,7 @@ def test_the_cli_table_shows_the_name_the_tie_breaks_in_their_order_and_the_warn
     argv += ["--format", "swiss", "--rounds", "2", "--table-size", "2", "--name", "Cup"]
     assert main([*argv, "--description", "a test"]) == 0
     out = capsys.readouterr().out
-    assert "Cup: swiss of autobus" in out
+    assert "Cup (swiss of autobus): 4 games" in out
     header = next(line for line in out.splitlines() if "BH med" in line)
     columns = [cell.strip() for cell in header.split("┃") if cell.strip()]
     assert columns[3:9] == ["points", "BH", "BH med", "SB", "DE", "lot"]
