@@ -4,7 +4,9 @@ lots, never by the order of entry."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -28,6 +30,7 @@ from shared.ports import views
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "payloads"
 ENTRANTS = [Entrant(bot="random", version="1", name=f"bot{i}") for i in range(4)]
 
 
@@ -202,3 +205,49 @@ def test_every_format_run_in_process_names_a_winner_the_views_show(fmt: str) -> 
     (line,) = InMemoryTournamentViews(store).tournaments()
     assert line.winner == state.winner
     assert views.fold.summary("t", state, 0).winner == state.winner
+
+
+def test_a_knockout_table_tied_on_points_goes_to_the_lots_not_the_first_seat() -> None:
+    # Two entrants, a table of two games with the seats rotating: each wins once, 1 point
+    # each. The winner is the first of the seeded drawing, whoever sat first.
+    definition = TournamentDefinition(
+        game="autobus",
+        entrants=ENTRANTS[:2],
+        table_size=2,
+        format="knockout",
+        games_per_table=2,
+        seed="w",
+    )
+    state = played(definition, [[[1, 2], [1, 2]]])  # seat 0 wins both games: one each
+    assert [game.table for game in state.rounds[0].games] == [(0, 1), (1, 0)]
+    lines = standings(state)
+    assert {line.points for line in lines} == {1.0}
+    drawn_first = min(lines, key=lambda line: line.tiebreaks.lot).entrant
+    assert state.winner == drawn_first == lines[0].entrant
+    assert [line.stage for line in lines] == [1, 0]
+
+
+def test_a_knockout_ranks_by_the_rounds_each_came_through() -> None:
+    definition = TournamentDefinition(
+        game="autobus", entrants=ENTRANTS, table_size=2, format="knockout", seed="w"
+    )
+    # Round one: (0, 1) won by 1, (2, 3) won by 3; the final (1, 3) won by 3.
+    state = played(definition, [[[2, 1], [2, 1]], [[2, 1]]])
+    lines = standings(state)
+    assert state.winner == lines[0].entrant == 3
+    assert [(line.entrant, line.stage) for line in lines][:2] == [(3, 2), (1, 1)]
+    assert {line.entrant for line in lines[2:]} == {0, 2}
+
+
+def test_a_definition_stored_before_names_reads_with_the_default_name() -> None:
+    payloads = json.loads((GOLDEN / "v1.json").read_text())["tournament"]
+    created = msgspec.msgpack.decode(
+        bytes.fromhex(payloads["TournamentCreated"]), type=model.AnyTournamentEvent
+    )
+    assert isinstance(created, TournamentCreated)
+    assert model.display_name(created.definition).endswith(
+        {"round_robin": "round robin", "swiss": "Swiss"}.get(
+            created.definition.format, created.definition.format
+        )
+    )
+    assert model.description_of(created.definition) is None
