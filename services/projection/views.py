@@ -44,7 +44,7 @@ _LIST = (
 _STATUS = "SELECT status FROM tournaments WHERE tournament_id = %s"
 _STANDINGS = (
     "SELECT entrant, name, games, points, wins, mean_place, win_rate_low, win_rate_high,"
-    " rating, uncertainty FROM tournament_standings WHERE tournament_id = %s ORDER BY rank"
+    " rating, uncertainty, line FROM tournament_standings WHERE tournament_id = %s ORDER BY rank"
 )
 _LEADERBOARD = (
     "SELECT key, games, mu, sigma, ordinal FROM ratings WHERE game = %s"
@@ -112,7 +112,7 @@ class PostgresTournamentViews(TournamentViews):
             found = cur.execute(_STATUS, (tournament_id,)).fetchone()
             if found is None:
                 return None
-            lines = [Standing(*row) for row in cur.execute(_STANDINGS, (tournament_id,))]
+            lines = [_standing(row) for row in cur.execute(_STANDINGS, (tournament_id,))]
         return TournamentStandings(tournament_id, found[0], lines)
 
     def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
@@ -154,6 +154,13 @@ def _summary(row: tuple[Any, ...]) -> TournamentSummary:
         winner=winner,
         created_at=at.astimezone(UTC),
     )
+
+
+def _standing(row: tuple[Any, ...]) -> Standing:
+    """Returns the standings line a `_STANDINGS` row holds: its JSON, else (a row written
+    before the column) its columns."""
+    *columns, line = row
+    return Standing(*columns) if line is None else msgspec.convert(line, Standing)
 
 
 def _game(row: tuple[Any, ...]) -> GameSummary:

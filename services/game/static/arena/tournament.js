@@ -74,7 +74,7 @@
         games: line.games,
         points: line.points,
         wins: line.wins,
-        meanPlace: line.mean_place,
+        meanPlace: line.mean_place === null ? "" : line.mean_place,
         rating: line.rating === null ? "" : line.rating,
         score: line.score === null ? "" : line.score,
       };
@@ -85,7 +85,12 @@
         el("td", { text: num(line.points, 1) }),
         el("td", { text: String(line.wins) }),
         el("td", { text: num(line.mean_place) }),
-        el("td", { text: `${num(line.win_rate_low * 100, 0)}–${num(line.win_rate_high * 100, 0)}%` }),
+        el("td", {
+          text:
+            line.win_rate_low === null
+              ? "–"
+              : `${num(line.win_rate_low * 100, 0)}–${num(line.win_rate_high * 100, 0)}%`,
+        }),
         el("td", {
           text: line.rating === null ? "unrated" : `${num(line.rating)} ± ${num(line.uncertainty)}`,
         }),
