@@ -37,7 +37,7 @@ from services.game.streams.bot_stream import BotStream
 from services.game.streams.game_stream import GameStream, admit_spectator
 from services.game.streams.schemas import BotGames, ChallengeList, Turns
 from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM, TOURNAMENT_STREAM
-from services.game.streams.tournament_feed import BadEventId, parse_event_id
+from services.game.streams.tournament_feed import EVENT_ID, BadEventId, parse_event_id
 from services.game.streams.tournament_stream import TournamentStream, tournament_log
 from services.game.streams.turns import (
     all_waiting,
@@ -89,6 +89,7 @@ LastMessage = Annotated[
             "Resume after this message (the last `id:` received, `V-i`): what came after it,"
             " nothing twice"
         ),
+        schema_extra={"pattern": EVENT_ID.pattern},
     ),
 ]
 GAME_STATUSES = ("playing",)
@@ -294,9 +295,14 @@ class TournamentStreamController(Controller):
         """Returns the tournament's event stream."""
         after = _resume_after(last_event_id)
         streams = streams_of(request)
-        log = await streams.run(tournament_log, store, archive, tournament_id, spectator=True)
         anonymous = caller.role == "anonymous"
         ticket = await admit_spectator(request, streams, access) if anonymous else None
+        try:  # admitted first: an anonymous read of a log is charged, found or not
+            log = await streams.run(tournament_log, store, archive, tournament_id, spectator=True)
+        except BaseException:
+            if ticket is not None:
+                ticket.release()
+            raise
         stream = TournamentStream(streams, store, tournament_id, log, after, ticket)
         events = stream.events()
         if ticket is not None:  # a stream never iterated gives its place back when collected

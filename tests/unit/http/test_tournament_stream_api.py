@@ -244,6 +244,7 @@ def test_an_unknown_tournament_is_404_and_a_malformed_last_event_id_400_naming_i
     missing = service.get("nope")
     assert missing.status_code == 404
     assert missing.json()["tournament_id"] == "nope"
+    assert service.streams.spectating == 0, "a refused stream gives its place back"
     run_in_process(service.store, SWISS, "t-swiss")
     for bad in ("x", "1-2-3", "-1", "1.5", "9" * 13):
         answer = service.get("t-swiss", last=bad)
