@@ -30,7 +30,11 @@ from services.game.http.waiters import StreamConfig, Streams
 from services.game.leaderboards.controllers import LeaderboardsController
 from services.game.replays.controllers import ReplaysController
 from services.game.schedules.controllers import SchedulesController
-from services.game.streams.controllers import BotStreamsController, GameStreamController
+from services.game.streams.controllers import (
+    BotStreamsController,
+    GameStreamController,
+    TournamentStreamController,
+)
 from services.game.tournaments.controllers import TournamentsController
 from services.game.version import API_VERSION
 from services.ops.health import Readiness, StoreReadiness
@@ -140,6 +144,7 @@ def create_app(
             SchedulesController,
             GameStreamController,
             BotStreamsController,
+            TournamentStreamController,
             ReplaysController,
             ExportsController,
             health,

@@ -12,6 +12,8 @@ from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
 from shared.messages.envelope import RecordedEvent
 from shared.model.clocks import clock_of, timed_waits
+from shared.model.tournaments.model import TournamentState
+from shared.model.unrated import Unrated, rated_flag, unrated_reason
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -68,6 +70,11 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """How the game ended; null while it runs."""
     created_at: str
     """When the game was created (ISO 8601, UTC)."""
+    rated: bool | None
+    """Whether it counts (once over, will count) for the ratings: false with `unrated` saying
+    why, null while it runs and nothing rules it out yet."""
+    unrated: Unrated | None
+    """Why it is not rated (`code` and `message`); null when it is, or may still be."""
     view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     """The whole table, only for a game without decisions (everything in it is public)."""
     table: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
@@ -78,10 +85,12 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """The game's clock; absent for an untimed game."""
 
     @classmethod
-    def of(cls, loaded: LoadedGame) -> Game:
-        """Returns the public resource of a loaded game."""
+    def of(cls, loaded: LoadedGame, tournament: TournamentState | None = None) -> Game:
+        """Returns the public resource of a loaded game; `tournament`, its tournament's state
+        when read, tells whether a cancelled tournament left it unrecorded (unrated)."""
         spec, state = loaded.spec, loaded.state
         result: Result | None = spec.result(state)
+        unrated = unrated_of(loaded, result, tournament)
         view = msgspec.UNSET if spec.has_decisions else msgspec.to_builtins(spec.view(state, 0))
         table = msgspec.UNSET if spec.table is None else msgspec.to_builtins(spec.table(state))
         return cls(
@@ -94,10 +103,32 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
             to_move=spec.to_move(state),
             result=result,
             created_at=loaded.created.created_at,
+            rated=rated_flag(unrated, result is not None),
+            unrated=unrated,
             view=view,
             table=table,
             clock=clock_of(loaded.created) or msgspec.UNSET,
         )
+
+
+def unrated_of(
+    loaded: LoadedGame, result: Result | None, tournament: TournamentState | None
+) -> Unrated | None:
+    """Returns why a loaded game is not rated (see `shared.model.unrated`), None when it is or
+    may still be."""
+    created = loaded.created
+    cancelled_unrecorded = (
+        tournament is not None
+        and tournament.status == "cancelled"
+        and all(record.game_id != loaded.game_id for record in tournament.records)
+    )
+    return unrated_reason(
+        created.game,
+        created.seats,
+        forked=bool(created.forked_from),
+        abort_reason=result.reason if loaded.aborted and result is not None else None,
+        cancelled_unrecorded=cancelled_unrecorded,
+    )
 
 
 class SeatView(msgspec.Struct, frozen=True):

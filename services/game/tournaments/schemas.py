@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import msgspec
 
@@ -18,6 +19,7 @@ from shared.model.tournaments.model import (
 )
 from shared.model.tournaments.standings import Standing
 from shared.model.tournaments.tiebreaks import ORDER, Criterion
+from shared.model.unrated import Unrated, tournament_game_reason
 from shared.ports.views.port import TournamentSummary
 from shared.store.port import EventStore
 
@@ -37,6 +39,12 @@ class TournamentGame(msgspec.Struct, frozen=True):
     """The game's result status once it is over; else null."""
     deal: str = ""
     """Duplicate: the deal it plays (its other tables share the label and the cards)."""
+    rated: bool | None = None
+    """Whether it counts for the ratings: false with `unrated` saying why, null until the
+    tournament records it while nothing rules it out (see `getGame` for a game aborted while
+    its tournament runs)."""
+    unrated: Unrated | None = None
+    """Why it is not rated (`code` and `message`); null when it is, or may still be."""
 
 
 class TournamentRound(msgspec.Struct, frozen=True):
@@ -95,6 +103,7 @@ class Tournament(msgspec.Struct, frozen=True):
                         places=records[game.key].places if game.key in records else None,
                         status=records[game.key].status if game.key in records else None,
                         deal=game.deal,
+                        **_rating(state, game.table, game_id_for(game.key)),
                     )
                     for game in rnd.games
                 ],
@@ -115,6 +124,12 @@ class Tournament(msgspec.Struct, frozen=True):
             winner=state.winner,
             warnings=warnings(state.definition),
         )
+
+
+def _rating(state: TournamentState, table: Sequence[int], game_id: str) -> dict[str, Any]:
+    """Returns a scheduled game's `rated` and `unrated` fields."""
+    rated, unrated = tournament_game_reason(state, table, game_id)
+    return {"rated": rated, "unrated": unrated}
 
 
 class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -128,6 +128,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "revokeBotToken",
         "streamGame",
         "streamBotEvents",
+        "streamTournament",
         "waitBotTurns",
         "waitSeatTurn",
         "listBotChallenges",
