@@ -201,7 +201,7 @@ def test_a_live_game_is_followed_to_its_end_with_the_public_cards_and_clocks_the
         seen |= {card for known in public["table"]["known"] for card in known}
         assert set(page.evaluate(FACES)) <= seen, "a spectator saw a card it may not know"
         if steps == 2:
-            shots(page, "live-shithead")
+            shots(page, "live-followed-shithead")
         game = move(host, game_id)
         steps += 1
 
@@ -216,7 +216,7 @@ def test_a_live_game_is_followed_to_its_end_with_the_public_cards_and_clocks_the
     drawn_at(page, game["version"] - 1, "replay")
     page.keyboard.press("Home")
     drawn_at(page, 1, "replay")
-    shots(page, "replay-shithead")
+    shots(page, "replay-followed-shithead")
 
 
 def test_a_bot_s_token_shows_its_own_seat_live_and_no_other_seat(
