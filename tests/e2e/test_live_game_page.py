@@ -268,6 +268,8 @@ def test_every_game_renders_live_and_as_its_replay_at_a_phone_s_width_and_a_lapt
         shots(page, f"live-{name}")
         page.goto(f"/arena/games/{game_id}?embed=1")
         drawn_at(page, game["version"], "live")
+        assert page.get_by_test_id("slider").is_hidden(), "an embedded page has no controls"
+        assert page.get_by_test_id("embed-link").is_visible()
         shots(page, f"embed-{name}")
         for _ in range(2):
             game = move(host, game_id)
