@@ -14,6 +14,7 @@ from litestar.openapi.spec import Components
 from litestar.serialization import encode_json
 
 from services.game.bots.controllers import BotsController
+from services.game.catalog.controllers import CatalogController
 from services.game.challenges.controllers import ChallengesController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
@@ -137,6 +138,7 @@ def create_app(
     return Litestar(
         route_handlers=[
             GamesController,
+            CatalogController,
             TournamentsController,
             BotsController,
             ChallengesController,

@@ -11,7 +11,7 @@ from shared.app.loading import LoadedGame
 from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
 from shared.messages.envelope import RecordedEvent
-from shared.model.clocks import clock_of, timed_waits
+from shared.model.clocks import ClockState, clock_of, timed_waits
 from shared.model.tournaments.model import TournamentState
 from shared.model.unrated import Unrated, rated_flag, unrated_reason
 
@@ -49,6 +49,42 @@ def status_of(result: Result | None) -> str:
     return "playing" if result is None else result.status
 
 
+class SeatClock(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One seat's clock in a timed game, as its log says (anyone may see it): a page counts
+    `deadline` down between events."""
+
+    timed: bool
+    """Whether the clock times the seat (a client's seat: `external` or `webhook`; built-in
+    bots are never timed)."""
+    bank_ms: int
+    """What is left of the seat's time bank, in ms, as of the game's last event."""
+    strikes: int
+    """The seat's timeouts so far."""
+    forfeited: bool
+    """Whether the seat forfeited or resigned (it is no longer timed)."""
+    deadline: int | msgspec.UnsetType = msgspec.UNSET
+    """While the game waits for this timed seat: when its time (the move deadline, then its
+    bank) runs out, in ms since the epoch; absent otherwise."""
+
+
+def seat_clocks(loaded: LoadedGame) -> list[SeatClock] | msgspec.UnsetType:
+    """Returns every seat's clock of a timed game, UNSET for an untimed one."""
+    clock: ClockState | None = loaded.clock
+    if clock is None:
+        return msgspec.UNSET
+    waits = timed_waits(loaded.spec, loaded.state, clock)
+    return [
+        SeatClock(
+            timed=clock.timed[seat],
+            bank_ms=clock.banks_ms[seat],
+            strikes=clock.strikes[seat],
+            forfeited=seat in clock.forfeits,
+            deadline=clock.deadline_ms(seat) if seat in waits else msgspec.UNSET,
+        )
+        for seat in range(len(clock.timed))
+    ]
+
+
 class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game as anyone may see it; `view` only for games without decisions (all public)."""
 
@@ -83,6 +119,9 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     view); the game's own schema (`<Game>Table`)."""
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The game's clock; absent for an untimed game."""
+    clocks: list[SeatClock] | msgspec.UnsetType = msgspec.UNSET
+    """Each seat's clock now (bank, strikes, the deadline of a seat the game waits for), in
+    seat order; absent for an untimed game."""
 
     @classmethod
     def of(cls, loaded: LoadedGame, tournament: TournamentState | None = None) -> Game:
@@ -108,6 +147,7 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
             view=view,
             table=table,
             clock=clock_of(loaded.created) or msgspec.UNSET,
+            clocks=seat_clocks(loaded),
         )
 
 

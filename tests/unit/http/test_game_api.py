@@ -106,6 +106,7 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "createGame",
         "listGames",
         "getGame",
+        "getCatalog",
         "getSeatView",
         "listGameEvents",
         "postAction",

@@ -119,7 +119,7 @@
         api("/v1/tournaments?status=running&limit=50"),
         api(`/v1/tournaments?limit=${RECENT}`),
         api(`/v1/games?limit=${GAMES}`),
-        ...Arena.GAMES.map((game) => api(`/v1/leaderboards/${game}?limit=${BOARD}`)),
+        ...(await Arena.games()).map((game) => api(`/v1/leaderboards/${game}?limit=${BOARD}`)),
       ]);
       drawTournaments(part("running-box"), "running", running.tournaments, "No tournament is running.");
       drawTournaments(part("recent-box"), "recent", recent.tournaments, "No tournament yet.");
