@@ -7,7 +7,8 @@
 //
 // Without CARDARENA_TOKEN it registers itself first, with the admin key CARDARENA_ADMIN_KEY (none
 // for a service in open mode), as an external bot CARDARENA_BOT_NAME (default "ts-bot") of CARDARENA_GAME (default "shithead"),
-// and prints the token. CARDARENA_CHOICE=random picks a random legal action (default: the first).
+// and prints the token. CARDARENA_CHOICE=random picks a random legal action (default: the first),
+// from a generator seeded with CARDARENA_SEED when it is set, so that a run can be repeated.
 // Its last line is a JSON summary: {"bot": ..., "finished": [game ids], "actions": n}.
 
 import { randomUUID } from "node:crypto";
@@ -70,10 +71,27 @@ class Api {
   }
 }
 
-/** Returns the action to post: one of the turn's legal actions, unchanged. */
-function choose(turn: Turn, random: boolean): LegalAction | undefined {
+/** Returns a generator of numbers in [0, 1): Math.random, or mulberry32 seeded with `seed`
+ * (the same seed, the same choices). */
+function generator(seed: string | undefined): () => number {
+  if (seed === undefined) {
+    return Math.random;
+  }
+  let state = Number(seed) >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Returns the action to post: one of the turn's legal actions, unchanged (a random one when
+ * `random` is a generator, else the first). */
+function choose(turn: Turn, random: (() => number) | null): LegalAction | undefined {
   const legal = turn.legal_actions;
-  return random ? legal[Math.floor(Math.random() * legal.length)] : legal[0];
+  return random ? legal[Math.floor(random() * legal.length)] : legal[0];
 }
 
 /** Registers an external bot with the admin key (none: a service in open mode); returns its
@@ -89,7 +107,7 @@ async function register(baseUrl: string, adminKey: string | undefined, name: str
 }
 
 /** Plays the turn: posts the chosen action at the turn's version. Returns whether it landed. */
-async function act(api: Api, turn: Turn, random: boolean): Promise<boolean> {
+async function act(api: Api, turn: Turn, random: (() => number) | null): Promise<boolean> {
   const action = choose(turn, random);
   if (action === undefined) {
     return false;
@@ -113,7 +131,8 @@ async function act(api: Api, turn: Turn, random: boolean): Promise<boolean> {
 async function main(): Promise<number> {
   const baseUrl = process.env.CARDARENA_URL ?? "http://127.0.0.1:8000";
   const want = Number(process.argv[2] ?? "1");
-  const random = process.env.CARDARENA_CHOICE === "random";
+  const random =
+    process.env.CARDARENA_CHOICE === "random" ? generator(process.env.CARDARENA_SEED) : null;
   const adminKey = process.env.CARDARENA_ADMIN_KEY;
   let token = process.env.CARDARENA_TOKEN;
   if (!token) {

@@ -176,9 +176,13 @@ def add_tournament(commands: Subparsers) -> None:
         "--games",
         type=int,
         default=1,
-        help="games per table (duplicate: cycles of one deal per entrant)",
+        help="games per table, seats rotating (duplicate: cycles of one deal per entrant)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of a Swiss tournament")
+    parser.add_argument(
+        "--name", default=None, help="the tournament's name (default: the game and the format)"
+    )
+    parser.add_argument("--description", default=None, help="what the tournament is for")
     parser.add_argument("--preset", default=None, help="the ruleset preset (default: classic)")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")

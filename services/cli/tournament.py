@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -31,9 +32,13 @@ from shared.model.tournaments.model import (
     InvalidTournament,
     TournamentDefinition,
     TournamentState,
+    description_of,
+    display_name,
     validate,
+    warnings,
 )
 from shared.model.tournaments.standings import Standing, standings
+from shared.model.tournaments.tiebreaks import ORDER
 from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
 from shared.store.memory import InMemoryEventStore
@@ -75,6 +80,8 @@ def definition_of(args: argparse.Namespace) -> TournamentDefinition:
     return TournamentDefinition(
         game=args.game,
         entrants=[Entrant(bot=bot, name=name) for name, bot, _ in entrants_of(args)],
+        name=UNSET if args.name is None else args.name,
+        description=UNSET if args.description is None else args.description,
         table_size=args.table_size,
         format=args.format,
         ruleset=args.preset,
@@ -102,12 +109,16 @@ def report(
     d = state.definition
     games = len(state.records)
     return {
+        "name": display_name(d),
+        "description": description_of(d),
         "game": d.game,
         "format": d.format,
         "games": games,
         "games_per_second": round(games / seconds, 2) if seconds > 0 else None,
         "winner": d.entrants[state.winner].label if state.winner is not None else None,
+        "order": list(ORDER[d.format]),
         "standings": [msgspec.to_builtins(line) for line in standings(state)],
+        "warnings": [msgspec.to_builtins(warning) for warning in warnings(d)],
         "forfeits": [
             {"game_id": f.game_id, "bot": f.bot, "seat": f.seat, "reason": f.reason}
             for f in forfeits
@@ -167,28 +178,64 @@ def _run(
     return 0
 
 
+TIEBREAK_HEADERS = {
+    "buchholz": "BH",
+    "median_buchholz": "BH med",
+    "sonneborn_berger": "SB",
+    "direct_encounter": "DE",
+    "lot": "lot",
+}
+"""The standings table's heading of each tie-break: Buchholz, median (or cut-1) Buchholz,
+Sonneborn-Berger, direct encounter, the drawing of lots (the caption spells the order)."""
+
+
 def print_table(state: TournamentState, seconds: float) -> None:
-    """Prints the standings as a table."""
+    """Prints the standings as a table: each line's rank, counts, its format's tie-breaks (in
+    the order they rank) and rating; then any warning."""
     d = state.definition
-    table = Table(title=f"{d.format} of {d.game}: {len(state.records)} games")
-    headers = ["#", "entrant", "games", "points", "wins", "mean place", "win rate 95%", "rating"]
-    duplicate = d.format == "duplicate"
-    if duplicate:
-        headers.insert(3, "score")
+    order = ORDER[d.format]
+    shown = [name for name in order if name in TIEBREAK_HEADERS]
+    named = isinstance(d.name, str)
+    kind = f" ({d.format} of {d.game})" if named else ""
+    table = Table(title=f"{display_name(d)}{kind}: {len(state.records)} games")
+    headers = ["#", "entrant", "games"]
+    headers += ["stage"] if d.format == "knockout" else []
+    headers += ["score"] if d.format == "duplicate" else []
+    headers += ["points", *(TIEBREAK_HEADERS[name] for name in shown)]
+    headers += ["wins", "mean place", "win 95%", "rating"]
     for header in headers:
         table.add_column(header, justify="left" if header == "entrant" else "right")
-    for rank, line in enumerate(standings(state), start=1):
-        cells = _row(rank, line)
-        if duplicate:
-            cells.insert(3, f"{line.score or 0.0:+g}")
-        table.add_row(*cells)
-    table.caption = f"{len(state.records) / seconds:.1f} games per second" if seconds else None
-    Console().print(table)
+    for line in standings(state):
+        table.add_row(*_row(line, d.format, shown))
+    notes = [f"{len(state.records) / seconds:.1f} games per second"] if seconds else []
+    notes += [f"order: {', '.join(order)}"]
+    table.caption = "; ".join(notes)
+    console = Console()
+    console.print(table)
+    for warning in warnings(d):
+        console.print(f"warning ({warning.code}): {warning.message}", markup=False)
 
 
-def _row(rank: int, line: Standing) -> list[str]:
+def _number(value: float | None, digits: int = 2) -> str:
+    """Returns a value with at most `digits` decimals, a dash for none."""
+    return "-" if value is None else f"{round(value, digits):g}"
+
+
+def _row(line: Standing, format_: str, shown: Sequence[str]) -> list[str]:
     """Returns one standings line as table cells."""
     rating = "-" if line.rating is None else f"{line.rating:.1f} ±{line.uncertainty:.1f}"
-    interval = f"{line.win_rate_low:.0%}..{line.win_rate_high:.0%}"
-    cells = [str(rank), line.name, str(line.games), f"{line.points:g}", str(line.wins)]
-    return [*cells, f"{line.mean_place:.2f}", interval, rating]
+    if line.win_rate_low is None or line.win_rate_high is None:
+        interval = "-"
+    else:
+        interval = f"{line.win_rate_low:.0%}..{line.win_rate_high:.0%}"
+    cells = [str(line.rank), line.name, str(line.games)]
+    if format_ == "knockout":
+        cells.append(str(line.stage or 0))
+    if format_ == "duplicate":
+        cells.append(f"{line.score or 0.0:+g}")
+    cells.append(f"{line.points:g}")
+    values = msgspec.structs.asdict(line.tiebreaks)
+    cells += [str(values[name]) if name == "lot" else _number(values[name]) for name in shown]
+    place = "-" if line.mean_place is None else f"{line.mean_place:.2f}"
+    cells += [str(line.wins), place, interval, rating]
+    return cells

@@ -14,6 +14,7 @@ from litestar.openapi.spec import Components
 from litestar.serialization import encode_json
 
 from services.game.bots.controllers import BotsController
+from services.game.catalog.controllers import CatalogController
 from services.game.challenges.controllers import ChallengesController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
@@ -30,7 +31,11 @@ from services.game.http.waiters import StreamConfig, Streams
 from services.game.leaderboards.controllers import LeaderboardsController
 from services.game.replays.controllers import ReplaysController
 from services.game.schedules.controllers import SchedulesController
-from services.game.streams.controllers import BotStreamsController, GameStreamController
+from services.game.streams.controllers import (
+    BotStreamsController,
+    GameStreamController,
+    TournamentStreamController,
+)
 from services.game.tournaments.controllers import TournamentsController
 from services.game.version import API_VERSION
 from services.ops.health import Readiness, StoreReadiness
@@ -133,6 +138,7 @@ def create_app(
     return Litestar(
         route_handlers=[
             GamesController,
+            CatalogController,
             TournamentsController,
             BotsController,
             ChallengesController,
@@ -140,6 +146,7 @@ def create_app(
             SchedulesController,
             GameStreamController,
             BotStreamsController,
+            TournamentStreamController,
             ReplaysController,
             ExportsController,
             health,

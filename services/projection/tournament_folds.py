@@ -102,8 +102,8 @@ _INSERT_GAME = (
 )
 _INSERT_STANDING = (
     "INSERT INTO tournament_standings (tournament_id, rank, entrant, name, games, points, wins,"
-    " mean_place, win_rate_low, win_rate_high, rating, uncertainty)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " mean_place, win_rate_low, win_rate_high, rating, uncertainty, line)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _SELECT_SEATS = (
     "SELECT game_id, game, seats FROM games WHERE game_id = ANY(%s) AND forked_from IS NULL"
@@ -203,6 +203,7 @@ def _write_tournament(cur: Cursor, tournament_id: str, events: Sequence[Position
             (
                 tournament_id, rank, s.entrant, s.name, s.games, s.points, s.wins, s.mean_place,
                 s.win_rate_low, s.win_rate_high, s.rating, s.uncertainty,
+                Jsonb(msgspec.to_builtins(s)),
             )
             for rank, s in enumerate(standings(state), start=1)
         ],

@@ -44,7 +44,7 @@ _LIST = (
 _STATUS = "SELECT status FROM tournaments WHERE tournament_id = %s"
 _STANDINGS = (
     "SELECT entrant, name, games, points, wins, mean_place, win_rate_low, win_rate_high,"
-    " rating, uncertainty FROM tournament_standings WHERE tournament_id = %s ORDER BY rank"
+    " rating, uncertainty, line FROM tournament_standings WHERE tournament_id = %s ORDER BY rank"
 )
 _LEADERBOARD = (
     "SELECT key, games, mu, sigma, ordinal FROM ratings WHERE game = %s"
@@ -63,7 +63,10 @@ _STANDALONE = (
 on the index `games_status_created_at`, each checked on `tournament_games_game_id`."""
 
 _RECENT = (
-    "SELECT g.game_id, g.game, g.seats, g.created_at, g.status, g.finished_at, e.data"
+    "SELECT g.game_id, g.game, g.seats, g.created_at, g.status, g.finished_at, e.data,"
+    " g.forked_from, CASE WHEN g.status = 'aborted' THEN COALESCE(g.result->>'reason', '') END,"
+    " EXISTS (SELECT 1 FROM tournament_games tg JOIN tournaments t USING (tournament_id)"
+    " WHERE tg.game_id = g.game_id AND t.status = 'cancelled' AND tg.status IS NULL)"
     " FROM games g LEFT JOIN events e ON e.game_id = g.game_id AND e.version = 1"
     " WHERE (%(status)s::text IS NULL OR g.status = %(status)s)"
     " AND (%(game)s::text IS NULL OR g.game = %(game)s)"
@@ -73,7 +76,9 @@ _RECENT = (
 `games_created_at` (or `games_status_created_at` with a status), each with its archived
 GameCreated (version 1 of every game's stream), which the same transaction as its row wrote:
 its tournament comes from there, never from a tournament's rows that another partition's
-projection may not have written yet."""
+projection may not have written yet. Whether a cancelled tournament left it unrecorded (why
+it is not rated) does come from the tournament's rows, as the projection has them: see
+`shared.model.unrated`."""
 
 
 class _Created(msgspec.Struct):
@@ -112,7 +117,7 @@ class PostgresTournamentViews(TournamentViews):
             found = cur.execute(_STATUS, (tournament_id,)).fetchone()
             if found is None:
                 return None
-            lines = [Standing(*row) for row in cur.execute(_STANDINGS, (tournament_id,))]
+            lines = [_standing(row) for row in cur.execute(_STANDINGS, (tournament_id,))]
         return TournamentStandings(tournament_id, found[0], lines)
 
     def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
@@ -156,13 +161,31 @@ def _summary(row: tuple[Any, ...]) -> TournamentSummary:
     )
 
 
+def _standing(row: tuple[Any, ...]) -> Standing:
+    """Returns the standings line a `_STANDINGS` row holds: its JSON, else (a row written
+    before the column) its columns."""
+    *columns, line = row
+    return Standing(*columns) if line is None else msgspec.convert(line, Standing)
+
+
 def _game(row: tuple[Any, ...]) -> GameSummary:
     """Returns the line of the list of games a `_RECENT` row describes."""
-    game_id, game, seats, created_at, status, finished_at, data = row
+    game_id, game, seats, created_at, status, finished_at, data, *rating = row
+    forked_from, abort_reason, cancelled_unrecorded = rating
     finished = None if finished_at is None else (status, to_ms(finished_at))
     seated = msgspec.convert(seats, list[Seat])
     tournament = _created.decode(data).tournament if data is not None else None
-    return game_summary(game_id, game, seated, to_ms(created_at), tournament, finished)
+    return game_summary(
+        game_id,
+        game,
+        seated,
+        to_ms(created_at),
+        tournament,
+        finished,
+        forked=forked_from is not None,
+        abort_reason=abort_reason,
+        cancelled_unrecorded=bool(cancelled_unrecorded),
+    )
 
 
 def _point(row: tuple[Any, ...]) -> RatingPoint:

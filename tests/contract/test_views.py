@@ -17,6 +17,7 @@ from services.ops.migrate import migrate
 from services.projection.projector import Projector
 from services.projection.views import PostgresTournamentViews
 from shared.app.bot_turns import play_bot_turns
+from shared.app.forks import fork_game
 from shared.app.games import abort_game, create_game
 from shared.app.loading import load
 from shared.app.tournaments import create_tournament, load_tournament, run_in_process, start_game
@@ -411,3 +412,65 @@ def test_a_tournament_s_running_game_lists_with_its_tournament(
         started: "t-waiting",
         scenario.running_game: None,
     }
+
+
+def _codes(views: TournamentViews) -> dict[str, tuple[bool | None, str | None]]:
+    """Returns each listed game's rated flag and unrated code, by game id."""
+    return {
+        line.game_id: (line.rated, line.unrated.code if line.unrated else None)
+        for line in views.recent_games(limit=100)
+    }
+
+
+def test_every_listed_game_says_whether_it_is_rated_and_why_not(
+    backend: Backend, scenario: Scenario
+) -> None:
+    codes = _codes(backend.views())
+    states = scenario.states
+    for record in states["t-shithead"].records + states["t-autobus"].records:
+        assert codes[record.game_id] == (True, None)
+    for record in states["t-beggar"].records:
+        assert codes[record.game_id] == (False, "no_decisions")
+    for record in states["t-mirror"].records:
+        assert codes[record.game_id] == (False, "same_version")
+    assert codes[scenario.finished_game] == (False, "unrated_seat")
+    assert codes[scenario.running_game] == (False, "same_version"), "known before its end"
+    assert all(
+        line.unrated.message for line in backend.views().recent_games(limit=100) if line.unrated
+    )
+
+
+def test_an_aborted_and_a_forked_game_say_so(backend: Backend, scenario: Scenario) -> None:
+    store = backend.store
+    aborted = _later_game(store)
+    abort_game(store, aborted, "host")
+    original = load(store, scenario.finished_game)
+    forked = fork_game(store, original, store.read(scenario.finished_game), 2).game_id
+    rateable = _later_game(store)
+    codes = _codes(backend.views())
+    assert codes[aborted] == (False, "aborted")
+    assert codes[forked] == (False, "forked")
+    assert codes[rateable] == (False, "unrated_seat")
+    lines = {line.game_id: line for line in backend.views().recent_games(limit=100)}
+    unrated = lines[aborted].unrated
+    assert unrated is not None
+    assert "aborted" in unrated.message
+    assert "host" in unrated.message
+
+
+def test_a_game_of_a_cancelled_tournament_that_it_never_recorded_says_so(
+    backend: Backend, scenario: Scenario
+) -> None:
+    store = backend.store
+    create_tournament(store, AUTOBUS, "t-cancelled")
+    state, _ = load_tournament(store, "t-cancelled")
+    running = start_game(store, "t-cancelled", state, pending(state)[0])
+    ends_after = start_game(store, "t-cancelled", state, pending(state)[1])
+    assert _codes(backend.views())[running] == (None, None), "rateable while it runs"
+    stream = stream_id("t-cancelled")
+    store.append(stream, KIND, store.version(stream), [encode(TournamentCancelled())])
+    abort_game(store, running, "tournament_cancelled", tournament=True)
+    play_bot_turns(store, ends_after)  # ends after the cancellation: never recorded
+    codes = _codes(backend.views())
+    assert codes[running] == (False, "tournament_cancelled")
+    assert codes[ends_after] == (False, "tournament_cancelled")

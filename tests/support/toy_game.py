@@ -128,7 +128,8 @@ def evolve(state: HighCardState | None, event: Event) -> HighCardState:
 
 def to_move(state: HighCardState) -> list[int]:
     """Returns the seat whose card is due, nothing once every seat has shown."""
-    return [] if state.result is not None else [len(state.shown)]
+    due = len(state.shown)
+    return [] if state.result is not None or due == len(state.hands) else [due]
 
 
 def legal_actions(state: HighCardState, seat: int) -> list[ShowCard]:

@@ -58,6 +58,7 @@ from shared.app.loading import (
     load_logged,
     loaded_from,
 )
+from shared.app.sealing import states_of
 from shared.app.starting import NewGame, bind_seats, start_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.ports.archive import EventArchive, game_log
@@ -260,7 +261,9 @@ class GamesController(Controller):
         """Returns the game's public state."""
         loaded = _load(store, game_id, archive)
         check_unsealed(store, archive, loaded, caller)
-        return Game.of(loaded)
+        tournament = loaded.created.tournament
+        state = states_of(store).state(store, archive, tournament) if tournament else None
+        return Game.of(loaded, state)
 
     @get(
         "/{game_id:str}/view",

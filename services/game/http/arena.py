@@ -15,7 +15,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
 from services.game.http.params import BotName, BotVersion, GameId, TournamentId
-from services.game.http.viewer import PAGE_HEADERS
+from services.game.http.viewer import PAGE_HEADERS, viewer_page
 
 STATIC = Path(__file__).parent.parent / "static" / "arena"
 """The arena's HTML, JavaScript and CSS, served as they are (no build step)."""
@@ -46,8 +46,9 @@ def tournament_page(tournament_id: TournamentId) -> Response[str]:
 
 @get("/arena/games/{game_id:str}", include_in_schema=False, sync_to_thread=False)
 def game_page(game_id: GameId) -> Response[str]:
-    """Returns the page of `game_id`: live as a spectator, then its replay."""
-    return _page("game.html")
+    """Returns the page of `game_id`: the replay viewer's page, live while the game runs, then
+    its replay (the page itself asks the API for the game)."""
+    return viewer_page()
 
 
 @get("/arena/bots/{name:str}/{version:str}", include_in_schema=False, sync_to_thread=False)

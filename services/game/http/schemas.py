@@ -11,7 +11,9 @@ from shared.app.loading import LoadedGame
 from shared.messages.codec import to_json
 from shared.messages.common import Clock, Result, Seat
 from shared.messages.envelope import RecordedEvent
-from shared.model.clocks import clock_of, timed_waits
+from shared.model.clocks import ClockState, clock_of, timed_waits
+from shared.model.tournaments.model import TournamentState
+from shared.model.unrated import Unrated, rated_flag, unrated_reason
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -47,6 +49,42 @@ def status_of(result: Result | None) -> str:
     return "playing" if result is None else result.status
 
 
+class SeatClock(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One seat's clock in a timed game, as its log says (anyone may see it): a page counts
+    `deadline` down between events."""
+
+    timed: bool
+    """Whether the clock times the seat (a client's seat: `external` or `webhook`; built-in
+    bots are never timed)."""
+    bank_ms: int
+    """What is left of the seat's time bank, in ms, as of the game's last event."""
+    strikes: int
+    """The seat's timeouts so far."""
+    forfeited: bool
+    """Whether the seat forfeited or resigned (it is no longer timed)."""
+    deadline: int | msgspec.UnsetType = msgspec.UNSET
+    """While the game waits for this timed seat: when its time (the move deadline, then its
+    bank) runs out, in ms since the epoch; absent otherwise."""
+
+
+def seat_clocks(loaded: LoadedGame) -> list[SeatClock] | msgspec.UnsetType:
+    """Returns every seat's clock of a timed game, UNSET for an untimed one."""
+    clock: ClockState | None = loaded.clock
+    if clock is None:
+        return msgspec.UNSET
+    waits = timed_waits(loaded.spec, loaded.state, clock)
+    return [
+        SeatClock(
+            timed=clock.timed[seat],
+            bank_ms=clock.banks_ms[seat],
+            strikes=clock.strikes[seat],
+            forfeited=seat in clock.forfeits,
+            deadline=clock.deadline_ms(seat) if seat in waits else msgspec.UNSET,
+        )
+        for seat in range(len(clock.timed))
+    ]
+
+
 class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game as anyone may see it; `view` only for games without decisions (all public)."""
 
@@ -68,6 +106,11 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """How the game ended; null while it runs."""
     created_at: str
     """When the game was created (ISO 8601, UTC)."""
+    rated: bool | None
+    """Whether it counts (once over, will count) for the ratings: false with `unrated` saying
+    why, null while it runs and nothing rules it out yet."""
+    unrated: Unrated | None
+    """Why it is not rated (`code` and `message`); null when it is, or may still be."""
     view: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     """The whole table, only for a game without decisions (everything in it is public)."""
     table: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
@@ -76,12 +119,17 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     view); the game's own schema (`<Game>Table`)."""
     clock: Clock | msgspec.UnsetType = msgspec.UNSET
     """The game's clock; absent for an untimed game."""
+    clocks: list[SeatClock] | msgspec.UnsetType = msgspec.UNSET
+    """Each seat's clock now (bank, strikes, the deadline of a seat the game waits for), in
+    seat order; absent for an untimed game."""
 
     @classmethod
-    def of(cls, loaded: LoadedGame) -> Game:
-        """Returns the public resource of a loaded game."""
+    def of(cls, loaded: LoadedGame, tournament: TournamentState | None = None) -> Game:
+        """Returns the public resource of a loaded game; `tournament`, its tournament's state
+        when read, tells whether a cancelled tournament left it unrecorded (unrated)."""
         spec, state = loaded.spec, loaded.state
         result: Result | None = spec.result(state)
+        unrated = unrated_of(loaded, result, tournament)
         view = msgspec.UNSET if spec.has_decisions else msgspec.to_builtins(spec.view(state, 0))
         table = msgspec.UNSET if spec.table is None else msgspec.to_builtins(spec.table(state))
         return cls(
@@ -94,10 +142,33 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
             to_move=spec.to_move(state),
             result=result,
             created_at=loaded.created.created_at,
+            rated=rated_flag(unrated, result is not None),
+            unrated=unrated,
             view=view,
             table=table,
             clock=clock_of(loaded.created) or msgspec.UNSET,
+            clocks=seat_clocks(loaded),
         )
+
+
+def unrated_of(
+    loaded: LoadedGame, result: Result | None, tournament: TournamentState | None
+) -> Unrated | None:
+    """Returns why a loaded game is not rated (see `shared.model.unrated`), None when it is or
+    may still be."""
+    created = loaded.created
+    cancelled_unrecorded = (
+        tournament is not None
+        and tournament.status == "cancelled"
+        and all(record.game_id != loaded.game_id for record in tournament.records)
+    )
+    return unrated_reason(
+        created.game,
+        created.seats,
+        forked=bool(created.forked_from),
+        abort_reason=result.reason if loaded.aborted and result is not None else None,
+        cancelled_unrecorded=cancelled_unrecorded,
+    )
 
 
 class SeatView(msgspec.Struct, frozen=True):

@@ -67,6 +67,7 @@ STATUS_SETS: dict[tuple[str, str], Callable[[], list[str]]] = {
     ("GameSummary", "status"): _game_statuses,
     ("Result", "status"): _result_statuses,
     ("TournamentGame", "status"): _result_statuses,
+    ("TournamentGameFinished", "status"): _result_statuses,
     ("Tournament", "status"): tournament_statuses,
     ("TournamentSummary", "status"): tournament_statuses,
     ("Standings", "status"): tournament_statuses,

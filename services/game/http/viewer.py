@@ -1,4 +1,5 @@
-"""The replay viewer: a static page that draws any game at any version from its replay API."""
+"""The game viewer: a static page that draws any game live from its stream, then at any version
+from its replay API; its ES modules are served as they are (no build step)."""
 
 from __future__ import annotations
 
@@ -29,10 +30,15 @@ def _page() -> str:
     return (STATIC / "index.html").read_text(encoding="utf-8")
 
 
+def viewer_page() -> Response[str]:
+    """Returns the viewer's page (the same at /replay/{id} and /arena/games/{id})."""
+    return Response(_page(), media_type=MediaType.HTML, headers=PAGE_HEADERS)
+
+
 @get("/replay/{game_id:str}", include_in_schema=False, sync_to_thread=False)
 def replay_page(game_id: GameId) -> Response[str]:
     """Returns the viewer's page for `game_id` (the page itself asks the API for the game)."""
-    return Response(_page(), media_type=MediaType.HTML, headers=PAGE_HEADERS)
+    return viewer_page()
 
 
 def viewer_handlers() -> list[ControllerRouterHandler]:

@@ -29,14 +29,16 @@ from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, cal
 from services.game.http.credentials import checked
 from services.game.http.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
 from services.game.http.operations import SSE_OPT
-from services.game.http.params import GameId, SeatNumber, ViewerSeat, Wait
+from services.game.http.params import GameId, SeatNumber, TournamentId, ViewerSeat, Wait
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.schemas import SeatView
 from services.game.http.waiters import StreamsBusy, streams_of
 from services.game.streams.bot_stream import BotStream
 from services.game.streams.game_stream import GameStream, admit_spectator
 from services.game.streams.schemas import BotGames, ChallengeList, Turns
-from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM
+from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM, TOURNAMENT_STREAM
+from services.game.streams.tournament_feed import EVENT_ID, BadEventId, parse_event_id
+from services.game.streams.tournament_stream import TournamentStream, tournament_log
 from services.game.streams.turns import (
     all_waiting,
     bots_games,
@@ -76,6 +78,18 @@ LastPosition = Annotated[
         required=False,
         pattern=r"^\d{1,20}(-\d{1,20})?(,\d{1,20}(-\d{1,20})?){0,1023}$",
         description="Replay the starts and finishes after this feed position (the last `id:`)",
+    ),
+]
+LastMessage = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        required=False,
+        description=(
+            "Resume after this message (the last `id:` received, `V-i`): what came after it,"
+            " nothing twice"
+        ),
+        schema_extra={"pattern": EVENT_ID.pattern},
     ),
 ]
 GAME_STATUSES = ("playing",)
@@ -223,6 +237,77 @@ class GameStreamController(Controller):
         with streams.watch(store, access.registry).hold(caller) as hold:
             args = (store, archive, game_id, seat, caller, wait, chunk, hold)
             return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
+
+
+def _resume_after(last_event_id: str | None) -> tuple[int, int] | None:
+    """Returns the message a Last-Event-ID resumes after; raises a 400 naming the header."""
+    if last_event_id is None:
+        return None
+    try:
+        return parse_event_id(last_event_id)
+    except BadEventId as error:
+        message = str(error)
+        raise ValidationException(
+            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
+        ) from None
+
+
+class TournamentStreamController(Controller):
+    """A tournament's public server-sent events."""
+
+    path = "/v1/tournaments"
+    tags = ("tournaments",)
+    exception_handlers = {StreamsBusy: _busy}
+
+    @get(
+        "/{tournament_id:str}/stream",
+        operation_id="streamTournament",
+        summary="Follow a tournament as server-sent events",
+        description=(
+            "Public: anyone may follow it (anonymous spectators under the same cap and rate"
+            " limit as a game's spectator streams: 503 `streams-busy`, 429). Every message"
+            " follows from the tournament's own event stream: `round_started` and one"
+            " `game_started` per game when a round is scheduled, `game_finished` (places,"
+            " status, `rated` and `unrated`) and `standings` when the tournament records a"
+            " game, then `standings` and `tournament_finished` or `tournament_cancelled`, after"
+            " which the stream ends. Every `id:` is `V-i` (the tournament event's version and"
+            " the message's index in it), so ids order the messages; without `Last-Event-ID`"
+            " the stream starts from the tournament's beginning, with it after that message:"
+            " nothing missed, nothing twice. A catch-up sends only its last `standings`. Quiet"
+            " streams get keep-alive comments and close after a while (reconnect with"
+            " `Last-Event-ID`). 400 (`Last-Event-ID`): an id that is not `V-i`; 404: an unknown"
+            " tournament."
+        ),
+        security=BEARER_OPTIONAL,
+        responses={**_SSE, **responses(400, 401, 404, 429, 503)},
+        opt={SSE_OPT: TOURNAMENT_STREAM},
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        store: NamedDependency[EventStore],
+        archive: NamedDependency[EventArchive],
+        access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
+        tournament_id: TournamentId,
+        last_event_id: LastMessage = None,
+    ) -> ServerSentEvent:
+        """Returns the tournament's event stream."""
+        after = _resume_after(last_event_id)
+        streams = streams_of(request)
+        anonymous = caller.role == "anonymous"
+        ticket = await admit_spectator(request, streams, access) if anonymous else None
+        try:  # admitted first: an anonymous read of a log is charged, found or not
+            log = await streams.run(tournament_log, store, archive, tournament_id, spectator=True)
+        except BaseException:
+            if ticket is not None:
+                ticket.release()
+            raise
+        stream = TournamentStream(streams, store, tournament_id, log, after, ticket)
+        events = stream.events()
+        if ticket is not None:  # a stream never iterated gives its place back when collected
+            weakref.finalize(events, ticket.release)
+        return ServerSentEvent(events)
 
 
 def _turns_charge(body: Any) -> Charge:

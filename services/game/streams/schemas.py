@@ -1,5 +1,5 @@
-"""Bodies of the streams and long polls: a bot's turns and open challenges, and the data of its
-`game_started` and `game_finished` events."""
+"""Bodies of the streams and long polls: a bot's turns and open challenges, the data of its
+`game_started` and `game_finished` events, and the data of a tournament stream's events."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import msgspec
 from shared.messages.common import Result
 from shared.model.challenges import Challenge
 from shared.model.tournaments.model import Format
+from shared.model.tournaments.standings import Standing
+from shared.model.unrated import Unrated
 
 
 class Turn(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -198,3 +200,101 @@ class FinishedTournament(msgspec.Struct, frozen=True):
     """The index in `entrants` of the winner, when the tournament names one."""
     reason: str
     """A cancellation's reason ("" otherwise)."""
+
+
+class TournamentStandingsChanged(msgspec.Struct, frozen=True):
+    """The data of a tournament stream's `standings` event: the standings as they are now."""
+
+    tournament_id: str
+    """The tournament's id."""
+    status: Literal["running", "finished", "cancelled"]
+    """The tournament's status."""
+    standings: list[Standing]
+    """One line per entrant, best first (the lines of `getStandings`), counting only the games
+    the tournament may show (a sealed duplicate table's record waits for its deal's end)."""
+
+
+class StreamedGame(msgspec.Struct, frozen=True):
+    """A game of a tournament's round: its schedule key, id, entrants and deal."""
+
+    key: str
+    """The game's key in the tournament's schedule."""
+    game_id: str
+    """The game's id (`getGame`, `streamGame`); the game is created right after its round is
+    scheduled, so a read may find it missing for a moment."""
+    entrants: list[int]
+    """The entrants (indexes into the tournament's `entrants`) in seat order."""
+    deal: str = ""
+    """Duplicate: the deal it plays (its other tables share it)."""
+
+
+class TournamentRoundStarted(msgspec.Struct, frozen=True):
+    """The data of a tournament stream's `round_started` event: a round was scheduled."""
+
+    tournament_id: str
+    """The tournament's id."""
+    round: int
+    """The round's number, from 1."""
+    games: list[StreamedGame]
+    """The round's games."""
+    byes: list[int]
+    """The entrants that sit the round out."""
+
+
+class TournamentGameStarted(msgspec.Struct, frozen=True):
+    """The data of a tournament stream's `game_started` event: a game of a round was fixed
+    (one per game, right after its round's `round_started`)."""
+
+    tournament_id: str
+    """The tournament's id."""
+    round: int
+    """The game's round."""
+    game: StreamedGame
+    """The game."""
+
+
+class TournamentGameFinished(msgspec.Struct, frozen=True):
+    """The data of a tournament stream's `game_finished` event: the tournament recorded a
+    game's result."""
+
+    tournament_id: str
+    """The tournament's id."""
+    round: int
+    """The game's round."""
+    key: str
+    """The game's key in the tournament's schedule."""
+    game_id: str
+    """The game's id."""
+    entrants: list[int]
+    """The entrants (indexes into the tournament's `entrants`) in seat order."""
+    places: list[int]
+    """Each seat's place, in seat order (1 is best, ties share)."""
+    status: str
+    """The result's status (`finished`, `capped`, `loop`, `draw`)."""
+    rated: bool
+    """Whether the game counts for the ratings."""
+    unrated: Unrated | None
+    """Why it does not (`code`, `message`); null when it does."""
+
+
+class TournamentStreamFinished(msgspec.Struct, frozen=True):
+    """The data of a tournament stream's `tournament_finished` event: the last event."""
+
+    tournament_id: str
+    """The tournament's id."""
+    winner: int | None
+    """The winner's index in the tournament's `entrants`."""
+    winner_label: str | None
+    """The winner's label."""
+
+
+class TournamentStreamCancelled(msgspec.Struct, frozen=True):
+    """The data of a tournament stream's `tournament_cancelled` event: the last event."""
+
+    tournament_id: str
+    """The tournament's id."""
+    reason: str
+    """Why the host cancelled it (may be empty)."""
+    unrecorded: list[str]
+    """The ids of the scheduled games it never recorded: they count for nothing and are not
+    rated (`tournament_cancelled`); those still running are aborted."""

@@ -15,6 +15,12 @@ from services.game.streams.schemas import (
     StartedGame,
     StartedRound,
     StartedTournament,
+    TournamentGameFinished,
+    TournamentGameStarted,
+    TournamentRoundStarted,
+    TournamentStandingsChanged,
+    TournamentStreamCancelled,
+    TournamentStreamFinished,
     Turn,
 )
 from shared.model.challenges import Challenge
@@ -68,3 +74,33 @@ BOT_STREAM: dict[str, SseEvent] = {
     ),
 }
 """The events of `/v1/bots/me/events`."""
+
+TOURNAMENT_STREAM: dict[str, SseEvent] = {
+    "standings": SseEvent(
+        (TournamentStandingsChanged,),
+        "The standings changed (a game recorded, the tournament's end): the new standings, as"
+        " `getStandings` lines. A catch-up (a first connect, a reconnect) sends only the last.",
+    ),
+    "round_started": SseEvent(
+        (TournamentRoundStarted,), "A round was scheduled: its games (ids final) and byes."
+    ),
+    "game_started": SseEvent(
+        (TournamentGameStarted,),
+        "A game of the round was fixed (one per game, after its `round_started`); the game is"
+        " created right after, and `streamGame` follows it.",
+    ),
+    "game_finished": SseEvent(
+        (TournamentGameFinished,),
+        "The tournament recorded a game: its places, status, and whether it is rated (else"
+        " why not). A duplicate table's follows its deal's last table.",
+    ),
+    "tournament_finished": SseEvent(
+        (TournamentStreamFinished,), "The tournament is over: its winner. The stream ends."
+    ),
+    "tournament_cancelled": SseEvent(
+        (TournamentStreamCancelled,),
+        "The host cancelled the tournament: the games it never recorded count for nothing."
+        " The stream ends.",
+    ),
+}
+"""The events of `/v1/tournaments/{tournament_id}/stream`."""

@@ -133,7 +133,9 @@ class TournamentsController(Controller):
             "`table_size`; an entrant that is no built-in strategy or registered bot of the "
             "game, or whose `strategy` or `kind` disagrees with it (`entrants[i].bot`, "
             "`.strategy`, `.kind`); an external or webhook bot in a game without decisions; "
-            "`games_per_table` or (swiss) `rounds` below 1; a ruleset the game refuses "
+            "`games_per_table` or (swiss) `rounds` below 1; a `name` or `description` that is "
+            "blank or longer than 100 (name) or 2000 (description) characters; a ruleset the "
+            "game refuses "
             "(`ruleset.<field>`); a schedule `at` in the past (`schedule.at`); more than 20,000 "
             "games in all (`games_per_table`, `entrants` or `rounds`, whichever drives the "
             "count); a `duplicate` field of fewer than twice `table_size` entrants "
@@ -143,7 +145,11 @@ class TournamentsController(Controller):
             "retry with the same key and body answers 200 and the tournament first created. A "
             "duplicate tournament plays `games_per_table` cycles of one deal per entrant, each "
             "deal at every table the field fills (entrants // table_size), and keeps each "
-            "deal's tables sealed (their places, logs and seeds) until the last of them ends."
+            "deal's tables sealed (their places, logs and seeds) until the last of them ends. "
+            "A round robin, Swiss or knockout table plays `games_per_table` games, its seats "
+            "rotating. The answer's `warnings` say what the host should know of a valid "
+            "definition: `version-entered-twice` when one bot version is entered more than "
+            "once, since a game in which it sits in two seats is not rated."
         ),
         sync_to_thread=True,
         status_code=201,
@@ -212,7 +218,17 @@ class TournamentsController(Controller):
     @get(
         "/{tournament_id:str}/standings",
         operation_id="getTournamentStandings",
-        summary="A tournament's standings: points, wins, mean place, rating, win-rate interval",
+        summary="A tournament's standings: points, tie-breaks, rank, wins, mean place, rating",
+        description=(
+            "One line per entrant, best first, ranked by the format's criteria (`order`): "
+            "Swiss: points, Buchholz, median Buchholz (cut-1 under 5 rounds), "
+            "Sonneborn-Berger, direct encounter; round robin: points, Sonneborn-Berger, direct "
+            "encounter; duplicate: score, points, Sonneborn-Berger; knockout: rounds came "
+            "through (`stage`), points; then a drawing of lots seeded by the tournament's "
+            "seed, never the order of entry. Each line answers its `rank` and its `tiebreaks`. "
+            "An entrant with no game yet answers null for `mean_place` and the win-rate "
+            "interval."
+        ),
         sync_to_thread=True,
         responses=responses(400, 404, 503),
     )
@@ -223,7 +239,7 @@ class TournamentsController(Controller):
         tournament_id: TournamentId,
     ) -> Standings:
         state, _ = load_tournament(store, tournament_id)
-        return Standings(tournament_id, state.status, standings(_shown(store, archive, state)))
+        return Standings.of(tournament_id, state, standings(_shown(store, archive, state)))
 
     @get(
         operation_id="listTournaments",

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import msgspec
 
 from shared.app import seeds
 from shared.model.idempotency import game_id_for
-from shared.model.tournaments.model import TournamentDefinition, TournamentState
+from shared.model.tournaments.model import (
+    TournamentDefinition,
+    TournamentState,
+    TournamentWarning,
+    description_of,
+    display_name,
+    warnings,
+)
 from shared.model.tournaments.standings import Standing
+from shared.model.tournaments.tiebreaks import ORDER, Criterion
+from shared.model.unrated import Unrated, tournament_game_reason
 from shared.ports.views.port import TournamentSummary
 from shared.store.port import EventStore
 
@@ -29,6 +39,12 @@ class TournamentGame(msgspec.Struct, frozen=True):
     """The game's result status once it is over; else null."""
     deal: str = ""
     """Duplicate: the deal it plays (its other tables share the label and the cards)."""
+    rated: bool | None = None
+    """Whether it counts for the ratings: false with `unrated` saying why, null until the
+    tournament records it while nothing rules it out (see `getGame` for a game aborted while
+    its tournament runs)."""
+    unrated: Unrated | None = None
+    """Why it is not rated (`code` and `message`); null when it is, or may still be."""
 
 
 class TournamentRound(msgspec.Struct, frozen=True):
@@ -49,6 +65,10 @@ class Tournament(msgspec.Struct, frozen=True):
 
     tournament_id: str
     """The tournament's id."""
+    name: str
+    """Its name: the host's, else the game's title and the format (e.g. "Shithead Swiss")."""
+    description: str | None
+    """What it is for, as the host wrote it; null when it has none."""
     status: str
     """`running`, `finished` or `cancelled`."""
     definition: TournamentDefinition
@@ -62,7 +82,11 @@ class Tournament(msgspec.Struct, frozen=True):
     winner: int | None
     """The winner's index in `entrants` once the tournament finished (null before, and for a
     cancelled one): a knockout's last entrant; a round robin's, Swiss or duplicate's first
-    of the final standings: (duplicate score,) points, wins, mean place, then entry order."""
+    of the final standings, ranked by the format's tie-breaks (the standings' `order`), a tie
+    on every count going to the seeded drawing of lots, never to the order of entry."""
+    warnings: list[TournamentWarning] = []
+    """What the host should know: `version-entered-twice` when one bot version is entered
+    more than once (its games against itself are not rated)."""
 
     @classmethod
     def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
@@ -79,6 +103,7 @@ class Tournament(msgspec.Struct, frozen=True):
                         places=records[game.key].places if game.key in records else None,
                         status=records[game.key].status if game.key in records else None,
                         deal=game.deal,
+                        **_rating(state, game.table, game_id_for(game.key)),
                     )
                     for game in rnd.games
                 ],
@@ -89,13 +114,22 @@ class Tournament(msgspec.Struct, frozen=True):
         ]
         return cls(
             tournament_id=tournament_id,
+            name=display_name(state.definition),
+            description=description_of(state.definition),
             status=state.status,
             definition=seeds.shown(store, tournament_id, state),
             entrants=[entrant.label for entrant in state.definition.entrants],
             rounds=rounds,
             games_played=len(state.records),
             winner=state.winner,
+            warnings=warnings(state.definition),
         )
+
+
+def _rating(state: TournamentState, table: Sequence[int], game_id: str) -> dict[str, Any]:
+    """Returns a scheduled game's `rated` and `unrated` fields."""
+    rated, unrated = tournament_game_reason(state, table, game_id)
+    return {"rated": rated, "unrated": unrated}
 
 
 class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -114,6 +148,17 @@ class Standings(msgspec.Struct, frozen=True):
     """The tournament's status."""
     standings: list[Standing]
     """One line per entrant, best first."""
+    order: list[Criterion] = []
+    """How the lines are ranked: the format's criteria, each breaking the ties of those
+    before it (`stage`: knockout rounds came through; `score`: duplicate score; `points`;
+    `buchholz`, `median_buchholz`, `sonneborn_berger`, `direct_encounter`: the tie-breaks;
+    `lot`: the seeded drawing of lots, lower first), as docs/reference/tournaments.md states."""
+
+    @classmethod
+    def of(cls, tournament_id: str, state: TournamentState, lines: list[Standing]) -> Standings:
+        """Returns the standings answer of a tournament whose lines are `lines`."""
+        order = list(ORDER[state.definition.format])
+        return cls(tournament_id, state.status, lines, order)
 
 
 class TournamentPage(msgspec.Struct, frozen=True):

@@ -13,6 +13,8 @@ from itertools import combinations
 
 from msgspec import Struct
 
+from shared.model.tournaments import swiss
+
 Table = tuple[int, ...]
 
 
@@ -106,61 +108,51 @@ def swiss_round(
     table_size: int,
     round_no: int,
     scores: Mapping[int, float],
-    met: set[frozenset[int]],
+    history: Sequence[Table],
+    byes_had: Mapping[int, int],
     seed: str,
+    games_per_table: int = 1,
 ) -> tuple[list[PlannedGame], list[int]]:
-    """Returns one Swiss round's games and the entrants with a bye.
+    """Returns one Swiss round's games and the entrants with a bye: the tables of
+    `shared.model.tournaments.swiss.pair` (score groups, no rematch while one can be
+    avoided, seats balanced), each played `games_per_table` times with its seats rotating."""
+    tables, byes = swiss.pair(entrants, table_size, scores, history, byes_had, seed)
+    return _played(tables, round_no, seed, games_per_table), byes
 
-    Entrants are ordered by score (ties by a seeded shuffle, stable per round) and seated
-    greedily in tables from the top, each next member the highest-ranked one that has met
-    nobody at the table yet where possible. Whoever is left when fewer than a table remain
-    gets a bye.
-    """
-    order = sorted(
-        range(entrants),
-        key=lambda e: (
-            -scores.get(e, 0.0),
-            hashlib.sha256(f"{seed}:{round_no}:{e}".encode()).digest(),
-        ),
-    )
-    byes_count = entrants % table_size
-    byes = _pick_byes(order, byes_count, scores)
-    pool = [e for e in order if e not in byes]
+
+def _played(
+    tables: Sequence[Table], round_no: int, seed: str, games_per_table: int
+) -> list[PlannedGame]:
+    """Returns the games of a round's tables: each `games_per_table` times, seats rotating."""
     games: list[PlannedGame] = []
-    while pool:
-        table = [pool.pop(0)]
-        while len(table) < table_size:
-            fresh = [e for e in pool if all(frozenset((e, t)) not in met for t in table)]
-            pick = fresh[0] if fresh else pool[0]
-            pool.remove(pick)
-            table.append(pick)
-        games.append(PlannedGame(tuple(table), game_seed(seed, round_no, len(games))))
-    return games, byes
-
-
-def _pick_byes(order: Sequence[int], count: int, scores: Mapping[int, float]) -> list[int]:
-    """Returns `count` entrants for a bye: the lowest ranked."""
-    return list(order[len(order) - count :]) if count else []
+    for table in tables:
+        turns = rotations(table)
+        for repeat in range(games_per_table):
+            games.append(
+                PlannedGame(turns[repeat % len(table)], game_seed(seed, round_no, len(games)))
+            )
+    return games
 
 
 def knockout_round(
-    alive: Sequence[int], table_size: int, round_no: int, seed: str
+    alive: Sequence[int], table_size: int, round_no: int, seed: str, games_per_table: int = 1
 ) -> tuple[list[PlannedGame], list[int]]:
-    """Returns one knockout round: tables of the entrants still in, and those with a bye.
+    """Returns one knockout round: tables of the entrants still in, each playing
+    `games_per_table` games with its seats rotating, and those with a bye.
 
     When the field does not divide, the last entrants (by seeding order) get byes; a table
     of the remaining entrants is formed only when at least two are left.
     """
-    games: list[PlannedGame] = []
+    tables: list[Table] = []
     byes: list[int] = []
     pool = list(alive)
     while pool:
-        table, pool = pool[:table_size], pool[table_size:]
+        table, pool = tuple(pool[:table_size]), pool[table_size:]
         if len(table) < 2:
             byes.extend(table)
             break
-        games.append(PlannedGame(tuple(table), game_seed(seed, round_no, len(games))))
-    return games, byes
+        tables.append(table)
+    return _played(tables, round_no, seed, games_per_table), byes
 
 
 def met_pairs(tables: Sequence[Table]) -> set[frozenset[int]]:

@@ -19,12 +19,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 import msgspec
 from openskill.models import PlackettLuce
 
 from shared.catalog import get_game
-from shared.model.tournaments.model import TournamentState, _results, duplicate_scores, ranking
+from shared.model.tournaments.model import (
+    TournamentState,
+    _results,
+    duplicate_scores,
+    ranked,
+    tiebreak_field,
+)
+from shared.model.tournaments.tiebreaks import Values
 
 
 class Rating(msgspec.Struct, frozen=True):
@@ -37,6 +45,29 @@ class Rating(msgspec.Struct, frozen=True):
     def ordinal(self) -> float:
         """Returns mu - 3 sigma."""
         return self.mu - 3 * self.sigma
+
+
+class Tiebreaks(msgspec.Struct, frozen=True, kw_only=True):
+    """An entrant's tie-break values; null: not a criterion of the tournament's format (see
+    `order` in the standings), or, for direct encounter, not applied (no tie, or not every two
+    of the tied entrants met)."""
+
+    buchholz: float | None = None
+    """Swiss: the sum over its rounds of the mean final points of its table mates (a bye:
+    its own points)."""
+    median_buchholz: float | None = None
+    """Swiss: Buchholz without the highest and the lowest round (fewer than 5 rounds: without
+    the lowest only, cut-1); a bye's round is cut first."""
+    sonneborn_berger: float | None = None
+    """Swiss, round robin, duplicate: over its games, for each table mate, its result against
+    the mate (1 placed better, 1/2 shared a place, 0 placed worse) times the mate's points,
+    divided by table size - 1."""
+    direct_encounter: float | None = None
+    """Swiss, round robin: among the entrants tied with it on everything before, the sum of
+    its mean results against each; null when not applied."""
+    lot: int = 0
+    """Its place (from 1, lower first) in the drawing of lots seeded by the tournament's seed,
+    which ends every tie."""
 
 
 class Standing(msgspec.Struct, frozen=True):
@@ -52,18 +83,24 @@ class Standing(msgspec.Struct, frozen=True):
     """Points: at a table of k seats, place p earns k - p (a bye earns k - 1)."""
     wins: int
     """Games it placed first in."""
-    mean_place: float
-    """Its mean finishing place."""
-    win_rate_low: float
-    """The low end of the 95% Wilson interval of its win rate."""
-    win_rate_high: float
-    """The high end of the 95% Wilson interval of its win rate."""
+    mean_place: float | None
+    """Its mean finishing place; null before its first game."""
+    win_rate_low: float | None
+    """The low end of the 95% Wilson interval of its win rate; null before its first game."""
+    win_rate_high: float | None
+    """The high end of the 95% Wilson interval of its win rate; null before its first game."""
     rating: float | None = None
     """Its OpenSkill ordinal (mu - 3 sigma) over the tournament's games; null when unrated."""
     uncertainty: float | None = None
     """Its OpenSkill sigma; null when unrated."""
     score: float | None = None
     """Duplicate: the sum of its seat-by-seat comparisons on each deal (None otherwise)."""
+    rank: int = 0
+    """Its place in the standings, from 1: every tie broken (by the lot at the last)."""
+    tiebreaks: Tiebreaks = msgspec.field(default_factory=Tiebreaks)
+    """Its tie-break values, in its format's order (see `docs/reference/tournaments.md`)."""
+    stage: int | None = None
+    """Knockout: how many rounds it came through (the winner: every round); null otherwise."""
 
 
 def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -94,46 +131,69 @@ def update_ratings(
 
 
 def standings(state: TournamentState) -> list[Standing]:
-    """Returns the standings, best first, in `ranking`'s order: (duplicate score,) points,
-    wins, mean place, then the order of entry; the first line is a finished tournament's
-    winner (a knockout's winner is its last entrant, wherever its line)."""
+    """Returns the standings, best first, in `ranking`'s order (each format's tie-breaks,
+    `shared.model.tournaments.tiebreaks.ORDER`); the first line is a finished tournament's
+    winner."""
     d = state.definition
-    size = d.table_size
     names = [entrant.label for entrant in d.entrants]
     games = [0] * len(names)
     wins = [0] * len(names)
     place_sum = [0] * len(names)
-    points = [0.0] * len(names)
     for entrant, place in _results(state):
         games[entrant] += 1
         wins[entrant] += place == 1
         place_sum[entrant] += place
-        points[entrant] += size - place
-    for rnd in state.rounds[: state.completed]:
-        for entrant in rnd.byes:
-            points[entrant] += size - 1
+    order, values = ranked(state)
     ratings = tournament_ratings(state)
     scores = duplicate_scores(state) if d.format == "duplicate" else None
+    stages = _stages_of(state)
     lines = []
     for index, name in enumerate(names):
-        low, high = wilson(wins[index], games[index])
+        low, high = wilson(wins[index], games[index]) if games[index] else (None, None)
         rating = ratings.get(index) if ratings is not None else None
         lines.append(
             Standing(
                 entrant=index,
                 name=name,
                 games=games[index],
-                points=points[index],
+                points=float(values[index].points),
                 wins=wins[index],
-                mean_place=place_sum[index] / games[index] if games[index] else 0.0,
+                mean_place=place_sum[index] / games[index] if games[index] else None,
                 win_rate_low=low,
                 win_rate_high=high,
                 rating=rating.ordinal if rating else None,
                 uncertainty=rating.sigma if rating else None,
                 score=scores.get(index, 0.0) if scores is not None else None,
+                tiebreaks=tiebreaks_of(values[index]),
+                stage=stages.get(index, 0) if stages is not None else None,
             )
         )
-    return [lines[entrant] for entrant in ranking(state)]
+    return [
+        msgspec.structs.replace(lines[entrant], rank=rank)
+        for rank, entrant in enumerate(order, start=1)
+    ]
+
+
+def tiebreaks_of(values: Values) -> Tiebreaks:
+    """Returns the wire form of an entrant's tie-break values."""
+
+    def number(value: Fraction | None) -> float | None:
+        return None if value is None else float(value)
+
+    return Tiebreaks(
+        buchholz=number(values.buchholz),
+        median_buchholz=number(values.median_buchholz),
+        sonneborn_berger=number(values.sonneborn_berger),
+        direct_encounter=number(values.direct_encounter),
+        lot=values.lot,
+    )
+
+
+def _stages_of(state: TournamentState) -> dict[int, int] | None:
+    """Returns a knockout's stages (see `tiebreak_field`), None for another format."""
+    if state.definition.format != "knockout":
+        return None
+    return dict(tiebreak_field(state).stages)
 
 
 def tournament_ratings(state: TournamentState) -> dict[int, Rating] | None:

@@ -30,6 +30,7 @@ from shared.model.tournaments.model import (
     TournamentState,
 )
 from shared.model.tournaments.standings import Rating, update_ratings
+from shared.model.unrated import rated_flag, unrated_reason
 from shared.ports.views.port import (
     GameSummary,
     LeaderboardEntry,
@@ -186,10 +187,22 @@ def game_summary(
     created_ms: int,
     tournament_id: str | None,
     finished: tuple[str, int] | None = None,
+    *,
+    forked: bool = False,
+    abort_reason: str | None = None,
+    cancelled_unrecorded: bool = False,
 ) -> GameSummary:
     """Returns a game's line of the list; `finished` is its result's status and the time (ms)
-    of its GameFinished, None while it runs."""
+    of its GameFinished, None while it runs; the rest says why it is not rated (see
+    `shared.model.unrated.unrated_reason`)."""
     status, finished_at = ("playing", None) if finished is None else finished
+    unrated = unrated_reason(
+        game,
+        seats,
+        forked=forked,
+        abort_reason=abort_reason,
+        cancelled_unrecorded=cancelled_unrecorded,
+    )
     return GameSummary(
         game_id=game_id,
         game=game,
@@ -198,4 +211,6 @@ def game_summary(
         created_at=to_datetime(created_ms),
         finished_at=None if finished_at is None else to_datetime(finished_at),
         tournament_id=tournament_id or None,
+        rated=rated_flag(unrated, finished is not None),
+        unrated=unrated,
     )

@@ -62,6 +62,9 @@ class _Game:
     created_ms: int
     tournament: str
     finished: tuple[str, int] | None = None
+    forked: bool = False
+    abort_reason: str | None = None
+    """Its GameAborted's reason; None unless aborted."""
 
 
 class InMemoryTournamentViews(TournamentViews):
@@ -128,9 +131,26 @@ class InMemoryTournamentViews(TournamentViews):
             )
             newest = heapq.nlargest(limit, matching, key=lambda item: (item[1].created_ms, item[0]))
             return [
-                game_summary(game_id, g.game, g.seats, g.created_ms, g.tournament, g.finished)
+                game_summary(
+                    game_id,
+                    g.game,
+                    g.seats,
+                    g.created_ms,
+                    g.tournament,
+                    g.finished,
+                    forked=g.forked,
+                    abort_reason=g.abort_reason,
+                    cancelled_unrecorded=self._cancelled_unrecorded(game_id, g.tournament),
+                )
                 for game_id, g in newest
             ]
+
+    def _cancelled_unrecorded(self, game_id: str, tournament_id: str) -> bool:
+        """Returns whether the game belongs to a cancelled tournament that never recorded it."""
+        known = self._tournaments.get(tournament_id) if tournament_id else None
+        if known is None or known.state.status != "cancelled":
+            return False
+        return all(record.game_id != game_id for record in known.state.records)
 
     def standalone_games(self, limit: int) -> list[str]:
         with self._lock:
@@ -171,12 +191,17 @@ class InMemoryTournamentViews(TournamentViews):
         decoded = get_game(recorded.kind).codec.decode(recorded)
         if isinstance(decoded, GameCreated):
             self._games[recorded.game_id] = _Game(
-                decoded.game, list(decoded.seats), recorded.recorded_at, decoded.tournament
+                decoded.game,
+                list(decoded.seats),
+                recorded.recorded_at,
+                decoded.tournament,
+                forked=bool(decoded.forked_from),
             )
             if not decoded.forked_from:  # a fork (a what-if) is never rated
                 self._seats[recorded.game_id] = (decoded.game, list(decoded.seats))
         elif isinstance(decoded, GameAborted):  # over, with no result to rate
-            self._ended(recorded, decoded)
+            if (line := self._ended(recorded, decoded)) is not None:
+                line.abort_reason = decoded.result.reason
             self._seats.pop(recorded.game_id, None)
         elif isinstance(decoded, GameFinished):
             line = self._ended(recorded, decoded)

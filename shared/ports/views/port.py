@@ -16,6 +16,7 @@ from typing import Literal
 import msgspec
 
 from shared.model.tournaments.standings import Standing
+from shared.model.unrated import Unrated
 from shared.store.port import StoreUnavailable
 
 TournamentStatus = Literal["running", "finished", "cancelled"]
@@ -105,6 +106,11 @@ class GameSummary(msgspec.Struct, frozen=True):
     """When it ended; null while it runs."""
     tournament_id: str | None
     """The tournament it is a game of; null for a game of no tournament."""
+    rated: bool | None = None
+    """Whether it counts (once over, will count) for the ratings: false with `unrated` saying
+    why, null while it runs and nothing rules it out yet."""
+    unrated: Unrated | None = None
+    """Why it is not rated (`code` and `message`); null when it is, or may still be."""
 
 
 class ViewsUnavailable(StoreUnavailable):

@@ -8,6 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from services.game.http.viewer import STATIC
 from tests.support.api import KEY
 
 pytestmark = pytest.mark.service(admin_key=KEY)
@@ -34,10 +35,15 @@ def test_every_arena_page_is_public_html_with_the_viewer_s_security_headers(
         assert page.headers[header] == viewer.headers[header], header
     scripts = re.findall(r"<script[^>]*>", page.text)
     assert scripts  # its own scripts, by address: the policy runs no inline script
-    assert all('src="/arena/static/' in script for script in scripts), scripts
+    own = "/replay/static/" if path.startswith("/arena/games/") else "/arena/static/"
+    assert all(f'src="{own}' in script for script in scripts), scripts
 
 
-@pytest.mark.parametrize("name", ["arena.js", "arena.css", "tournament.js", "game.js"])
+def test_the_game_page_is_the_viewer_s_page(client: TestClient[Litestar]) -> None:
+    assert client.get("/arena/games/some-game").text == client.get("/replay/some-game").text
+
+
+@pytest.mark.parametrize("name", ["arena.js", "arena.css", "tournament.js"])
 def test_the_pages_own_scripts_and_style_are_served(
     client: TestClient[Litestar], name: str
 ) -> None:
@@ -45,3 +51,13 @@ def test_the_pages_own_scripts_and_style_are_served(
     assert response.status_code == 200
     kind = "javascript" if name.endswith(".js") else "css"
     assert kind in response.headers["content-type"]
+
+
+def test_every_module_of_the_viewer_is_served_as_javascript(client: TestClient[Litestar]) -> None:
+    modules = sorted(path.relative_to(STATIC).as_posix() for path in STATIC.rglob("*.js"))
+    assert "games/index.js" in modules
+    assert "games/generic.js" in modules
+    for module in modules:
+        response = client.get(f"/replay/static/{module}")
+        assert response.status_code == 200, module
+        assert "javascript" in response.headers["content-type"], module

@@ -30,7 +30,17 @@ from tests.support.api import Client
 from tests.support.openapi_check import Checker, Exchange
 
 Json = dict[str, Any]
-LINE_FIELDS = {"game_id", "game", "status", "seats", "created_at", "finished_at", "tournament_id"}
+LINE_FIELDS = {
+    "game_id",
+    "game",
+    "status",
+    "seats",
+    "created_at",
+    "finished_at",
+    "tournament_id",
+    "rated",
+    "unrated",
+}
 """Every field of a line: nothing else (no seed, no ruleset, no card)."""
 
 

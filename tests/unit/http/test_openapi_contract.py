@@ -20,7 +20,8 @@ from services.game.http.document import is_bare_object, walk_schemas
 from services.game.http.operations import illegal_action_rules
 from services.game.http.problems import STATUSES, TITLES, TYPE_PREFIX
 from services.game.streams.notices import CHALLENGE_EVENTS, TOURNAMENT_EVENTS
-from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM
+from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM, TOURNAMENT_STREAM
+from services.game.streams.tournament_feed import EVENTS as FEED_EVENTS
 from shared.catalog import game_names, get_game
 from shared.messages.common import PLATFORM_ACTIONS
 
@@ -233,11 +234,18 @@ def test_every_event_a_stream_sends_is_in_the_registry_and_the_document(
                 first = node.args[0]
                 if path.name == "notices.py" and isinstance(first, ast.Name):
                     continue
+                if path.name == "tournament_stream.py":  # names from tournament_feed.EVENTS
+                    continue
                 assert isinstance(first, ast.Constant), f"{path.name}: a computed event name"
                 assert isinstance(first.value, str)
                 names.add(first.value)
     assert names == set(GAME_STREAM) | set(BOT_STREAM)
-    for operation_id, registry in (("streamGame", GAME_STREAM), ("streamBotEvents", BOT_STREAM)):
+    assert list(TOURNAMENT_STREAM) == list(FEED_EVENTS)
+    for operation_id, registry in (
+        ("streamGame", GAME_STREAM),
+        ("streamBotEvents", BOT_STREAM),
+        ("streamTournament", TOURNAMENT_STREAM),
+    ):
         content = operation(document, operation_id)["responses"]["200"]["content"]
         arms = content["text/event-stream"]["schema"]["oneOf"]
         assert [arm["properties"]["event"]["const"] for arm in arms] == list(registry)

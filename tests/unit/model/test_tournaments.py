@@ -89,11 +89,12 @@ def test_duplicate_needs_two_tables_of_disjoint_entrants() -> None:
 
 
 def test_swiss_avoids_repeat_tables_where_it_can_and_gives_a_bye_when_the_field_is_odd() -> None:
-    met = formats.met_pairs([(0, 1), (2, 3)])
+    history = [(0, 1), (2, 3)]
+    met = formats.met_pairs(history)
     scores = {0: 1.0, 2: 1.0, 1: 0.0, 3: 0.0}
-    games, byes = formats.swiss_round(5, 2, 2, scores, met, "s")
+    games, byes = formats.swiss_round(5, 2, 2, scores, history, {}, "s")
     assert len(byes) == 1
-    assert byes[0] == 4
+    assert byes[0] == 4  # the lowest ranked: no points, and below 1 and 3 in the drawing
     for game in games:
         assert frozenset(game.table) not in met
 
@@ -256,6 +257,37 @@ def test_the_cli_prints_the_standings_as_one_json_object(
     assert (report["game"], report["format"], report["games"]) == ("autobus", "round_robin", 6)
     assert report["standings"][0]["name"] == "heuristic"
     assert {"points", "wins", "mean_place", "rating", "uncertainty"} <= set(report["standings"][0])
+    assert report["name"] == "Hospodský autobus round robin"
+    assert report["order"] == ["points", "sonneborn_berger", "direct_encounter", "lot"]
+    assert [line["rank"] for line in report["standings"]] == [1, 2, 3]
+    tiebreaks = report["standings"][0]["tiebreaks"]
+    assert set(tiebreaks) == {
+        "buchholz",
+        "median_buchholz",
+        "sonneborn_berger",
+        "direct_encounter",
+        "lot",
+    }
+    assert tiebreaks["sonneborn_berger"] is not None
+    assert tiebreaks["buchholz"] is None  # not a round robin's criterion
+    (warning,) = report["warnings"]
+    assert warning["code"] == "version-entered-twice"
+
+
+def test_the_cli_table_shows_the_name_the_tie_breaks_in_their_order_and_the_warnings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    argv = ["tournament", "--game", "autobus", "--bots", "heuristic,random,random,heuristic"]
+    argv += ["--format", "swiss", "--rounds", "2", "--table-size", "2", "--name", "Cup"]
+    assert main([*argv, "--description", "a test"]) == 0
+    out = capsys.readouterr().out
+    assert "Cup (swiss of autobus): 4 games" in out
+    header = next(line for line in out.splitlines() if "BH med" in line)
+    columns = [cell.strip() for cell in header.split("┃") if cell.strip()]
+    assert columns[3:9] == ["points", "BH", "BH med", "SB", "DE", "lot"]
+    assert "order: points, buchholz, median_buchholz, sonneborn_berger" in " ".join(out.split())
+    assert "warning (version-entered-twice): heuristic@1" in out
 
 
 def test_the_cli_refuses_a_bad_tournament_with_exit_code_2(

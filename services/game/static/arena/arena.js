@@ -3,7 +3,9 @@
 "use strict";
 
 const Arena = (() => {
-  const GAMES = ["shithead", "autobus", "beggar"];
+  let catalog = null;
+  /** Returns the hosted games' names, from the API's catalogue (read once per page). */
+  const games = () => (catalog ??= api("/v1/catalog").then((body) => body.games.map((g) => g.name)));
   const POLL_MS = 2000;
 
   class ApiError extends Error {
@@ -221,7 +223,7 @@ const Arena = (() => {
   }
 
   return {
-    GAMES,
+    games,
     POLL_MS,
     DASH,
     ApiError,

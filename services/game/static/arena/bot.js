@@ -104,7 +104,7 @@
       const versions = bots.bots.filter((other) => other.name === name).map((other) => other.version);
       if (!versions.includes(version)) versions.push(version);
       drawAbout(bot, versions);
-      const games = bot ? [bot.game] : Arena.GAMES;
+      const games = bot ? [bot.game] : await Arena.games();
       const sections = await Promise.all(
         games.map(async (game) => {
           const [board, history] = await Promise.all([

@@ -18,8 +18,8 @@
   /** At most this many running games are weighed for the TV (listGames' largest page). */
   const RUNNING = 100;
   /** Whether the TV embeds the live game page (`/arena/games/{id}?embed=1`, its compact mode)
-   * or links to it: false until that mode is on the live page. */
-  const EMBED = false;
+   * beside its link. */
+  const EMBED = true;
 
   function tournamentRows(tournaments, prefix) {
     return tournaments.map((tournament) =>
@@ -239,7 +239,7 @@
         api(`/v1/tournaments?limit=${RECENT}`),
         api(`/v1/games?limit=${GAMES}`),
         api(`/v1/games?status=playing&limit=${RUNNING}`),
-        ...Arena.GAMES.map((game) => api(`/v1/leaderboards/${game}?limit=${LOOKUP}`)),
+        ...(await Arena.games()).map((game) => api(`/v1/leaderboards/${game}?limit=${LOOKUP}`)),
       ]);
       drawTv(part("tv-box"), playing.games, running.tournaments, ratingsOf(boards));
       drawTournaments(part("running-box"), "running", "Running tournaments", running.tournaments, "No tournament is running.");
