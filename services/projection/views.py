@@ -15,10 +15,17 @@ from typing import Any
 
 import msgspec
 import psycopg
+from msgspec import UNSET
 
 from services.projection.changes import to_ms
 from services.projection.queries import Target, connected
 from shared.messages.common import Seat
+from shared.model.tournaments.model import (
+    Format,
+    TournamentDefinition,
+    description_of,
+    display_name,
+)
 from shared.model.tournaments.standings import Standing
 from shared.ports.views.fold import game_summary
 from shared.ports.views.port import (
@@ -35,12 +42,14 @@ from shared.ports.views.port import (
 _LIST = (
     "SELECT tournament_id, game, format, status, table_size,"
     " ARRAY(SELECT label FROM tournament_entrants e WHERE e.tournament_id = t.tournament_id"
-    " ORDER BY entrant) AS entrants, rounds, games_scheduled, games_played, winner, created_at"
-    " FROM tournaments t"
+    " ORDER BY entrant) AS entrants, rounds, games_scheduled, games_played, winner, created_at,"
+    " definition->'name', definition->'description' FROM tournaments t"
     " WHERE (%(status)s::text IS NULL OR status = %(status)s)"
     " AND (%(game)s::text IS NULL OR game = %(game)s)"
     " ORDER BY created_ms DESC, created_seq DESC LIMIT %(limit)s"
 )
+"""The newest tournaments, each with the name and description its stored definition holds
+(JSON null where it has none: a row written before names, or a host who gave none)."""
 _STATUS = "SELECT status FROM tournaments WHERE tournament_id = %s"
 _STANDINGS = (
     "SELECT entrant, name, games, points, wins, mean_place, win_rate_low, win_rate_high,"
@@ -144,10 +153,13 @@ class PostgresTournamentViews(TournamentViews):
 
 def _summary(row: tuple[Any, ...]) -> TournamentSummary:
     """Returns the tournament a `_LIST` row describes."""
-    tournament_id, game, format_, status, size, entrants, *counts, winner, at = row
-    rounds, scheduled, played = counts
+    tournament_id, game, format_, status, size, entrants, *counts, at, name, text = row
+    rounds, scheduled, played, winner = counts
+    named = _named(game, format_, size, name, text)
     return TournamentSummary(
         tournament_id=tournament_id,
+        name=display_name(named),
+        description=description_of(named),
         game=game,
         format=format_,
         status=status,
@@ -158,6 +170,21 @@ def _summary(row: tuple[Any, ...]) -> TournamentSummary:
         games_played=played,
         winner=winner,
         created_at=at.astimezone(UTC),
+    )
+
+
+def _named(
+    game: str, format_: Format, size: int, name: str | None, description: str | None
+) -> TournamentDefinition:
+    """Returns a definition with the fields that name a tournament (the rest are not read):
+    the host's name and description where the stored definition has them, else unset."""
+    return TournamentDefinition(
+        game=game,
+        entrants=[],
+        table_size=size,
+        format=format_,
+        name=UNSET if name is None else name,
+        description=UNSET if description is None else description,
     )
 
 

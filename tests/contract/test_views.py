@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import msgspec
 import pytest
 import redis
 
@@ -30,6 +31,7 @@ from shared.model.tournaments.model import (
     TournamentCancelled,
     TournamentDefinition,
     TournamentState,
+    display_name,
     pending,
     stream_id,
 )
@@ -188,6 +190,30 @@ def test_tournaments_filter_by_status_and_game_and_stop_at_the_limit(
     assert [t.tournament_id for t in views.tournaments(limit=2)] == ["t-waiting", "t-mirror"]
     assert views.tournaments(status="cancelled") == []
     assert views.tournaments(game="chess") == []
+
+
+def test_tournaments_are_listed_with_their_names_and_descriptions(
+    backend: Backend, scenario: Scenario
+) -> None:
+    named = msgspec.structs.replace(
+        WAITING, name="Friday night autobus", description="Three bots, one table."
+    )
+    create_tournament(backend.store, named, "t-named")
+    listed = {t.tournament_id: t for t in backend.views().tournaments()}
+    assert (listed["t-named"].name, listed["t-named"].description) == (
+        "Friday night autobus",
+        "Three bots, one table.",
+    )
+    # A tournament its host did not name (stored without a name, as every tournament was
+    # before names) is listed under the game's title and its format, with no description.
+    assert (listed["t-shithead"].name, listed["t-shithead"].description) == (
+        "Shithead round robin",
+        None,
+    )
+    for tournament_id, state in scenario.states.items():
+        line = listed[tournament_id]
+        assert line.name == display_name(state.definition)
+        assert line.description is None
 
 
 def test_standings_are_those_of_the_folded_tournament(backend: Backend, scenario: Scenario) -> None:

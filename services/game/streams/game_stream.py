@@ -19,6 +19,7 @@ from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.waiters import Streams, Ticket
 from services.game.streams.sse import keepalive, sse_event
 from shared.app.loading import LoadedGame, as_seen_by, caught_up
+from shared.app.sealing import states_of
 from shared.app.waiting import wait_ms
 from shared.messages.envelope import RecordedEvent
 from shared.ports.archive import EventArchive, game_log
@@ -67,10 +68,16 @@ class GameStream:
         return sse_event("your_turn", view, loaded.version)
 
     def _snapshot(self) -> ServerSentEventMessage:
-        """Returns the full snapshot: the seat's view, or the public game."""
+        """Returns the full snapshot: the seat's view, or the public game as `getGame` answers
+        it (its tournament's state read, so that a game a cancelled tournament left
+        unrecorded says `tournament_cancelled` there too). Reads the store."""
         loaded = self.loaded
-        body: Any = Game.of(loaded) if self.seat is None else SeatView.of(loaded, self.seat)
-        return sse_event("snapshot", body, loaded.version)
+        if self.seat is not None:
+            return sse_event("snapshot", SeatView.of(loaded, self.seat), loaded.version)
+        tournament = loaded.created.tournament
+        states = states_of(self.store)
+        state = states.state(self.store, self.archive, tournament) if tournament else None
+        return sse_event("snapshot", Game.of(loaded, state), loaded.version)
 
     def _logged_after(self, version: int) -> list[RecordedEvent]:
         """Returns the game's events after `version` up to the version it was loaded at,
@@ -90,7 +97,7 @@ class GameStream:
             version = self.resume_after
             if version is None:
                 version = self.loaded.version
-                yield self._snapshot()
+                yield await self._call(self._snapshot)
             while True:
                 if version >= self.loaded.version:
                     if (turn := self._turn()) is not None:

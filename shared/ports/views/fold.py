@@ -28,6 +28,8 @@ from shared.model.tournaments.model import (
     RoundCompleted,
     TournamentCancelled,
     TournamentState,
+    description_of,
+    display_name,
 )
 from shared.model.tournaments.standings import Rating, update_ratings
 from shared.model.unrated import rated_flag, unrated_reason
@@ -160,6 +162,8 @@ def summary(tournament_id: str, state: TournamentState, created_ms: int) -> Tour
     d = state.definition
     return TournamentSummary(
         tournament_id=tournament_id,
+        name=display_name(d),
+        description=description_of(d),
         game=d.game,
         format=d.format,
         status=state.status,

@@ -23,10 +23,16 @@ TournamentStatus = Literal["running", "finished", "cancelled"]
 
 
 class TournamentSummary(msgspec.Struct, frozen=True):
-    """One line of the tournament list: what it plays, how far it is, when it was created."""
+    """One line of the tournament list: its name, what it plays, how far it is, when it was
+    created."""
 
     tournament_id: str
     """The tournament's id."""
+    name: str
+    """The tournament's name: the host's, else the game's title and the format (e.g.
+    "Shithead Swiss")."""
+    description: str | None
+    """What it is for, as its host wrote it; null when it has none."""
     game: str
     """The game it plays."""
     format: str

@@ -19,6 +19,15 @@ BODY: dict[str, Any] = {
 }
 
 
+def listed(client: Client, tournament_id: str) -> tuple[str, str | None]:
+    """Returns the name and description the list of tournaments (`listTournaments`) answers
+    for the tournament."""
+    answer = client.get("/v1/tournaments")
+    assert answer.status_code == 200, answer.text
+    (line,) = [t for t in answer.json()["tournaments"] if t["tournament_id"] == tournament_id]
+    return line["name"], line["description"]
+
+
 def test_a_tournament_without_a_name_is_named_after_its_game_and_format(client: Client) -> None:
     created = client.post("/v1/tournaments", json=BODY)
     assert created.status_code == 201, created.text
@@ -27,6 +36,7 @@ def test_a_tournament_without_a_name_is_named_after_its_game_and_format(client: 
     assert tournament["description"] is None
     assert "name" not in tournament["definition"]  # left out, it is not stored
     assert tournament["warnings"] == []
+    assert listed(client, tournament["tournament_id"]) == ("Hospodský autobus Swiss", None)
 
 
 def test_a_name_and_a_description_show_in_the_answers(client: Client) -> None:
@@ -35,6 +45,7 @@ def test_a_name_and_a_description_show_in_the_answers(client: Client) -> None:
     assert (tournament["name"], tournament["description"]) == (body["name"], body["description"])
     again = client.get(f"/v1/tournaments/{tournament['tournament_id']}").json()
     assert (again["name"], again["description"]) == (body["name"], body["description"])
+    assert listed(client, tournament["tournament_id"]) == (body["name"], body["description"])
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """Every unrated game says why (`rated`, `unrated`: a code and a message) wherever the API shows
-a game: `getGame`, `listGames` and the tournament's games in `getTournament`."""
+a game: `getGame`, `listGames`, the tournament's games in `getTournament` and the snapshot of
+the game's stream."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from shared.model.tournaments.model import (
 from shared.model.unrated import UNRATED_REASONS
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import Client, register
+from tests.support.streams import parse
 
 Json = dict[str, Any]
 
@@ -137,6 +139,11 @@ def test_a_game_that_ends_after_its_tournament_was_cancelled_is_tournament_cance
     game = client.get(f"/v1/games/{late}").json()
     assert game["status"] != "playing"
     assert rating(client, late) == (False, "tournament_cancelled")
+    # The game stream's snapshot is the public game as getGame answers it, its rating included.
+    streamed = client.get(f"/v1/games/{late}/stream")
+    assert streamed.status_code == 200, streamed.text
+    events, _ = parse(streamed.text)
+    assert [(e.event, e.data) for e in events] == [("snapshot", game)]
 
 
 def test_a_tournament_s_recorded_games_say_whether_they_are_rated(client: Client) -> None:
