@@ -28,6 +28,7 @@ from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
 from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import launched, opened, served
+from tests.support.pages import axe_violations
 from tests.support.toy_game import HIGH_CARD
 
 Json = dict[str, Any]
@@ -136,12 +137,14 @@ def drawn_at(page: Page, version: int, mode: str) -> None:
 
 
 def shots(page: Page, name: str) -> None:
-    """Saves a screenshot at each width and fails on a page wider than the window."""
+    """Saves a screenshot at each width and fails on a page wider than the window or on what
+    axe-core finds."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for width, (x, y) in WIDTHS.items():
         page.set_viewport_size({"width": x, "height": y})
         page.wait_for_timeout(100)
         assert page.evaluate(OVERFLOW) <= 0, f"{name} scrolls sideways at {x} px"
+        assert axe_violations(page) == [], f"axe-core on {name} at {x} px"
         page.screenshot(path=ARTIFACTS / f"{name}-{width}.png", full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
 
