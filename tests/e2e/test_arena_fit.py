@@ -22,13 +22,12 @@ from services.game.http.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
-from tests.support.browsing import launched, served
+from tests.support.browsing import served
 from tests.support.pages import DESKTOP, PHONE, assert_fits, axe_violations, screenshot
+from tests.support.stack import ADMIN_KEY
 
 Json = dict[str, Any]
 
-ADMIN_KEY = "arena-fit-admin-key-0123456789"
-"""The embedded service's admin key: the test hosts with it, the browser never sends it."""
 
 TWINS: Json = {
     "name": "Twins on a phone",
@@ -76,21 +75,6 @@ def base_url() -> Iterator[str]:
     access = Access.embedded(store, Settings(admin_key=ADMIN_KEY))
     with served(create_app(store, InProcessDispatcher(store), access=access), "arena-fit") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Returns headless Debian Chromium under Playwright."""
-    with launched() as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def host(base_url: str) -> Iterator[httpx.Client]:
-    """Returns a client of the game service with the admin key (to host)."""
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    with httpx.Client(base_url=base_url, timeout=60, headers=headers) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")

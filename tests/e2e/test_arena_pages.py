@@ -25,14 +25,11 @@ from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names
 from shared.store.memory import InMemoryEventStore
-from tests.support.browsing import launched, opened, served
-from tests.support.stack import ADMIN_KEY as STACK_ADMIN_KEY
-from tests.support.stack import ROOT, Stack
+from tests.support.browsing import opened, served
+from tests.support.stack import ADMIN_KEY, ROOT, Stack
 
 Json = dict[str, Any]
 
-ADMIN_KEY = "arena-admin-key-0123456789"
-"""The embedded service's admin key: the test hosts with it, the browser never sends it."""
 LABEL = "arena"
 """The version label of the tournament's entrants: their ratings are this tournament's."""
 TOURNAMENT: Json = {
@@ -67,28 +64,6 @@ def base_url() -> Iterator[str]:
     access = Access.embedded(store, Settings(admin_key=ADMIN_KEY))
     with served(create_app(store, InProcessDispatcher(store), access=access), "arena") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Returns headless Debian Chromium under Playwright (never a downloaded browser)."""
-    with launched() as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def host(base_url: str) -> Iterator[httpx.Client]:
-    """Returns a client of the game service with the admin key (to host)."""
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    with httpx.Client(base_url=base_url, timeout=60, headers=headers) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def anyone(base_url: str) -> Iterator[httpx.Client]:
-    """Returns a client of the game service without credentials: what the pages read as."""
-    with httpx.Client(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")
@@ -466,7 +441,7 @@ STACK_TOURNAMENT: Json = {
 def test_a_tournament_on_the_workers_is_followed_live_from_start_to_end(
     secured_stack: Stack, browser: Browser
 ) -> None:
-    headers = {"Authorization": f"Bearer {STACK_ADMIN_KEY}"}
+    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
     with (
         httpx.Client(base_url=secured_stack.base_url, timeout=30, headers=headers) as host,
         httpx.Client(base_url=secured_stack.base_url, timeout=30) as anyone,

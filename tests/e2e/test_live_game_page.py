@@ -27,14 +27,13 @@ from shared import catalog
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game
 from shared.store.memory import InMemoryEventStore
-from tests.support.browsing import launched, opened, served
+from tests.support.browsing import opened, served
 from tests.support.pages import axe_violations
+from tests.support.stack import ADMIN_KEY
 from tests.support.toy_game import HIGH_CARD
 
 Json = dict[str, Any]
 
-ADMIN_KEY = "live-admin-key-0123456789"
-"""The service's admin key: the test plays the host's seats with it; the browser never has it."""
 CLOCK = {"move_seconds": 600.0, "bank_seconds": 900.0, "strikes_to_forfeit": 3}
 """A clock no step of the test runs out of."""
 WIDTHS = {"phone": (390, 844), "laptop": (1280, 800)}
@@ -66,28 +65,6 @@ def base_url() -> Iterator[str]:
         app = create_app(store, InProcessDispatcher(store), access=access)
         with served(app, "live-pages") as url:
             yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Returns headless Debian Chromium under Playwright."""
-    with launched() as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def host(base_url: str) -> Iterator[httpx.Client]:
-    """Returns a client with the admin key: it creates the games and plays their seats."""
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    with httpx.Client(base_url=base_url, timeout=30, headers=headers) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def anyone(base_url: str) -> Iterator[httpx.Client]:
-    """Returns a client without credentials: what a spectator's page may read."""
-    with httpx.Client(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 @pytest.fixture

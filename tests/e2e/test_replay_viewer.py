@@ -22,7 +22,7 @@ from services.game.app import create_app
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names
 from shared.store.memory import InMemoryEventStore
-from tests.support.browsing import launched, opened, served
+from tests.support.browsing import opened, served
 from tests.support.stack import ROOT
 
 Json = dict[str, Any]
@@ -195,13 +195,6 @@ def base_url() -> Iterator[str]:
     store = InMemoryEventStore()
     with served(create_app(store, InProcessDispatcher(store)), "replay-viewer") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Returns headless Debian Chromium under Playwright (never a downloaded browser)."""
-    with launched() as started:
-        yield started
 
 
 @pytest.fixture
