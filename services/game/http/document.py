@@ -80,7 +80,31 @@ class Completion(ReceiveRoutePlugin):
                 describe(schemas[name], cls)
         type_game_fields(document)
         values.reference_values(document)
+        drop_null_parameters(document)
         return document
+
+
+def drop_null_parameters(document: Document) -> None:
+    """Types each optional parameter by what it is when sent: Litestar documents `X | None`
+    as `oneOf: [X, null]`, but a parameter left out is absent (`required: false`), never null,
+    and a header or query sent as `null` is the text "null", which a typed parameter refuses."""
+    for path in document.get("paths", {}).values():
+        for operation in path.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                arms = schema.get("oneOf")
+                if not isinstance(arms, list):
+                    continue
+                kept = [arm for arm in arms if arm != {"type": "null"}]
+                if len(kept) == len(arms):
+                    continue
+                del schema["oneOf"]
+                if len(kept) == 1:
+                    schema.update(kept[0])
+                else:
+                    schema["oneOf"] = kept
 
 
 def describe(schema: dict[str, Any], cls: type) -> None:

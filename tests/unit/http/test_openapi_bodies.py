@@ -135,3 +135,21 @@ def test_the_plugin_completes_a_strict_struct_and_leaves_an_open_one_open() -> N
     assert strict["properties"]["game"]["enum"] == game_names()
     assert "additionalProperties" not in opened
     assert opened["properties"]["game"]["enum"] == game_names()
+
+
+def test_an_optional_parameter_is_typed_by_what_is_sent_never_null(document: Document) -> None:
+    optional = [
+        (path, parameter["name"], parameter["schema"])
+        for path, item in document["paths"].items()
+        for operation in item.values()
+        for parameter in operation.get("parameters", [])
+        if not parameter.get("required")
+    ]
+    assert len(optional) >= 16
+    for path, name, schema in optional:
+        arms = [schema, *schema.get("oneOf", [])]
+        assert {"type": "null"} not in arms, (path, name)
+    resume = parameter(document, "/v1/tournaments/{tournament_id}/stream", "Last-Event-ID")
+    assert (resume["type"], resume["pattern"][:2]) == ("string", "^(")
+    version = parameter(document, "/v1/games/{game_id}/stream", "Last-Event-ID")
+    assert (version["type"], version["minimum"], "oneOf" in version) == ("integer", 0, False)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
 from services.game.app import create_app
@@ -300,3 +301,32 @@ def test_a_duplicate_deal_s_tables_are_told_together_once_its_last_table_is_reco
     assert told
     assert all(len(versions) == 1 for versions in told.values()), told
     assert len([e for e in events if e.event == "game_finished"]) == len(state.records)
+
+
+def test_every_event_of_every_kind_of_stream_validates_against_the_document(
+    service: Service,
+) -> None:
+    duplicate = TournamentDefinition(
+        game="autobus",
+        format="duplicate",
+        entrants=[Entrant(bot="random", version=str(v)) for v in range(4)],
+        table_size=2,
+        seed="12",
+    )
+    run_in_process(service.store, SWISS, "t-swiss")
+    run_in_process(service.store, duplicate, "t-dup")
+    create_tournament(service.store, SWISS, "t-cancel")
+    cancel_tournament(service.store, "t-cancel", "host went home")
+    create_tournament(service.store, SWISS, "t-live")
+    document = service.client.get("/schema/openapi.json").json()
+    paths = document["paths"]["/v1/tournaments/{tournament_id}/stream"]
+    schema = paths["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    validator = Draft202012Validator({**schema, "components": document["components"]})
+    seen: set[str] = set()
+    for tournament_id in ("t-swiss", "t-dup", "t-cancel", "t-live"):
+        for event in service.stream(tournament_id):
+            message = {"event": event.event, "id": event.id, "data": event.data}
+            errors = [error.message for error in validator.iter_errors(message)]
+            assert errors == [], (tournament_id, event.event, event.data)
+            seen.add(event.event)
+    assert seen == set(EVENTS), "every event the stream sends was checked"
