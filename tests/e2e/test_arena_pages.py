@@ -23,7 +23,7 @@ from services.game.app import create_app
 from services.game.http.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
-from shared.catalog import game_names
+from shared.catalog import game_names, get_game
 from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import opened, served
 from tests.support.stack import ADMIN_KEY, ROOT, Stack
@@ -156,8 +156,11 @@ def assert_tournament_drawn(
     definition = tournament["definition"]
 
     assert page.get_by_test_id("status").get_attribute("data-status") == tournament["status"]
-    assert page.get_by_test_id("def-game").text_content() == definition["game"]
+    title = get_game(definition["game"]).title
+    assert page.get_by_test_id("def-game").text_content() == title, "the catalogue's title"
     assert page.get_by_test_id("def-table-size").text_content() == str(definition["table_size"])
+    per_table = page.get_by_test_id("def-games-per-table").text_content()
+    assert per_table == str(definition["games_per_table"]), "every format plays it"
     seeds = page.get_by_test_id("def-seed")
     if tournament["status"] == "running":
         assert definition["seed"] == ""

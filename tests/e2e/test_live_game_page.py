@@ -285,3 +285,28 @@ def test_the_toy_game_is_drawn_by_the_generic_drawing_with_its_cards_as_cards(
         "(els) => els.map((el) => Number(el.dataset.value))"
     )
     assert held == table["held"]
+
+
+def test_the_toy_game_s_tournament_page_renders_its_standings_and_games(
+    page: Page, host: httpx.Client
+) -> None:
+    for name in ("toy-a", "toy-b", "toy-c"):
+        bot = {"name": name, "game": HIGH_CARD.name, "strategy": "random"}
+        assert host.post("/v1/bots", json=bot).status_code == 201
+    entrants = [{"bot": name} for name in ("toy-a", "toy-b", "toy-c")]
+    body = {"game": HIGH_CARD.name, "format": "round_robin", "entrants": entrants, "seed": "3"}
+    created = host.post("/v1/tournaments", json={**body, "table_size": 2})
+    assert created.status_code == 201, created.text
+    tournament = created.json()
+    assert tournament["status"] == "finished", "the embedded service plays it at once"
+    page.goto(f"/arena/tournaments/{tournament['tournament_id']}")
+    page.wait_for_selector('[data-testid="page"][aria-busy="false"]', state="attached")
+    assert page.get_by_test_id("tournament-name").text_content() == "High card round robin"
+    assert page.get_by_test_id("def-game").text_content() == HIGH_CARD.title
+    rows = page.locator('[data-testid="standings"] tbody tr')
+    assert rows.count() == 3
+    games = [game for rnd in tournament["rounds"] for game in rnd["games"]]
+    assert len(games) == 3
+    for game in games:
+        assert page.locator(f'a[href="/arena/games/{game["game_id"]}"]').count() >= 1
+    shots(page, "tournament-high-card")

@@ -4,8 +4,20 @@
 
 const Arena = (() => {
   let catalog = null;
-  /** Returns the hosted games' names, from the API's catalogue (read once per page). */
-  const games = () => (catalog ??= api("/v1/catalog").then((body) => body.games.map((g) => g.name)));
+  /** Returns the API's catalogue of hosted games (read once per page). */
+  const hosted = () => (catalog ??= api("/v1/catalog").then((body) => body.games));
+  /** Returns the hosted games' names. */
+  const games = async () => (await hosted()).map((g) => g.name);
+  /** Returns a game's title from the catalogue (its name if the catalogue cannot be read or
+   * does not hold it). */
+  const title = async (name) => {
+    try {
+      return (await hosted()).find((g) => g.name === name)?.title ?? name;
+    } catch (_) {
+      catalog = null;
+      return name;
+    }
+  };
   const POLL_MS = 2000;
 
   class ApiError extends Error {
@@ -224,6 +236,7 @@ const Arena = (() => {
 
   return {
     games,
+    title,
     POLL_MS,
     DASH,
     ApiError,

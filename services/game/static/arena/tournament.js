@@ -54,16 +54,14 @@
     document.title = `${name || fallback} · cardarena arena`;
   }
 
-  function drawDefinition(tournament) {
+  function drawDefinition(tournament, gameTitle) {
     const definition = tournament.definition;
     const rows = [
-      ["game", "Game", definition.game],
+      ["game", "Game", gameTitle],
       ["format", "Format", definition.format.replace("_", " ")],
       ["table-size", "Table size", String(definition.table_size)],
+      ["games-per-table", "Games per table", String(definition.games_per_table)],
     ];
-    if (definition.format !== "swiss" && definition.format !== "knockout") {
-      rows.push(["games-per-table", "Games per table", String(definition.games_per_table)]);
-    }
     if (definition.format === "swiss") rows.push(["rounds", "Rounds", String(definition.rounds)]);
     const ruleset = definition.ruleset;
     rows.push([
@@ -367,7 +365,7 @@
   /** Draws what the page holds; charts the ratings again when a game ended since. */
   async function draw() {
     drawHeader(tournament);
-    drawDefinition(tournament);
+    drawDefinition(tournament, await Arena.title(tournament.definition.game));
     if (standings) drawStandings(tournament, standings);
     drawCrosstable(tournament);
     drawRounds(tournament);
