@@ -13,6 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
 from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, check_seat, host_only
+from services.game.http.notes import readable_notes
 from services.game.http.params import GameId, IdempotencyKey, client_key_of
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.schemas import EventItem, Game
@@ -109,6 +110,7 @@ def replay_of(
             )
         check_seat(caller, created.seats, seat)
     loaded = LoadedGame(game_id, spec, created, final, last)
+    notes = readable_notes(caller, loaded, sealed=sealed)
     return Replay(
         game_id=game_id,
         game=spec.name,
@@ -124,7 +126,7 @@ def replay_of(
         if state is not None and seat is not None
         else None,
         events=[
-            EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed))
+            EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed, notes=notes))
             for item, event in zip(log[:version], events[:version], strict=True)
         ],
         result=spec.result(state) if over else None,
