@@ -32,6 +32,7 @@ from services.cli.programs import (
     command_of,
     is_program,
     refusal,
+    split_note,
     turn_line,
 )
 from shared.app.loading import parse_action
@@ -249,7 +250,7 @@ def _program_move(
     """Returns the game after the move `program` answers for `seat`, and its events; raises
     ProgramFailed for no answer, or one that is no legal action (a `Resign` is one)."""
     turn = turn_line(f"simulate:{seed}", spec, state, seat, version)
-    answer = program.ask(turn)
+    answer, _ = split_note(program.ask(turn))  # checked; kept nowhere (no log is written)
     try:
         action = parse_action(spec, answer)
         if isinstance(action, Resign):

@@ -120,8 +120,12 @@ def test_nobody_reads_a_note_while_the_game_runs_through_any_read(world: World) 
         exported = world.client.get(f"/v1/games/{game_id}/export", headers=headers)
         assert problem(exported, 403, "game-running")["rule"] == "game_running"
         assert "alice-secret" not in exported.text
-    for token, seat in ((world.tokens["alice"], 0), (None, None), (KEY_TOKEN, None)):
-        params = {} if seat is None else {"seat": seat}
+    streams: list[tuple[str | None, dict[str, int]]] = [
+        (world.tokens["alice"], {"seat": 0}),
+        (None, {}),
+        (KEY_TOKEN, {}),
+    ]
+    for token, params in streams:
         events, _ = world.stream(game_id, token, **params)
         assert events, "the stream sent its snapshot"
         assert not any("alice-secret" in json.dumps(e.data) for e in events)
