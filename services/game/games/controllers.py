@@ -304,7 +304,9 @@ class GamesController(Controller):
             " is over, the whole log is public and `seat` changes nothing. Reading as a seat"
             " needs the same credentials as reading its view; as a spectator, none. A table"
             " of a duplicate deal that another table still plays is served as running, and"
-            " only to its seats' bots and the host (else 403, rule `deal_sealed`)."
+            " only to its seats' bots and the host (else 403, rule `deal_sealed`). A bot note"
+            " (`NoteTaken`) reads with an empty `text` while the game runs, and after it but"
+            " for the seat's bot (its token, any version) and the host."
         ),
         sync_to_thread=True,
         security=BEARER_OPTIONAL,

@@ -201,13 +201,16 @@ class ReplaysController(Controller):
         description=(
             "The game after event `version` (default: the last) with its events 1 to"
             " `version`. A finished game is public: without `seat` the answer holds the whole"
-            " engine `state`, with `seat` that seat's `view`; the events are whole. A running"
+            " engine `state`, with `seat` that seat's `view`; the events are whole (but bot"
+            " notes, below). A running"
             " game is replayed only as a seat, with the credentials of its view (a full replay"
             " is 403, rule `game_running`): its `view` and its redacted events. At version 1"
             " (GameCreated only) `state` and `view` are null. A game whose stream was trimmed"
             " from the event store is replayed from the archive. A table of a duplicate deal that"
             " another table still plays is replayed as a running game, and only by its seats'"
-            " bots and the host (else 403, rule `deal_sealed`)."
+            " bots and the host (else 403, rule `deal_sealed`). Bot notes (`NoteTaken`) are"
+            " whole only for their seat's bot and the host once the game is over (else an"
+            " empty `text`)."
         ),
         sync_to_thread=True,
         security=BEARER_OPTIONAL,
