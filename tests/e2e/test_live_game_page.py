@@ -263,6 +263,7 @@ def test_a_bot_s_note_shows_beside_its_move_in_the_replay_to_its_token_only_afte
     assert shown.get_attribute("data-seat") == "0"
     assert page.get_by_test_id("note-text").inner_text() == NOTE
     assert "thinker-secret" in page.get_by_test_id("log").inner_text()
+    assert axe_violations(page) == [], "axe-core on the replay with a note"
 
     page.get_by_text("Watch as your bot's seat").click()
     page.get_by_test_id("token").fill("")
