@@ -131,7 +131,7 @@ class Served(httpx.BaseTransport):
     """The in-process service as an httpx transport."""
 
     def __init__(self, client: TestClient[Litestar]) -> None:
-        self.inner = ServiceTransport(client=client)  # type: ignore[arg-type]
+        self.inner = ServiceTransport(client=client)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answers `request` from the service."""
