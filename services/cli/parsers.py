@@ -143,23 +143,44 @@ def add_evaluate(commands: Subparsers) -> None:
         help="seats per table: A in one, B in the others (default %(default)s)",
     )
     ev.add_argument(
-        "--ruleset", "--preset", dest="preset", default="classic", help="the ruleset preset"
+        "--ruleset",
+        "--preset",
+        dest="preset",
+        default="classic",
+        metavar="NAME",
+        help="the ruleset preset (default %(default)s)",
     )
     ev.add_argument(
-        "--elo0", type=float, default=0.0, help="H0: A is at most this much better (Elo)"
+        "--elo0",
+        type=float,
+        default=0.0,
+        help="H0: A is at most this much better, in Elo (default %(default)s)",
     )
     ev.add_argument(
-        "--elo1", type=float, default=10.0, help="H1: A is at least this much better (Elo)"
+        "--elo1",
+        type=float,
+        default=10.0,
+        help="H1: A is at least this much better, in Elo (default %(default)s)",
     )
-    ev.add_argument("--alpha", type=float, default=0.05, help="the chance of H1 when elo0 is true")
-    ev.add_argument("--beta", type=float, default=0.05, help="the chance of H0 when elo1 is true")
+    ev.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="the chance of H1 when elo0 is true (default %(default)s)",
+    )
+    ev.add_argument(
+        "--beta",
+        type=float,
+        default=0.05,
+        help="the chance of H0 when elo1 is true (default %(default)s)",
+    )
     ev.add_argument(
         "--max-games",
         type=int,
         default=100_000,
         help="stop, inconclusive, before playing more games than this (default %(default)s)",
     )
-    ev.add_argument("--seed", default="0", help="deal k is dealt from a seed of '<seed>' and k")
+    ev.add_argument("--seed", default="0", help="the seed of the deals (default %(default)s)")
     ev.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     add_move_seconds(ev)
     runs(ev, "evaluate")
