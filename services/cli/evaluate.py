@@ -7,8 +7,9 @@ played twice with the seats swapped; at a larger table, once with A in every sea
 played as `cardarena simulate` plays it (`services.cli.simulate.play`). After every unit the
 log-likelihood ratio of `shared.model.sprt` is updated; the run stops as soon as it crosses a
 bound (H1: A is better by elo1 or more; H0: A is not better than elo0), or, inconclusive,
-before a unit would take it past `--max-games`. A run is deterministic: the same request
-plays the same games and reaches the same verdict.
+before a unit would take it past `--max-games` (or at Ctrl-C: the units played so far are
+reported, the one under way is dropped). A run is deterministic: the same request plays the
+same games and reaches the same verdict.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class Outcome:
     games: int
     seconds: float
     forfeits: tuple[Forfeit, ...] = ()
+    interrupted: bool = False
+    """Whether Ctrl-C stopped the run before its test decided or its games ran out."""
 
     @property
     def verdict(self) -> str:
@@ -126,6 +129,7 @@ class Outcome:
                 role: sum(f.role == role for f in self.forfeits)
                 for role in (model.CANDIDATE, model.BASELINE)
             },
+            "interrupted": self.interrupted,
         }
 
 
@@ -172,8 +176,8 @@ def _check_move_seconds(move_seconds: float) -> None:
 def evaluate(
     evaluation: Evaluation, progress: Callable[[int, sprt.Status], None] | None = None
 ) -> Outcome:
-    """Plays a checked evaluation unit by unit until its test decides or its games run out;
-    `progress(games, status)` hears of each unit played."""
+    """Plays a checked evaluation unit by unit until its test decides, its games run out or
+    KeyboardInterrupt stops it; `progress(games, status)` hears of each unit played."""
     spec = get_game(evaluation.game)
     rules = spec.ruleset(evaluation.preset)
     size, parameters = evaluation.table_size, evaluation.parameters
@@ -187,22 +191,32 @@ def evaluate(
     forfeits: list[Forfeit] = []
     started = time.perf_counter()
     bots = (evaluation.candidate, evaluation.baseline)
+    interrupted = False
     with Programs(bots, evaluation.move_seconds) as programs:
-        while status.verdict is None and games + size <= evaluation.max_games:
-            seed = model.deal_seed(evaluation.seed, unit)
-            total = 0
-            for turn, (roles, seats, seat) in enumerate(layouts):
-                game_id = f"evaluate:{evaluation.seed}:{unit}:{turn}"
-                result, reasons = play(spec, rules, seats, seed, programs, game_id)
-                total += model.half_points(result.places, seat)
-                forfeits += [Forfeit(games + turn, roles[s], s, why) for s, why in reasons]
-            counts[total] += 1
-            games, unit = games + size, unit + 1
+        try:
+            while status.verdict is None and games + size <= evaluation.max_games:
+                seed = model.deal_seed(evaluation.seed, unit)
+                total = 0
+                lost: list[Forfeit] = []
+                for turn, (roles, seats, seat) in enumerate(layouts):
+                    game_id = f"evaluate:{evaluation.seed}:{unit}:{turn}"
+                    result, reasons = play(spec, rules, seats, seed, programs, game_id)
+                    total += model.half_points(result.places, seat)
+                    lost += [Forfeit(games + turn, roles[s], s, why) for s, why in reasons]
+                counts[total] += 1
+                forfeits += lost
+                games, unit = games + size, unit + 1
+                status = sprt.status(counts, parameters)
+                if progress is not None:
+                    progress(games, status)
+        except KeyboardInterrupt:  # whenever it comes: the units counted are the outcome
+            interrupted = True
+            games = sum(counts) * size
+            forfeits = [forfeit for forfeit in forfeits if forfeit.game < games]
             status = sprt.status(counts, parameters)
-            if progress is not None:
-                progress(games, status)
     seconds = time.perf_counter() - started
-    return Outcome(evaluation, status, tuple(counts), games, seconds, tuple(forfeits))
+    played = (tuple(counts), games, seconds, tuple(forfeits), interrupted)
+    return Outcome(evaluation, status, *played)
 
 
 def _bot(evaluation: Evaluation, role: model.Role) -> str:
@@ -278,6 +292,8 @@ def report_lines(outcome: Outcome) -> list[str]:
         "H1": f"H1: {a} is better than {b} (by elo1 = {p.elo1:g} or more)",
         "H0": f"H0: {a} is not better than {b} (by more than elo0 = {p.elo0:g})",
     }.get(outcome.verdict, f"inconclusive: no bound crossed within {e.max_games} games")
+    if outcome.interrupted:
+        verdict = f"inconclusive: interrupted after {outcome.games} games, no bound crossed"
     units = "pairs" if e.table_size == 2 else f"deals, each played {e.table_size} times"
     elo, low, high = (_rounded(v, 1) for v in (s.estimate.elo, s.estimate.lower, s.estimate.upper))
     lines = [

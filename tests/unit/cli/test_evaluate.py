@@ -9,11 +9,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from services.cli.evaluate import Evaluation, check, evaluate, report_lines
 from services.cli.main import main
 from shared.bots.generic import FirstLegalBot
 from shared.catalog import hosting
 from shared.games.base import GameSpec
 from shared.messages.common import Action, Event, GameCreated, Result
+from shared.model import sprt
 from tests.support.local_bots import PYTHON_EXAMPLE, program
 
 KEYS = {
@@ -39,6 +41,7 @@ KEYS = {
     "seed",
     "games_per_second",
     "forfeits",
+    "interrupted",
 }
 
 
@@ -249,3 +252,17 @@ def test_a_bad_argument_exits_2_with_one_line_naming_it(
     err = refused(capsys, *argv)
 
     assert err.startswith(f"cardarena: error: {named}"), err
+
+
+def test_an_interrupted_evaluation_reports_the_pairs_it_finished() -> None:
+    request = check(Evaluation("shithead", "classic", "heuristic", "random", max_games=100))
+
+    def interrupt(games: int, status: sprt.Status) -> None:
+        if games == 6:
+            raise KeyboardInterrupt
+
+    outcome = evaluate(request, interrupt)
+
+    assert (outcome.interrupted, outcome.verdict, outcome.games) == (True, "inconclusive", 6)
+    assert sum(outcome.counts) == outcome.status.units == 3
+    assert report_lines(outcome)[0] == "inconclusive: interrupted after 6 games, no bound crossed"
