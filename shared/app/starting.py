@@ -262,6 +262,13 @@ def start_challenge(
         if admission is not None:
             admission.cancel()
         return challenge
+    suspended = [b.key for b in registered_bots(store) if b.suspended and b.key in challenge.bots]
+    if suspended:
+        if admission is not None:
+            admission.cancel()
+        raise InvalidRequest(
+            "challenge", f"{', '.join(suspended)} belongs to a suspended account: it plays nowhere"
+        )
     admission = admission or admit_challenge(cap, store, challenge)
     challenge_id = challenge.challenge_id
     return _start(
