@@ -38,7 +38,6 @@ from shared.app.accounts import (
     abort_games,
     account_bots,
     create_account,
-    find_account,
     issue_invite,
     suspend_account,
 )
@@ -166,7 +165,6 @@ class AccountsController(Controller):
         data: JSONBody[Suspension | None] = None,
     ) -> Suspended:
         reason = data.reason if data is not None else ""
-        find_account(store, name)
         account, bots = suspend_account(store, name, reason, suspended_at=_now())
         access.settle_registry()
         index = streams_of(request).index(store)

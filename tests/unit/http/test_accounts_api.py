@@ -4,13 +4,12 @@ earlier bots, invite codes, suspension, name checks, the cap and the rate limit.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from shared.messages.codec import encode
 from shared.model.registry import CODEC, KIND, STREAM, BotRegistered
 from shared.store.memory import InMemoryEventStore
+from tests.support.accounts import make_account, own_bot
 from tests.support.api import (
     ADMIN,
     KEY,
@@ -24,23 +23,6 @@ from tests.support.api import (
 )
 
 pytestmark = pytest.mark.service(admin_key=KEY, registration="open")
-
-
-def make_account(client: Client, name: str, **body: Any) -> str:
-    """Makes the account `name`; returns its key."""
-    made = client.post("/v1/accounts", json={"name": name, **body})
-    assert made.status_code == 201, made.text
-    key: str = made.json()["key"]
-    return key
-
-
-def own_bot(client: Client, key: str, name: str, **spec: Any) -> dict[str, Any]:
-    """Registers an external Shithead bot `name` with the account `key`; returns the 201 body."""
-    body = {"name": name, "game": "shithead", "kind": "external", **spec}
-    created = client.post("/v1/bots", json=body, headers=bearer(key))
-    assert created.status_code == 201, created.text
-    answer: dict[str, Any] = created.json()
-    return answer
 
 
 def test_an_account_is_made_and_its_key_is_shown_once_and_stored_hashed(
