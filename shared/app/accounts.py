@@ -111,14 +111,6 @@ def issue_invite(store: EventStore, issued_at: str = "") -> str:
         return code
 
 
-def find_account(store: EventStore, name: str) -> Account:
-    """Returns the account `name`; raises UnknownAccount."""
-    found = read_registry(store).book.accounts.get(name)
-    if found is None:
-        raise UnknownAccount(name)
-    return found
-
-
 def account_bots(store: EventStore, name: str) -> list[RegisteredBot]:
     """Returns the bots of the account `name`, in registration order."""
     return read_registry(store).bots_of(name)

@@ -30,7 +30,7 @@ from services.game.http.auth import (
     host_only,
 )
 from services.game.http.owners import HANDLERS as OWNERS
-from services.game.http.owners import charge_registration
+from services.game.http.owners import AccountSuspended, charge_registration
 from services.game.http.params import AccountName
 from services.game.http.problems import responses
 from services.game.http.waiters import streams_of
@@ -42,7 +42,7 @@ from shared.app.accounts import (
     suspend_account,
 )
 from shared.app.games import abort_game
-from shared.model.accounts import HOST
+from shared.model.accounts import HOST, RegistrationRefused
 from shared.model.accounts import Account as AccountModel
 from shared.store.port import EventStore
 
@@ -102,7 +102,14 @@ class AccountsController(Controller):
         caller: NamedDependency[Caller],
         data: JSONBody[NewAccountRequest],
     ) -> Account:
+        if caller.account is not None and caller.account.suspended:
+            raise AccountSuspended(caller.account.name)
         mode = "open" if caller.host else access.registration
+        if mode == "closed":
+            raise RegistrationRefused(
+                "registration is closed on this deployment: the host registers bots",
+                field="CARDARENA_REGISTRATION",
+            )
         if not caller.host:
             charge_registration(request, access)
         made = create_account(store, data.name, mode=mode, invite=data.invite, created_at=_now())

@@ -12,7 +12,7 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.types import ExceptionHandlersMap
 
-from services.game.http.auth import STATE_KEY, Access, Caller, Forbidden, Unauthorized, caller_of
+from services.game.http.auth import Access, Caller, Forbidden, Unauthorized, caller_of
 from services.game.http.limits import RateLimited
 from services.game.http.problems import Problem, problem
 from shared.model.accounts import (
@@ -117,9 +117,3 @@ HANDLERS: ExceptionHandlersMap = {
     UnknownAccount: _unknown_account,
 }
 """The problems of the accounts' errors (a controller that raises them merges these)."""
-
-
-def access_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Access:
-    """Returns the app's access."""
-    access: Access = connection.app.state[STATE_KEY]
-    return access

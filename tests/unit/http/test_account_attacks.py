@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from shared.model import challenges
 from shared.model.registry import STREAM
 from shared.store.memory import InMemoryEventStore
 from tests.support.accounts import make_account, own_bot, play_out
@@ -174,3 +175,19 @@ def test_suspension_is_the_host_s_alone_and_names_what_is_wrong(client: Client) 
     assert problem(client.post("/v1/accounts/host/suspend", headers=ADMIN), 422)["field"] == "name"
     long = {"reason": "x" * 501}
     assert problem(client.post("/v1/accounts/ada/suspend", json=long, headers=ADMIN), 400)
+
+
+def test_a_challenge_of_a_suspended_account_s_bot_never_starts_and_records_no_answer(
+    client: Client, store: InMemoryEventStore
+) -> None:
+    ada = own_bot(client, make_account(client, "ada"), "ada-one")
+    alice = register(client, "alice")
+    issued = challenge(client, ada["token"], "alice")
+    assert client.post("/v1/accounts/ada/suspend", headers=ADMIN).status_code == 200
+    stream = challenges.stream_id(issued["challenge_id"])
+    version = store.version(stream)
+    accepted = client.post(
+        f"/v1/challenges/{issued['challenge_id']}/accept", headers=bearer(alice["token"])
+    )
+    assert problem(accepted, 422)["field"] == "challenge"
+    assert store.version(stream) == version
