@@ -121,7 +121,8 @@ class TournamentWarning(msgspec.Struct, frozen=True, kw_only=True):
 
     code: str
     """What it is, for a program: `version-entered-twice` (games where one bot version
-    sits in two seats are not rated)."""
+    sits in two seats are not rated) or `same-account` (games between bots of one account
+    are not rated)."""
     message: str
     """What it is, in words."""
 
@@ -135,7 +136,7 @@ def warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
     entries: dict[str, list[int]] = {}
     for index, entrant in enumerate(definition.entrants):
         entries.setdefault(f"{entrant.bot}@{entrant.version}", []).append(index)
-    return [
+    found = [
         TournamentWarning(
             code="version-entered-twice",
             message=(
@@ -146,6 +147,28 @@ def warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
             ),
         )
         for key, indexes in entries.items()
+        if len(indexes) > 1
+    ]
+    return found + _same_account_warnings(definition)
+
+
+def _same_account_warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
+    """Returns a `same-account` warning per account (not the host's) with two or more entrants:
+    their games against each other are played but never rated."""
+    accounts: dict[str, list[int]] = {}
+    for index, entrant in enumerate(definition.entrants):
+        if isinstance(entrant.account, str) and same_account(entrant.account, entrant.account):
+            accounts.setdefault(entrant.account, []).append(index)
+    return [
+        TournamentWarning(
+            code="same-account",
+            message=(
+                f"entrants {', '.join(map(str, indexes))} are bots of the account {account}:"
+                " their games against each other are played but never rated (one owner never"
+                " feeds itself)"
+            ),
+        )
+        for account, indexes in accounts.items()
         if len(indexes) > 1
     ]
 

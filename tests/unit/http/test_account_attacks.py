@@ -87,6 +87,7 @@ def test_a_tournament_of_one_account_s_built_in_bots_rates_none_of_their_games(
     body = {"game": "autobus", "entrants": entrants, "table_size": 2, "seed": "5"}
     created = client.post("/v1/tournaments", json=body, headers=ADMIN)
     assert created.status_code in (200, 201), created.text
+    assert [w["code"] for w in created.json()["warnings"]] == ["same-account"]
     tournament = client.get(f"/v1/tournaments/{created.json()['tournament_id']}").json()
     games = {
         tuple(game["entrants"] if "entrants" in game else game["table"]): game
