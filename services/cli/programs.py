@@ -2,12 +2,13 @@
 input and writes one action per line on its standard output.
 
 A bot named `exec:<command>` (for example `exec:node examples/local_bot.js`) runs as a
-subprocess of the command that plays it (`cardarena simulate`, `cardarena tournament`,
-`cardarena connect`), started at its first turn and kept for the next ones; before the first
-game, the command checks that it can start at all (`check_program`). Each turn it is
-sent is the API's `your_turn` (`game_id`, `game`, `seat`, `version`, `status`, `to_move`,
-`view`, `legal_actions`, and `deadline` in a timed game online); it answers one action
-object, as the API's `postAction` takes it (one of `legal_actions`, or `{"type": "Resign"}`).
+subprocess of the command that plays it (`cardarena simulate`, `cardarena evaluate`,
+`cardarena tournament`, `cardarena connect`), started at its first turn and kept for the
+next ones; before the first game, the command checks that it can start at all
+(`check_program`). Each turn it is sent is the API's `your_turn` (`game_id`, `game`,
+`seat`, `version`, `status`, `to_move`, `view`, `legal_actions`, and `deadline` in a timed
+game online); it answers one action object, as the API's `postAction` takes it (one of
+`legal_actions`, or `{"type": "Resign"}`).
 
 An answer that does not come within the move's time limit, a program that exits, and a line
 that is not a JSON object fail the turn with a `ProgramFailed` naming the reason; the
