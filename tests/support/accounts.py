@@ -1,17 +1,18 @@
-"""Accounts as the API tests drive them: make an account, register its bots with its key, and
-play a game's bound seats with their tokens."""
+"""Accounts as the API tests drive them (in process, or a served game service): make an
+account, register its bots with its key, and play a game's bound seats with their tokens."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.support.api import Client, bearer
+from tests.support.api import bearer
 
 
-def make_account(client: Client, name: str, **body: Any) -> str:
+def make_account(client: httpx.Client, name: str, **body: Any) -> str:
     """Makes the account `name` (anyone may: the service's registration is open, or `body`
     holds an invite); returns its key."""
     made = client.post("/v1/accounts", json={"name": name, **body})
@@ -20,7 +21,7 @@ def make_account(client: Client, name: str, **body: Any) -> str:
     return key
 
 
-def own_bot(client: Client, key: str, name: str, **spec: Any) -> dict[str, Any]:
+def own_bot(client: httpx.Client, key: str, name: str, **spec: Any) -> dict[str, Any]:
     """Registers a bot `name` (an external Shithead bot unless `spec` says) with the account
     `key`; returns the 201 body (with its token)."""
     body = {"name": name, "game": "shithead", "kind": "external", **spec}
@@ -30,7 +31,9 @@ def own_bot(client: Client, key: str, name: str, **spec: Any) -> dict[str, Any]:
     return answer
 
 
-def play_out(client: Client, game_id: str, tokens: Mapping[int, str], limit: int = 5000) -> None:
+def play_out(
+    client: httpx.Client, game_id: str, tokens: Mapping[int, str], limit: int = 5000
+) -> None:
     """Plays the first legal action of each bound seat (with its token) until the game ends."""
     for _ in range(limit):
         for seat, token in tokens.items():
