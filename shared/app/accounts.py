@@ -123,11 +123,11 @@ def suspend_account(
     working, nothing seats its bots. Returns the account and its bots. Suspending it again
     changes nothing.
 
-    Raises UnknownAccount, or InvalidRequest (field `name`) for the host's own account, or
+    Raises UnknownAccount, or InvalidRequest (field `account`) for the host's own account, or
     (field `reason`) for a reason over MAX_REASON characters.
     """
     if name == HOST:
-        raise InvalidRequest("name", "the host's own account is never suspended")
+        raise InvalidRequest("account", "the host's own account is never suspended")
     if len(reason) > MAX_REASON:
         raise InvalidRequest("reason", f"at most {MAX_REASON} characters")
     while True:

@@ -145,7 +145,7 @@ class AccountsController(Controller):
         return AccountBots(account.name, [AccountBot.of(bot) for bot in found])
 
     @post(
-        "/{name:str}/suspend",
+        "/{account:str}/suspend",
         operation_id="suspendAccount",
         summary="Suspend an account: its key, its bots' tokens and its bots stop",
         description=(
@@ -155,7 +155,7 @@ class AccountsController(Controller):
             " the running games of its bots that are no tournament's are aborted (reason"
             " `account_suspended`; a tournament's game ends with its tournament, its"
             " suspended seats forfeiting on their clock). Suspending it again changes"
-            " nothing. 404 `unknown-account`; the host's own account is 422 (field `name`)."
+            " nothing. 404 `unknown-account`; the host's own account is 422 (field `account`)."
         ),
         sync_to_thread=True,
         status_code=200,
@@ -168,11 +168,11 @@ class AccountsController(Controller):
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
         access: NamedDependency[Access],
-        name: AccountName,
+        account: AccountName,
         data: JSONBody[Suspension | None] = None,
     ) -> Suspended:
         reason = data.reason if data is not None else ""
-        account, bots = suspend_account(store, name, reason, suspended_at=_now())
+        suspended, bots = suspend_account(store, account, reason, suspended_at=_now())
         access.settle_registry()
         index = streams_of(request).index(store)
         index.refresh()
@@ -180,10 +180,10 @@ class AccountsController(Controller):
         aborted = abort_games(
             running,
             lambda game_id: abort_game(store, game_id, "account_suspended"),
-            lambda game_id: log.info("game not aborted", game_id=game_id, account=name),
+            lambda game_id: log.info("game not aborted", game_id=game_id, account=account),
         )
-        log.info("account suspended", account=name, aborted=len(aborted))
-        return Suspended(Account.of(account), aborted)
+        log.info("account suspended", account=account, aborted=len(aborted))
+        return Suspended(Account.of(suspended), aborted)
 
 
 class InvitesController(Controller):

@@ -105,7 +105,7 @@ def _too_many(_: Request[Any, Any, Any], error: TooManyBots) -> Response[Problem
 
 
 def _unknown_account(_: Request[Any, Any, Any], error: UnknownAccount) -> Response[Problem]:
-    return problem(404, "unknown-account", str(error), field="name")
+    return problem(404, "unknown-account", str(error), field="account")
 
 
 HANDLERS: ExceptionHandlersMap = {

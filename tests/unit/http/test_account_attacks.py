@@ -173,7 +173,10 @@ def test_suspension_is_the_host_s_alone_and_names_what_is_wrong(client: Client) 
     problem(client.post("/v1/accounts/ada/suspend", headers=bearer(key)), 403, "forbidden")
     unauthorized(client.post("/v1/accounts/ada/suspend"))
     problem(client.post("/v1/accounts/nobody/suspend", headers=ADMIN), 404, "unknown-account")
-    assert problem(client.post("/v1/accounts/host/suspend", headers=ADMIN), 422)["field"] == "name"
+    host = problem(client.post("/v1/accounts/host/suspend", headers=ADMIN), 422)
+    assert host["field"] == "account"
+    nul = problem(client.post("/v1/accounts/%00/suspend", headers=ADMIN), 404, "unknown-account")
+    assert nul["field"] == "account"
     long = {"reason": "x" * 501}
     assert problem(client.post("/v1/accounts/ada/suspend", json=long, headers=ADMIN), 400)
 
