@@ -6,6 +6,8 @@ a game against another account's bot is rated there."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -15,7 +17,7 @@ import redis
 from services.projection.projector import Projector
 from shared.store.redis_store import RedisEventStore
 from tests.support.accounts import make_account, own_bot, play_out
-from tests.support.api import bearer
+from tests.support.api import ADMIN, bearer
 from tests.support.served import served_game
 
 RULES = {"max_moves": 120}
@@ -73,3 +75,27 @@ def test_an_author_without_an_admin_key_feeds_no_rating_to_itself_on_the_stack(
         }
         assert listed[own]["unrated"]["code"] == "same_account"
         assert listed[other]["rated"] is True
+
+
+def test_a_suspension_ends_a_long_poll_of_the_account_s_bot_at_once(open_service: str) -> None:
+    with httpx.Client(base_url=open_service, timeout=60) as http:
+        bot = own_bot(http, make_account(http, "ada"), "ada-one")
+        answers: list[httpx.Response] = []
+
+        def poll() -> None:
+            with httpx.Client(base_url=open_service, timeout=60) as own:
+                turns = own.get(
+                    "/v1/bots/me/turns", params={"wait": 30}, headers=bearer(bot["token"])
+                )
+                answers.append(turns)
+
+        waiting = threading.Thread(target=poll)
+        waiting.start()
+        time.sleep(1)  # the poll reaches its wait (a late one is 401 all the same)
+        assert answers == []
+        suspended_at = time.monotonic()
+        assert http.post("/v1/accounts/ada/suspend", headers=ADMIN).status_code == 200
+        waiting.join(timeout=20)
+        assert not waiting.is_alive(), "the long poll waits on after the suspension"
+        assert answers[0].status_code == 401, answers[0].text
+        assert time.monotonic() - suspended_at < 10
