@@ -141,6 +141,16 @@ class GameSettings(CommonSettings):
     its own nor its ruleset's), so that a silent entrant forfeits (0: no default clock)."""
     entrant_bank_seconds: Annotated[float, msgspec.Meta(ge=0, le=864_000)] = 300.0
     """CARDARENA_ENTRANT_BANK_SECONDS: the time bank per seat of that default clock."""
+    registration: Literal["closed", "invite", "open"] = "closed"
+    """CARDARENA_REGISTRATION: who may make an account and register bots without the admin key:
+    nobody (`closed`), the holder of an invite code the host issued (`invite`), or anyone
+    (`open`)."""
+    max_bots_per_account: Annotated[int, msgspec.Meta(ge=0)] = 20
+    """CARDARENA_MAX_BOTS_PER_ACCOUNT: bot versions an account (not the host's) may hold (0:
+    no cap)."""
+    registration_rate_limit: Annotated[int, msgspec.Meta(ge=0)] = 10
+    """CARDARENA_REGISTRATION_RATE_LIMIT: registrations (accounts made, an account's bots) a
+    client address, and an account, may make per rate window (more: 429; 0: unlimited)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -238,6 +248,9 @@ _ENV = {
     "registry_lease_seconds": "CARDARENA_REGISTRY_LEASE_SECONDS",
     "entrant_move_seconds": "CARDARENA_ENTRANT_MOVE_SECONDS",
     "entrant_bank_seconds": "CARDARENA_ENTRANT_BANK_SECONDS",
+    "registration": "CARDARENA_REGISTRATION",
+    "max_bots_per_account": "CARDARENA_MAX_BOTS_PER_ACCOUNT",
+    "registration_rate_limit": "CARDARENA_REGISTRATION_RATE_LIMIT",
     "webhook_allow_private": "CARDARENA_WEBHOOK_ALLOW_PRIVATE",
     "retention_seconds": "CARDARENA_RETENTION_SECONDS",
     "projectors": "CARDARENA_PROJECTORS",

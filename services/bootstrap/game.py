@@ -63,6 +63,11 @@ def build_access(settings: GameSettings, store: EventStore) -> Access:
         challenges=RedisGameSlots(client, settings.namespace, "botchallenges:"),
         max_open_challenges=settings.max_open_challenges,
         entrant_clock=entrant_clock(settings.entrant_move_seconds, settings.entrant_bank_seconds),
+        registration=settings.registration,
+        max_bots_per_account=settings.max_bots_per_account,
+        registration_limiter=RedisRateLimiter(
+            client, settings.registration_rate_limit, settings.rate_window, settings.namespace
+        ),
     )
 
 

@@ -13,6 +13,7 @@ from litestar.di import Provide
 from litestar.openapi.spec import Components
 from litestar.serialization import encode_json
 
+from services.game.accounts.controllers import AccountsController, InvitesController
 from services.game.bots.controllers import BotsController
 from services.game.catalog.controllers import CatalogController
 from services.game.challenges.controllers import ChallengesController
@@ -141,6 +142,8 @@ def create_app(
             CatalogController,
             TournamentsController,
             BotsController,
+            AccountsController,
+            InvitesController,
             ChallengesController,
             LeaderboardsController,
             SchedulesController,

@@ -17,6 +17,7 @@ from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, Seat
 from shared.model import clocks
+from shared.model.accounts import recorded_owner
 from shared.model.challenges import (
     CODEC,
     DEFAULT_EXPIRY_S,
@@ -62,9 +63,12 @@ def _plausible(challenge_id: str) -> bool:
 
 def _seat(bot: RegisteredBot) -> Seat:
     """Returns the seat a registered bot plays (bound to it unless it is built-in)."""
+    account = recorded_owner(bot.account)
     if bot.kind == "builtin":
-        return Seat(kind="bot", bot=bot.strategy, name=bot.name, version=bot.version)
-    return Seat(kind=bot.kind, name=bot.name, version=bot.version)
+        return Seat(
+            kind="bot", bot=bot.strategy, name=bot.name, version=bot.version, account=account
+        )
+    return Seat(kind=bot.kind, name=bot.name, version=bot.version, account=account)
 
 
 def _players(
@@ -90,6 +94,10 @@ def _players(
             raise InvalidRequest(field, f"{found.key} plays {title}, not {game}")
         if any(b.key == found.key for b in seated):
             raise InvalidRequest(field, f"{found.key} is seated already")
+        if found.suspended:
+            raise InvalidRequest(
+                field, f"{found.key} belongs to the suspended account {found.account}"
+            )
         if found.kind == "webhook":
             _consents(found, challenger, field)
         seated.append(found)

@@ -13,10 +13,22 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from shared.catalog import get_game
+import msgspec
+
+from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound, InvalidRequest
 from shared.messages.codec import encode, encode_all
 from shared.messages.envelope import RecordedEvent
+from shared.model.accounts import (
+    HOST,
+    RESERVED_BOT_NAMES,
+    Account,
+    AccountExists,
+    NotOwned,
+    RegistrationRefused,
+    TooManyBots,
+    UnknownAccount,
+)
 from shared.model.registry import (
     CODEC,
     KIND,
@@ -112,6 +124,12 @@ class RegistryIndex:
         self.refresh()
         with self._lock:
             return self._registry.bot_of_token(token)
+
+    def account_of_key(self, key: str) -> Account | None:
+        """Returns the account whose key `key` is (suspended or not), None for anything else."""
+        self.refresh()
+        with self._lock:
+            return self._registry.book.account_of_key(key)
 
     def bot(self, name: str, version: str) -> RegisteredBot | None:
         """Returns the bot registered as `name@version`, None when there is none."""
@@ -246,17 +264,33 @@ def _credentials(bot: RegisteredBot, at: str) -> tuple[list[RegistryEvent], Cred
 
 
 def register(
-    store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
+    store: EventStore,
+    spec: BotSpec,
+    registered_at: str = "",
+    *,
+    allow_private_urls: bool = False,
+    account: str = HOST,
+    max_bots: int = 0,
 ) -> Registration:
-    """Registers `spec`; an external or webhook bot gets its credentials, shown only here.
+    """Registers `spec` for `account` (default: the host's); an external or webhook bot gets
+    its credentials, shown only here.
 
     Registering the same bot again returns it unchanged and without credentials; the same
     name and version with anything else is refused (BotExists). A webhook URL that is, or
-    resolves to, a loopback or private address is refused unless `allow_private_urls`.
+    resolves to, a loopback or private address is refused unless `allow_private_urls`. Every
+    version of a name belongs to the account that registered its first (AccountExists, field
+    `name`, for any other). An account other than the host's registers no reserved name
+    (a built-in strategy's, `host`, ...), only while it is not suspended
+    (RegistrationRefused), and at most `max_bots` bot versions (TooManyBots; 0: no cap):
+    decided on the registry as read at the version appended after, so two racing
+    registrations never pass the cap together.
     """
     _check(spec, allow_private_urls=allow_private_urls)
+    if account != HOST:
+        check_owned_name(spec.name)
     while True:
         registry = read_registry(store)
+        _check_owner(registry, spec.name, account)
         known = registry.bots.get((spec.name, spec.version))
         if known is not None:
             given = (spec.game, spec.strategy, spec.description, spec.kind, spec.url)
@@ -266,6 +300,8 @@ def register(
             raise BotExists(
                 "version", f"{spec.name}@{spec.version} is registered already; use a new version"
             )
+        if account != HOST and max_bots and len(registry.bots_of(account)) >= max_bots:
+            raise TooManyBots(account, max_bots)
         event = BotRegistered(
             name=spec.name,
             version=spec.version,
@@ -276,6 +312,7 @@ def register(
             kind=spec.kind,
             url=spec.url,
             accept_challenges=spec.accept_challenges,
+            account=msgspec.UNSET if account == HOST else account,
         )
         bot = bot_of(event)
         events: list[RegistryEvent] = [event]
@@ -290,6 +327,33 @@ def register(
         return Registration(bot, new=True, credentials=credentials)
 
 
+def check_owned_name(name: str) -> None:
+    """Raises InvalidRequest (field `name`) for a bot name no account but the host's may take:
+    a built-in strategy's of any game, or a reserved one (`host`, `admin`, ...)."""
+    if name in RESERVED_BOT_NAMES or name in strategy_names():
+        raise InvalidRequest("name", f"{name!r} is reserved (a built-in strategy's or the host's)")
+
+
+def strategy_names() -> frozenset[str]:
+    """Returns the name of every built-in strategy of every game the platform hosts."""
+    return frozenset(bot for game in game_names() for bot in get_game(game).bots)
+
+
+def _check_owner(registry: Registry, name: str, account: str) -> None:
+    """Raises unless `account` may register a version of `name` now: AccountExists when
+    another account registered the name; for an account other than the host's,
+    UnknownAccount or RegistrationRefused (suspended)."""
+    owner = next((b.account for b in registry.bots.values() if b.name == name), account)
+    if owner != account:
+        raise AccountExists("name", f"the bot name {name!r} belongs to another account")
+    if account == HOST:
+        return
+    if account not in registry.book.accounts:
+        raise UnknownAccount(account)
+    if registry.book.suspended(account):
+        raise RegistrationRefused(f"the account {account} is suspended", field="account")
+
+
 def register_bot(
     store: EventStore, spec: BotSpec, registered_at: str = "", *, allow_private_urls: bool = False
 ) -> tuple[RegisteredBot, bool]:
@@ -300,27 +364,38 @@ def register_bot(
     return registration.bot, registration.new
 
 
-def _token_holder(registry: Registry, name: str, version: str) -> RegisteredBot:
-    """Returns the bot `name@version`; raises UnknownBot, or InvalidRequest for a built-in one."""
+def _token_holder(
+    registry: Registry, name: str, version: str, account: str | None = None
+) -> RegisteredBot:
+    """Returns the bot `name@version`; raises UnknownBot, NotOwned when `account` is given
+    and is not the bot's, RegistrationRefused when the bot's account is suspended, or
+    InvalidRequest for a built-in one."""
     bot = registry.bots.get((name, version))
     if bot is None:
         raise UnknownBot(name, version)
+    if account is not None and bot.account != account:
+        raise NotOwned(account, bot.key)
+    if bot.suspended:
+        raise RegistrationRefused(
+            f"{bot.key} belongs to the suspended account {bot.account}", field="account"
+        )
     if bot.kind == "builtin":
         raise InvalidRequest("kind", f"{bot.key} is a built-in strategy; it has no token")
     return bot
 
 
 def rotate_token(
-    store: EventStore, name: str, version: str, issued_at: str = ""
+    store: EventStore, name: str, version: str, issued_at: str = "", account: str | None = None
 ) -> tuple[RegisteredBot, Credentials]:
     """Issues the bot a new token (and a webhook bot a new signing secret); the old token
     stops working at once. Returns the bot and the new credentials, shown only here.
 
-    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
+    Raises UnknownBot, NotOwned (a bot not of `account`, when given), RegistrationRefused (a
+    suspended account's bot), or InvalidRequest (field `kind`) for a built-in bot.
     """
     while True:
         registry = read_registry(store)
-        bot = _token_holder(registry, name, version)
+        bot = _token_holder(registry, name, version, account)
         events: list[RegistryEvent] = []
         live = registry.active.get((name, version))
         if live is not None:
@@ -335,14 +410,18 @@ def rotate_token(
         return bot, credentials
 
 
-def revoke_token(store: EventStore, name: str, version: str, revoked_at: str = "") -> bool:
+def revoke_token(
+    store: EventStore, name: str, version: str, revoked_at: str = "", account: str | None = None
+) -> bool:
     """Revokes the bot's token; returns whether it had one. A webhook's secret stays.
 
-    Raises UnknownBot, or InvalidRequest (field `kind`) for a built-in bot.
+    Raises UnknownBot, NotOwned (a bot not of `account`, when given), RegistrationRefused (a
+    suspended account's bot: its token is dead already), or InvalidRequest (field `kind`)
+    for a built-in bot.
     """
     while True:
         registry = read_registry(store)
-        _token_holder(registry, name, version)
+        _token_holder(registry, name, version, account)
         live = registry.active.get((name, version))
         if live is None:
             return False

@@ -248,6 +248,17 @@ def admit_challenge(cap: GameCap, store: EventStore, challenge: Challenge) -> Ad
     return admit(cap.slots, store, bound, cap.cap)
 
 
+def refuse_suspended(store: EventStore, challenge: Challenge) -> None:
+    """Raises InvalidRequest (field `challenge`) when a bot of `challenge` belongs to a
+    suspended account: nothing seats it (checked before an answer is recorded, and again
+    before the game starts)."""
+    suspended = [b.key for b in registered_bots(store) if b.suspended and b.key in challenge.bots]
+    if suspended:
+        raise InvalidRequest(
+            "challenge", f"{', '.join(suspended)} belongs to a suspended account: it plays nowhere"
+        )
+
+
 def start_challenge(
     store: EventStore,
     cap: GameCap,
@@ -262,6 +273,12 @@ def start_challenge(
         if admission is not None:
             admission.cancel()
         return challenge
+    try:
+        refuse_suspended(store, challenge)
+    except InvalidRequest:
+        if admission is not None:
+            admission.cancel()
+        raise
     admission = admission or admit_challenge(cap, store, challenge)
     challenge_id = challenge.challenge_id
     return _start(

@@ -139,9 +139,13 @@ def _seat(entrant: Entrant) -> Seat:
     bound to it when it is an external or webhook bot.
     """
     if entrant.kind in {"external", "webhook"}:
-        return Seat(kind=entrant.kind, name=entrant.bot, version=entrant.version)
+        return Seat(
+            kind=entrant.kind, name=entrant.bot, version=entrant.version, account=entrant.account
+        )
     strategy = entrant.strategy or entrant.bot
-    return Seat(kind="bot", bot=strategy, name=entrant.bot, version=entrant.version)
+    return Seat(
+        kind="bot", bot=strategy, name=entrant.bot, version=entrant.version, account=entrant.account
+    )
 
 
 def start_pending_games(

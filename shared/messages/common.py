@@ -55,6 +55,10 @@ class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The seat's display name, or the bound bot's name."""
     version: str = ""
     """The version label: the bound bot's, or a tournament entrant's; empty for an unrated seat."""
+    account: str | msgspec.UnsetType = msgspec.UNSET
+    """The account owning the seat's registered bot when it is not the host's (unset, and then
+    not encoded, for the host's bots and any other seat): a game between two seats of one
+    account is never rated (`shared.model.accounts.same_account`)."""
 
     @property
     def bound_bot(self) -> str | None:
@@ -242,7 +246,8 @@ class GameAborted(GameFinished, frozen=True, kw_only=True):
     """The platform ended the game with no result: nobody places, nothing is rated, the
     seats' bots are free again. `result.status` is `aborted`, `result.places` is empty and
     `result.reason` says why: `host` (the host aborted it), `tournament_cancelled` (its
-    tournament was cancelled) or `stale` (nobody moved for CARDARENA_STALE_GAME_SECONDS).
+    tournament was cancelled), `stale` (nobody moved for CARDARENA_STALE_GAME_SECONDS) or
+    `account_suspended` (the host suspended the account of one of its bots).
     Like any `GameFinished`, it reveals the deal's `seed` and `salt`."""
 
 

@@ -70,7 +70,7 @@ def resignation(
     return clocks.forfeits_last([*events, finished], left, (*resigned, seat))
 
 
-ABORT_REASONS = frozenset({"host", "tournament_cancelled", "stale"})
+ABORT_REASONS = frozenset({"host", "tournament_cancelled", "stale", "account_suspended"})
 """Why a game may be aborted (`GameAborted`'s `result.reason`)."""
 
 

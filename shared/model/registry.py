@@ -33,6 +33,14 @@ from shared.catalog import get_game
 from shared.errors import InvalidRequest
 from shared.messages.codec import EventCodec
 from shared.messages.common import Event, Seat
+from shared.model.accounts import (
+    HOST,
+    AccountBook,
+    AccountCreated,
+    AccountSuspended,
+    InviteIssued,
+    recorded_owner,
+)
 
 KIND = "registry"
 STREAM = "registry:bots"
@@ -67,6 +75,8 @@ class BotRegistered(Event, frozen=True, kw_only=True):
     """Where the platform POSTs a `webhook` bot's turns."""
     accept_challenges: AcceptChallenges = "host"
     """Whose challenges seat a `webhook` bot (earlier events: `host`)."""
+    account: str | msgspec.UnsetType = msgspec.UNSET
+    """The account that registered it; unset (earlier events, the admin's): the host's."""
 
 
 class BotTokenIssued(Event, frozen=True, kw_only=True):
@@ -98,7 +108,15 @@ class WebhookSecretIssued(Event, frozen=True, kw_only=True):
     issued_at: str = ""
 
 
-RegistryEvent = BotRegistered | BotTokenIssued | BotTokenRevoked | WebhookSecretIssued
+RegistryEvent = (
+    BotRegistered
+    | BotTokenIssued
+    | BotTokenRevoked
+    | WebhookSecretIssued
+    | AccountCreated
+    | InviteIssued
+    | AccountSuspended
+)
 CODEC: EventCodec[RegistryEvent] = EventCodec(RegistryEvent)
 
 
@@ -142,6 +160,10 @@ class RegisteredBot(msgspec.Struct, frozen=True):
     kind: BotKind = "builtin"
     url: str = ""
     accept_challenges: AcceptChallenges = "host"
+    account: str = HOST
+    """The account it belongs to (`host`: the admin's, and every bot registered before)."""
+    suspended: bool = False
+    """Whether its account is suspended: its token does not work and nothing seats it."""
 
     @property
     def key(self) -> str:
@@ -206,16 +228,32 @@ class Registry:
     active: dict[BotKey, str] = field(default_factory=dict)
     """Each bot's live token id."""
     signing_secrets: dict[BotKey, str] = field(default_factory=dict)
+    book: AccountBook = field(default_factory=AccountBook)
+    """The accounts and the invites."""
     version: int = 0
     """The version of the registry stream folded so far."""
 
     def apply(self, event: RegistryEvent) -> None:
-        """Folds one registry event in."""
+        """Folds one registry event in; an account's suspension marks its bots suspended and
+        ends their tokens."""
         match event:
+            case AccountCreated() | InviteIssued():
+                self.book.apply(event)
+            case AccountSuspended():
+                self.book.apply(event)
+                for key, bot in list(self.bots.items()):
+                    if bot.account == event.name:
+                        self.bots[key] = msgspec.structs.replace(bot, suspended=True)
+                        self.tokens.pop(self.active.pop(key, ""), None)
             case BotRegistered():
-                self.bots[event.name, event.version] = bot_of(event)
+                bot = bot_of(event)
+                if self.book.suspended(bot.account):
+                    bot = msgspec.structs.replace(bot, suspended=True)
+                self.bots[event.name, event.version] = bot
             case BotTokenIssued():
                 key = (event.name, event.version)
+                if self.bots.get(key) is not None and self.bots[key].suspended:
+                    return
                 self.tokens.pop(self.active.get(key, ""), None)
                 self.tokens[event.token_id] = _Token(key, event.token_hash)
                 self.active[key] = event.token_id
@@ -233,7 +271,12 @@ class Registry:
         known = self.tokens.get(token_id) if token_id else None
         if known is None or not hmac.compare_digest(known.digest, token_digest(token)):
             return None
-        return self.bots.get(known.bot)
+        bot = self.bots.get(known.bot)
+        return None if bot is None or bot.suspended else bot
+
+    def bots_of(self, account: str) -> list[RegisteredBot]:
+        """Returns the bots of `account`, in registration order."""
+        return [bot for bot in self.bots.values() if bot.account == account]
 
 
 def bot_of(event: BotRegistered) -> RegisteredBot:
@@ -247,6 +290,7 @@ def bot_of(event: BotRegistered) -> RegisteredBot:
         event.kind,
         event.url,
         event.accept_challenges,
+        event.account if isinstance(event.account, str) and event.account else HOST,
     )
 
 
@@ -283,7 +327,22 @@ def _registered_for(
     if found is not None and found.game != game:
         titles = get_game(found.game).title, get_game(game).title
         raise InvalidRequest(field, f"{found.key} plays {titles[0]}, not {titles[1]}")
+    if found is not None and found.suspended:
+        raise InvalidRequest(
+            field, f"{found.key} belongs to the suspended account {found.account}: it plays nowhere"
+        )
     return found
+
+
+def owner_of(
+    game: str, name: str, version: str, bots: Sequence[RegisteredBot]
+) -> str | msgspec.UnsetType:
+    """Returns what a seat of `name@version` records of its owner (`recorded_owner`): a
+    registered bot's account other than the host's, else unset."""
+    found = next((b for b in bots if (b.name, b.version) == (name, version)), None)
+    if found is None or found.game != game:
+        return msgspec.UNSET
+    return recorded_owner(found.account)
 
 
 def bound_seat(
@@ -303,4 +362,9 @@ def bound_seat(
         )
     if found.kind != kind:
         raise InvalidRequest(f"{field}.kind", f"{found.key} is a {found.kind} bot, not {kind}")
-    return Seat(kind=found.kind, name=found.name, version=found.version)
+    return Seat(
+        kind=found.kind,
+        name=found.name,
+        version=found.version,
+        account=recorded_owner(found.account),
+    )

@@ -19,10 +19,17 @@ import msgspec
 from shared.catalog import get_game
 from shared.errors import GameNotFound
 from shared.messages.common import Seat
+from shared.model.accounts import shared_account
 from shared.model.tournaments.model import TournamentState
 
 UnratedCode = Literal[
-    "forked", "no_decisions", "tournament_cancelled", "aborted", "unrated_seat", "same_version"
+    "forked",
+    "no_decisions",
+    "tournament_cancelled",
+    "aborted",
+    "unrated_seat",
+    "same_version",
+    "same_account",
 ]
 """Why a game is not rated, as a code."""
 
@@ -33,6 +40,7 @@ UNRATED_REASONS: tuple[UnratedCode, ...] = (
     "aborted",
     "unrated_seat",
     "same_version",
+    "same_account",
 )
 """Every reason, in the order of precedence when several hold."""
 
@@ -47,15 +55,17 @@ class Unrated(msgspec.Struct, frozen=True):
     """`forked` (a what-if fork of another game), `no_decisions` (a game such as
     Beggar-my-neighbour, which no choice decides), `tournament_cancelled` (its tournament was
     cancelled before it recorded the game), `aborted` (the platform or the host ended it with
-    no result), `unrated_seat` (a seat has no bot version to rate) or `same_version` (one bot
-    version sits in two seats)."""
+    no result), `unrated_seat` (a seat has no bot version to rate), `same_version` (one bot
+    version sits in two seats) or `same_account` (two seats' bots belong to one account, other
+    than the host's: one owner never feeds itself rating)."""
     message: str
     """The reason for a person to read."""
 
 
 def seats_reason(game: str, seats: Sequence[Seat]) -> Unrated | None:
     """Returns why a game of `game` between `seats` can never be rated, whatever its end:
-    `no_decisions`, `unrated_seat` or `same_version`; None when nothing in its seats forbids it."""
+    `no_decisions`, `unrated_seat`, `same_version` or `same_account`; None when nothing in its
+    seats forbids it."""
     try:
         spec = get_game(game)
     except GameNotFound:
@@ -75,6 +85,14 @@ def seats_reason(game: str, seats: Sequence[Seat]) -> Unrated | None:
                 f"{key} sits in seats {keys.index(key)} and {index}: a bot version playing"
                 " itself is never rated",
             )
+    owners = [seat.account if isinstance(seat.account, str) else None for seat in seats]
+    pair = shared_account(owners)
+    if pair is not None:
+        return Unrated(
+            "same_account",
+            f"seats {pair[0]} and {pair[1]} are bots of one account ({owners[pair[0]]}): games"
+            " between one account's bots are played but never rated",
+        )
     return None
 
 
@@ -123,7 +141,12 @@ def tournament_game_reason(
     is recorded."""
     d = state.definition
     seats = [
-        Seat(kind="bot", name=d.entrants[entrant].bot, version=d.entrants[entrant].version)
+        Seat(
+            kind="bot",
+            name=d.entrants[entrant].bot,
+            version=d.entrants[entrant].version,
+            account=d.entrants[entrant].account,
+        )
         for entrant in table
     ]
     recorded = any(record.game_id == game_id for record in state.records)

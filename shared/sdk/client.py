@@ -176,13 +176,23 @@ class Client:
         strategy: str | None = None,
         url: str | None = None,
     ) -> RegisteredBot:
-        """Registers a bot (a host operation); an external or webhook bot's token comes once."""
+        """Registers a bot (with the admin key: the host's; with an account key: the account's
+        own); an external or webhook bot's token comes once."""
         body: dict[str, Any] = {"name": name, "game": game, "kind": kind, "version": version}
         if strategy is not None:
             body["strategy"] = strategy
         if url is not None:
             body["url"] = url
         return msgspec.convert(self._call("POST", "/v1/bots", json=body), RegisteredBot)
+
+    def create_account(self, name: str, invite: str | None = None) -> str:
+        """Makes the account `name` (with the host's `invite` code where registration is by
+        invitation); returns its account key, shown only this once. A client holding the key
+        as its token registers the account's own bots with `register_bot`."""
+        body: dict[str, Any] = {"name": name}
+        if invite is not None:
+            body["invite"] = invite
+        return str(self._call("POST", "/v1/accounts", json=body)["key"])
 
     def create_game(self, game: str, seats: list[dict[str, Any]], **fields: Any) -> str:
         """Creates a game (a host operation) with an automatic Idempotency-Key; returns its id."""

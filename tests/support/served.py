@@ -17,9 +17,12 @@ from tests.support.stack import ROOT, free_port, wait_until_healthy
 
 
 @contextlib.contextmanager
-def served_game(redis_url: str, namespace: str, database_url: str) -> Iterator[str]:
+def served_game(
+    redis_url: str, namespace: str, database_url: str, **settings: str
+) -> Iterator[str]:
     """Runs `cardarena serve game` on Redis (bot turns in-process) over a migrated database
-    (the bots' streams read the projection's views); returns its base URL."""
+    (the bots' streams read the projection's views), with `settings` (environment variables)
+    over the test's; returns its base URL."""
     migrate(database_url)
     port = free_port()
     env = {
@@ -32,6 +35,7 @@ def served_game(redis_url: str, namespace: str, database_url: str) -> Iterator[s
         "CARDARENA_PORT": str(port),
         "CARDARENA_ADMIN_KEY": KEY,
         "CARDARENA_RATE_LIMIT": "0",
+        **settings,
     }
     command = [sys.executable, "-m", "services.cli.main", "serve", "game"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)

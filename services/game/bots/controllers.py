@@ -13,7 +13,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
 from services.game.bots.schemas import Bot, Bots
-from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
+from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized
+from services.game.http.owners import HANDLERS as OWNERS
+from services.game.http.owners import acting_for, charge_registration, owner, registrar
 from services.game.http.params import BotName, BotVersion
 from services.game.http.problems import Problem, check_game_filter, problem, responses
 from shared.app.registry import find_bot, register, registered_bots, revoke_token, rotate_token
@@ -43,48 +45,63 @@ class BotsController(Controller):
 
     path = "/v1/bots"
     tags = ("bots",)
-    exception_handlers = {UnknownBot: _unknown_bot}
+    exception_handlers = {UnknownBot: _unknown_bot, **OWNERS}
 
     @post(
         operation_id="registerBot",
         summary="Register a bot under a name and a version label",
         description=(
-            "A hosting operation: needs the admin key (in open mode, nothing). A registered "
-            "bot plays one game: `kind` `builtin` with one of its `strategy`s, `external` "
-            "through the API, or `webhook` at its http(s) `url`. Tournaments enter it by name "
-            "and version, and ratings are kept per `name@version`. An external or webhook bot "
-            "gets its `token` in this answer only (the registry keeps its SHA-256), a webhook "
-            "bot also its `signing_secret`. Registering the same bot again returns it (200) "
-            "without them; the same name and version with anything else is refused (422, "
+            "Needs the admin key (in open mode, nothing): the bot is the host's; or an account "
+            "key (see `createAccount`): the bot is that account's, which it may hold at most "
+            "CARDARENA_MAX_BOTS_PER_ACCOUNT versions of (more: 409 `too-many-bots`), under a name"
+            " no other account registered (409 `name-taken`, field `name`) that is not reserved "
+            "(a built-in strategy's, `host`, `admin`...: 422), at most "
+            "CARDARENA_REGISTRATION_RATE_LIMIT registrations per rate window per account and per "
+            "client address (429); a suspended account's key is 403 `account-suspended`. A "
+            "registered bot plays one game: `kind` `builtin` with one of its `strategy`s, "
+            "`external` through the API, or `webhook` at its http(s) `url`. Tournaments enter it "
+            "by name and version, and ratings are kept per `name@version`. An external or webhook"
+            " bot gets its `token` in this answer only (the registry keeps its SHA-256), a "
+            "webhook bot also its `signing_secret`. Registering the same bot again returns it "
+            "(200) without them; the same name and version with anything else is refused (422, "
             "field `version`). A webhook `url` that is, or resolves to, a loopback, private, "
-            "link-local or otherwise non-global address is refused (422, field `url`) unless "
-            "the service allows private webhooks (`CARDARENA_WEBHOOK_ALLOW_PRIVATE`). A `name`"
-            " or `version` is 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a"
-            " letter or digit (`me` is reserved); an unknown game or strategy, a `strategy`"
-            " for a bot that plays itself, an external or webhook bot of a game without"
-            " decisions, a `url` for anything but a webhook or a `description` over 500"
-            " characters is 422 naming the field. A webhook bot cannot answer challenges, so"
-            " `accept_challenges` says whose challenges seat it: `host` (the default: only"
-            " the admin key's), `registered` (any registered bot's too) or `none`; another"
-            " kind with it is 422."
+            "link-local or otherwise non-global address is refused (422, field `url`) unless the "
+            "service allows private webhooks (`CARDARENA_WEBHOOK_ALLOW_PRIVATE`). A `name` or "
+            "`version` is 1-63 lower-case letters, digits, `_`, `.` or `-`, starting with a "
+            "letter or digit (`me` is reserved); an unknown game or strategy, a `strategy` for a "
+            "bot that plays itself, an external or webhook bot of a game without decisions, a "
+            "`url` for anything but a webhook or a `description` over 500 characters is 422 "
+            "naming the field. A webhook bot cannot answer challenges, so `accept_challenges` "
+            "says whose challenges seat it: `host` (the default: only the admin key's), "
+            "`registered` (any registered bot's too) or `none`; another kind with it is 422."
         ),
         sync_to_thread=True,
         status_code=201,
-        guards=[host_only],
+        guards=[registrar],
         security=BEARER,
         responses={
             200: ResponseSpec(Bot, description="Registered already: the bot, without secrets"),
-            **responses(400, 401, 403, 422, 503),
+            **responses(400, 401, 403, 409, 422, 503),
         },
     )
     def register(
         self,
+        request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
         access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
         data: JSONBody[BotSpec],
     ) -> Response[Bot]:
+        account = owner(caller)
+        if acting_for(caller) is not None:
+            charge_registration(request, access, account)
         registration = register(
-            store, data, registered_at=_now(), allow_private_urls=access.webhook_allow_private
+            store,
+            data,
+            registered_at=_now(),
+            allow_private_urls=access.webhook_allow_private,
+            account=account,
+            max_bots=access.max_bots_per_account,
         )
         access.settle_registry()
         bot = Bot.of(registration.bot, host=True, credentials=registration.credentials)
@@ -123,8 +140,10 @@ class BotsController(Controller):
     def me(self, caller: NamedDependency[Caller]) -> Bot:
         if caller.bot is not None:
             return Bot.of(caller.bot)
-        if caller.role == "admin":
-            raise Forbidden("this is a bot's resource: send its bot token, not the admin key")
+        if caller.role in ("admin", "account"):
+            raise Forbidden(
+                f"this is a bot's resource: send its bot token, not the {caller.role} key"
+            )
         raise Unauthorized("send Authorization: Bearer <bot token>")
 
     @get(
@@ -151,13 +170,14 @@ class BotsController(Controller):
         operation_id="rotateBotToken",
         summary="Issue a bot a new token; the old one stops working at once",
         description=(
-            "A hosting operation. The answer holds the new `token` (and, for a webhook bot, "
+            "The admin key, or the key of the account the bot belongs to (another account's"
+            " bot: 403). The answer holds the new `token` (and, for a webhook bot, "
             "a new `signing_secret`), shown only here. A built-in bot has no token (422, "
-            "field `kind`)."
+            "field `kind`); a suspended account's bot gets none (403)."
         ),
         sync_to_thread=True,
         status_code=201,
-        guards=[host_only],
+        guards=[registrar],
         security=BEARER,
         responses=responses(400, 401, 403, 404, 422, 503),
     )
@@ -165,10 +185,13 @@ class BotsController(Controller):
         self,
         store: NamedDependency[EventStore],
         access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
         name: BotName,
         version: BotVersion,
     ) -> Bot:
-        bot, credentials = rotate_token(store, name, version, issued_at=_now())
+        bot, credentials = rotate_token(
+            store, name, version, issued_at=_now(), account=acting_for(caller)
+        )
         access.settle_registry()
         return Bot.of(bot, host=True, credentials=credentials)
 
@@ -177,12 +200,13 @@ class BotsController(Controller):
         operation_id="revokeBotToken",
         summary="Revoke a bot's token",
         description=(
-            "A hosting operation: the token stops working at once; a new one comes from "
+            "The admin key, or the key of the account the bot belongs to (another account's"
+            " bot: 403): the token stops working at once; a new one comes from "
             "`POST .../token`. A webhook bot keeps its signing secret. Revoking a bot that "
             "has no token changes nothing (204 as well)."
         ),
         sync_to_thread=True,
-        guards=[host_only],
+        guards=[registrar],
         security=BEARER,
         responses=responses(400, 401, 403, 404, 422, 503),
     )
@@ -190,9 +214,10 @@ class BotsController(Controller):
         self,
         store: NamedDependency[EventStore],
         access: NamedDependency[Access],
+        caller: NamedDependency[Caller],
         name: BotName,
         version: BotVersion,
     ) -> None:
         """Revokes the bot's token; 204."""
-        revoke_token(store, name, version, revoked_at=_now())
+        revoke_token(store, name, version, revoked_at=_now(), account=acting_for(caller))
         access.settle_registry()

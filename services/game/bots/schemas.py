@@ -39,6 +39,10 @@ class Bot(msgspec.Struct, frozen=True):
     """A webhook bot's HMAC key for the platform's calls; shown once."""
     accept_challenges: AcceptChallenges | msgspec.UnsetType = msgspec.UNSET
     """A webhook bot's: whose challenges seat it (`host`, `registered` or `none`)."""
+    account: str = "host"
+    """The account the bot belongs to (`host`: the host's own)."""
+    suspended: bool = False
+    """Whether its account is suspended: its token does not work and nothing seats it."""
 
     @classmethod
     def of(
@@ -62,6 +66,8 @@ class Bot(msgspec.Struct, frozen=True):
                 else msgspec.UNSET
             ),
             accept_challenges=bot.accept_challenges if bot.kind == "webhook" else msgspec.UNSET,
+            account=bot.account,
+            suspended=bot.suspended,
         )
 
 

@@ -14,7 +14,7 @@ from services.game.http.auth import BEARER, Access, Caller, Unauthorized, callin
 from services.game.http.problems import Problem, problem, responses
 from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
-from shared.app.starting import admit_challenge, start_challenge
+from shared.app.starting import admit_challenge, refuse_suspended, start_challenge
 from shared.model.challenges import (
     Challenge,
     ChallengeClosed,
@@ -193,6 +193,7 @@ class ChallengesController(Controller):
     ) -> Challenge:
         bot = calling_bot(caller, "only a challenged bot answers")
         current, _ = challenge_app.read(store, challenge_id, _now())
+        refuse_suspended(store, current)
         last = current.status == "open" and current.pending == [bot]
         admission = admit_challenge(access.game_cap, store, current) if last else None
         try:

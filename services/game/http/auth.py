@@ -1,7 +1,9 @@
 """Identity and access: who calls (the admin, a bot, anyone), what they may do, how often.
 
 Callers present `Authorization: Bearer <credential>`: the admin key (setting
-`CARDARENA_ADMIN_KEY`) or a bot token (`cab_<id>.<secret>`, see `shared.model.registry`). The app
+`CARDARENA_ADMIN_KEY`), a bot token (`cab_<id>.<secret>`, see `shared.model.registry`) or an
+account key (`caa_<id>.<secret>`, see `shared.model.accounts`: it registers and manages its own
+bots, never hosts nor plays a seat). The app
 guard `authenticate` resolves every request's `Caller` once (401 for a credential that is
 neither, 429 for a bot token over its rate limits, see `services.game.http.limits`);
 handlers take it as the dependency `caller`. Hosting operations carry the guard
@@ -41,6 +43,7 @@ from services.settings import GameSettings, Settings
 from shared.app.registry import RegistryIndex
 from shared.app.starting import GameCap
 from shared.messages.common import Clock, Seat
+from shared.model.accounts import ACCOUNT_KEY_PREFIX, Account, RegistrationMode
 from shared.model.clocks import entrant_clock
 from shared.model.registry import RegisteredBot, token_id_of
 from shared.ports.game_slots import GameSlots, InMemoryGameSlots
@@ -54,7 +57,10 @@ SECURITY_SCHEMES: dict[str, SecurityScheme | Reference] = {
     SECURITY_SCHEME: SecurityScheme(
         type="http",
         scheme="bearer",
-        description="The admin key for hosting operations, or a bot's token for its seats.",
+        description=(
+            "The admin key for hosting operations, a bot's token for its seats, or an"
+            " account key for the account's own bots."
+        ),
     )
 }
 """The OpenAPI security schemes of the service."""
@@ -66,7 +72,7 @@ seat's bot token, the admin key): a public read."""
 
 _log = logging.getLogger(__name__)
 
-Role = Literal["admin", "bot", "anonymous"]
+Role = Literal["admin", "bot", "account", "anonymous"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,8 @@ class Caller:
     host: bool = False
     token_id: str | None = None
     """The id of the bot token presented (see `services.game.http.credentials`)."""
+    account: Account | None = None
+    """The account whose key was presented (suspended or not), None for anyone else."""
 
     @property
     def key(self) -> str | None:
@@ -126,6 +134,13 @@ class Access:
     it sets none (CARDARENA_ENTRANT_MOVE_SECONDS; None: untimed)."""
     turn_limiter: RateLimiter = field(default_factory=lambda: InMemoryRateLimiter(0, 60))
     """The budget of their reads of their own turns (CARDARENA_TURN_RATE_LIMIT)."""
+    registration: RegistrationMode = "closed"
+    """Who may make an account (CARDARENA_REGISTRATION)."""
+    max_bots_per_account: int = 20
+    """The bot versions an account other than the host's may hold (0: no cap)."""
+    registration_limiter: RateLimiter = field(default_factory=lambda: InMemoryRateLimiter(0, 60))
+    """The budget of registrations (accounts, an account's bots) per client address and per
+    account (CARDARENA_REGISTRATION_RATE_LIMIT)."""
 
     @classmethod
     def embedded(cls, store: EventStore, settings: GameSettings | None = None) -> Access:
@@ -145,6 +160,11 @@ class Access:
             max_open_challenges=settings.max_open_challenges,
             entrant_clock=entrant_clock(
                 settings.entrant_move_seconds, settings.entrant_bank_seconds
+            ),
+            registration=settings.registration,
+            max_bots_per_account=settings.max_bots_per_account,
+            registration_limiter=InMemoryRateLimiter(
+                settings.registration_rate_limit, settings.rate_window
             ),
         )
 
@@ -196,10 +216,15 @@ class Access:
             return Caller("anonymous", host=self.open)
         if self._is_admin(credential):
             return Caller("admin", host=True)
+        if credential.startswith(ACCOUNT_KEY_PREFIX):
+            account = self.registry.account_of_key(credential)
+            if account is not None:
+                return Caller("account", account=account)
         bot = self.registry.bot_of_token(credential)
         if bot is None:
             raise Unauthorized(
-                "the credential is neither the admin key nor a live bot token", invalid_token=True
+                "the credential is neither the admin key, a live bot token nor an account key",
+                invalid_token=True,
             )
         return Caller("bot", bot=bot, token_id=token_id_of(credential))
 
@@ -281,6 +306,11 @@ def host_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandle
         return
     if caller.bot is not None:
         raise Forbidden(f"{caller.bot.key} is a bot; hosting operations need the admin key")
+    if caller.account is not None:
+        raise Forbidden(
+            f"an account key ({caller.account.name}) manages its own bots; hosting operations"
+            " need the admin key"
+        )
     raise Unauthorized("hosting operations need Authorization: Bearer <admin key>")
 
 
@@ -299,8 +329,8 @@ def calling_bot(caller: Caller, what: str = "this is a bot's resource") -> str:
     why) and Unauthorized for anyone without a bot token."""
     if caller.bot is not None:
         return caller.bot.key
-    if caller.role == "admin":
-        raise Forbidden(f"{what}: send its bot token, not the admin key")
+    if caller.role in ("admin", "account"):
+        raise Forbidden(f"{what}: send its bot token, not the {caller.role} key")
     raise Unauthorized("send Authorization: Bearer <bot token>")
 
 
@@ -323,7 +353,7 @@ def check_seat(caller: Caller, seats: list[Seat], index: int, *, act: bool = Fal
         raise Unauthorized(f"seat {index} is the host's: send the admin key")
     if caller.host and not act:
         return
-    if caller.role == "admin":
+    if caller.role in ("admin", "account"):
         raise Forbidden(f"seat {index} is played by {owner}: only its token acts for it")
     raise Unauthorized(f"seat {index} is played by {owner}: send its bot token")
 

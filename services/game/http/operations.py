@@ -39,6 +39,7 @@ _NOT_FOUND_PARAMETERS = {
     "unknown-challenge": ("challenge_id",),
     "unknown-schedule": ("schedule_id",),
     "unknown-bot": ("name", "version"),
+    "unknown-account": ("account",),
 }
 """A 404 type is answered only by operations with one of these path parameters."""
 _RULES_OF_ACTIONS = "illegal-action"

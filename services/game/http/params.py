@@ -26,6 +26,7 @@ GameId = Annotated[str, PathParameter(description="The game's id, as its creatio
 TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
 BotName = Annotated[str, PathParameter(description="The bot's name.")]
 BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
+AccountName = Annotated[str, PathParameter(description="The account's name.")]
 SeatNumber = Annotated[int, QueryParameter(ge=0, description="A 0-based seat of the game")]
 ViewerSeat = Annotated[
     int | None,

@@ -74,6 +74,11 @@ TITLES = {
     "method-not-allowed": "Method not allowed on this route",
     "body-too-large": "Request body too large",
     "http-error": "HTTP error",
+    "name-taken": "Name taken",
+    "registration-refused": "Registration refused",
+    "account-suspended": "Account suspended",
+    "too-many-bots": "Too many bots for the account",
+    "unknown-account": "Unknown account",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
 
@@ -108,6 +113,11 @@ STATUSES = {
     "unknown-route": 404,
     "method-not-allowed": 405,
     "body-too-large": 413,
+    "name-taken": 409,
+    "registration-refused": 403,
+    "account-suspended": 403,
+    "too-many-bots": 409,
+    "unknown-account": 404,
 }
 """The status every problem type is answered with (the document lists them per operation)."""
 
@@ -335,12 +345,14 @@ def responses(*statuses: int) -> dict[int, ResponseSpec]:
         401: "Credentials that are neither the admin key nor a live bot token, or none where"
         " they are needed (`WWW-Authenticate: Bearer`); nothing was done",
         403: "Valid credentials that do not allow this (a bot token for a hosting operation"
-        " or another bot's seat); nothing was done",
+        " or another bot's seat, an account key for another account's bot, a suspended"
+        " account's key, registration closed); nothing was done",
         404: "No game (`game_id`), tournament (`tournament_id`), challenge (`challenge_id`)"
         " or bot has this id",
         409: "A stale `expected_version` (`current_version`; nothing was written), a"
-        " finished tournament, a closed challenge (`challenge_status`), or a game that is"
-        " over for the request (`rule`: `aborted`, `game_over`)",
+        " finished tournament, a closed challenge (`challenge_status`), a game that is"
+        " over for the request (`rule`: `aborted`, `game_over`), a name taken (`field`) or"
+        " an account at its cap of bots (`limit`)",
         410: "`Last-Event-ID` is older than what the feed keeps (rule `feed_trimmed`):"
         " reconnect without it (the stream then starts with the bot's waiting turns)",
         422: "A bad value (`field`), an illegal action (`rule`) or a reused Idempotency-Key;"

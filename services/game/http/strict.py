@@ -48,6 +48,7 @@ _NOT_FOUND = {
     "schedule_id": "unknown-schedule",
     "name": "unknown-bot",
     "version": "unknown-bot",
+    "account": "unknown-account",
 }
 """The problem type of a path parameter that names nothing (any other: `unknown-route`)."""
 

@@ -149,7 +149,9 @@ class TournamentsController(Controller):
             "A round robin, Swiss or knockout table plays `games_per_table` games, its seats "
             "rotating. The answer's `warnings` say what the host should know of a valid "
             "definition: `version-entered-twice` when one bot version is entered more than "
-            "once, since a game in which it sits in two seats is not rated."
+            "once, since a game in which it sits in two seats is not rated; `same-account` "
+            "when two entrants are bots of one account (not the host's), whose games against "
+            "each other are not rated (a duplicate tournament refuses them: 422, `entrants`)."
         ),
         sync_to_thread=True,
         status_code=201,

@@ -86,7 +86,8 @@ class Tournament(msgspec.Struct, frozen=True):
     on every count going to the seeded drawing of lots, never to the order of entry."""
     warnings: list[TournamentWarning] = []
     """What the host should know: `version-entered-twice` when one bot version is entered
-    more than once (its games against itself are not rated)."""
+    more than once (its games against itself are not rated), `same-account` when two entrants
+    are bots of one account (their games against each other are not rated)."""
 
     @classmethod
     def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:

@@ -16,7 +16,8 @@ from msgspec import UNSET, UnsetType
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset
 from shared.messages.common import Clock
-from shared.model.registry import BotKind, RegisteredBot, resolve_bot
+from shared.model.accounts import same_account
+from shared.model.registry import BotKind, RegisteredBot, owner_of, resolve_bot
 from shared.model.tournaments import formats
 from shared.model.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
 
@@ -42,6 +43,9 @@ class Entrant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """The strategy it plays, filled in at creation."""
     kind: BotKind | None = None
     """How it plays (`builtin`, `external`, `webhook`), filled in at creation."""
+    account: str | UnsetType = UNSET
+    """The account owning the registered bot when it is not the host's, filled in at creation
+    (unset, and not encoded, for the host's bots and built-in strategies)."""
 
     @property
     def label(self) -> str:
@@ -117,7 +121,8 @@ class TournamentWarning(msgspec.Struct, frozen=True, kw_only=True):
 
     code: str
     """What it is, for a program: `version-entered-twice` (games where one bot version
-    sits in two seats are not rated)."""
+    sits in two seats are not rated) or `same-account` (games between bots of one account
+    are not rated)."""
     message: str
     """What it is, in words."""
 
@@ -131,7 +136,7 @@ def warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
     entries: dict[str, list[int]] = {}
     for index, entrant in enumerate(definition.entrants):
         entries.setdefault(f"{entrant.bot}@{entrant.version}", []).append(index)
-    return [
+    found = [
         TournamentWarning(
             code="version-entered-twice",
             message=(
@@ -142,6 +147,28 @@ def warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
             ),
         )
         for key, indexes in entries.items()
+        if len(indexes) > 1
+    ]
+    return found + _same_account_warnings(definition)
+
+
+def _same_account_warnings(definition: TournamentDefinition) -> list[TournamentWarning]:
+    """Returns a `same-account` warning per account (not the host's) with two or more entrants:
+    their games against each other are played but never rated."""
+    accounts: dict[str, list[int]] = {}
+    for index, entrant in enumerate(definition.entrants):
+        if isinstance(entrant.account, str) and same_account(entrant.account, entrant.account):
+            accounts.setdefault(entrant.account, []).append(index)
+    return [
+        TournamentWarning(
+            code="same-account",
+            message=(
+                f"entrants {', '.join(map(str, indexes))} are bots of the account {account}:"
+                " their games against each other are played but never rated (one owner never"
+                " feeds itself)"
+            ),
+        )
+        for account, indexes in accounts.items()
         if len(indexes) > 1
     ]
 
@@ -225,8 +252,19 @@ def _check_duplicate(definition: TournamentDefinition, bots: Sequence[Registered
             f" {needed} entrants (each deal at two tables, nobody at both),"
             f" not {len(definition.entrants)}",
         )
+    resolved = resolve_entrants(definition, bots).entrants
+    owners = [e.account if isinstance(e.account, str) else None for e in resolved]
+    for second, owner in enumerate(owners):
+        first = next((i for i in range(second) if same_account(owners[i], owner)), None)
+        if first is not None:
+            raise InvalidTournament(
+                "entrants",
+                f"entrants {first} and {second} are bots of one account ({owner}): rule"
+                " same_account, a duplicate tournament never seats two bots of one account"
+                " (they would play one deal at two tables and could pool what they saw)",
+            )
     seen: set[str] = set()
-    for index, entrant in enumerate(resolve_entrants(definition, bots).entrants):
+    for index, entrant in enumerate(resolved):
         key = f"{entrant.bot}@{entrant.version}"
         if entrant.kind in {"external", "webhook"}:
             if key in seen:
@@ -293,11 +331,16 @@ def resolve_entrants(
             raise InvalidTournament(f"{field}.strategy", f"{key} plays {strategy or kind}")
         if entrant.kind is not None and entrant.kind != kind:
             raise InvalidTournament(f"{field}.kind", f"{key} is a {kind} bot")
+        account = owner_of(definition.game, entrant.bot, entrant.version, bots)
+        if not isinstance(entrant.account, UnsetType) and entrant.account != account:
+            raise InvalidTournament(f"{field}.account", f"{key} is not a bot of that account")
         if kind != "builtin" and not spec.has_decisions:
             raise InvalidTournament(
                 f"{field}.bot", f"{spec.title} has no decisions; only built-in bots play it"
             )
-        entrants.append(msgspec.structs.replace(entrant, strategy=strategy, kind=kind))
+        entrants.append(
+            msgspec.structs.replace(entrant, strategy=strategy, kind=kind, account=account)
+        )
     return msgspec.structs.replace(definition, entrants=entrants)
 
 

@@ -2,7 +2,9 @@
 
 Rated games: a game with decisions (never Beggar-my-neighbour) whose every seat has a
 rating key (a tournament seat: `name@version`, see `Seat.rating_key`), each key on one
-seat only (a bot version playing itself has no defined update), and a place per seat.
+seat only (a bot version playing itself has no defined update), no two seats of one account
+other than the host's (`shared.model.accounts.same_account`: one owner never feeds itself),
+and a place per seat.
 Ratings are per game and per key, and fold the rated games in feed order: a game of no
 tournament at its GameFinished; a tournament's games when their round completes
 (RoundCompleted; those recorded in an unfinished round when the tournament is cancelled),
@@ -23,6 +25,7 @@ import msgspec
 from shared.catalog import get_game
 from shared.errors import GameNotFound
 from shared.messages.common import Event, Result, Seat
+from shared.model.accounts import shared_account
 from shared.model.tournaments.model import (
     GameRecorded,
     RoundCompleted,
@@ -79,6 +82,8 @@ def rated_game(
         return None
     rated = [key for key in keys if key is not None]
     if len(rated) != len(keys) or len(set(rated)) != len(rated):
+        return None
+    if shared_account([s.account if isinstance(s.account, str) else None for s in seats]):
         return None
     return RatedGame(game, game_id, list(zip(rated, result.places, strict=True)), finished_ms)
 

@@ -283,3 +283,29 @@ def test_a_note_never_reaches_the_logs_nor_the_metrics(
     metrics = world.client.get("/metrics", headers=ADMIN)
     assert metrics.status_code == 200
     assert not any(secret in metrics.text for secret in SECRETS)
+
+
+def test_after_the_game_the_bot_s_account_reads_its_notes_and_another_account_none(
+    world: World,
+) -> None:
+    keys = {}
+    for name in ("dana", "erin"):
+        made = world.client.post("/v1/accounts", json={"name": name}, headers=ADMIN)
+        assert made.status_code == 201, made.text
+        keys[name] = made.json()["key"]
+    body = {"name": "dan", "game": "shithead", "kind": "external"}
+    registered = world.client.post("/v1/bots", json=body, headers=bearer(keys["dana"]))
+    assert registered.status_code == 201, registered.text
+    world.tokens["dan@1"] = registered.json()["token"]
+    game_id = world.game({"kind": "external", "bot": "dan"}, BOB)
+    answered = move(world, game_id, 0, world.tokens["dan@1"], note=ALICE_NOTE)
+    assert answered.status_code == 200, answered.text
+    assert seen_notes(world, game_id, bearer(keys["dana"])) == [""], "not while it runs"
+    finished(world, game_id)
+    assert seen_notes(world, game_id, bearer(keys["dana"])) == [ALICE_NOTE, ""]
+    assert seen_notes(world, game_id, bearer(keys["erin"])) == ["", ""]
+    exported = world.client.get(f"/v1/games/{game_id}/export", headers=bearer(keys["erin"]))
+    assert exported.status_code == 200, exported.text
+    assert not any(secret in exported.text for secret in SECRETS)
+    own = world.client.get(f"/v1/games/{game_id}/export", headers=bearer(keys["dana"]))
+    assert ALICE_NOTE.split("\n", maxsplit=1)[0] in own.text

@@ -240,6 +240,9 @@ def test_every_request_and_answer_of_the_client_validates_against_the_document(
         seats = [{"kind": "external", "bot": "alice"}, {"bot": "heuristic"}]
         game_id = host.create_game("shithead", seats, seed=3, ruleset={"max_moves": 200})
         host.game(game_id)
+        account = host.create_account("ada")
+    with Client(base, token=account, transport=transport) as ada:
+        assert ada.register_bot("ada-one", game="shithead").token
     with Client(base, token=alice.token, transport=transport) as player:
         player.turns(wait=0)
         player.view(game_id, 0)
@@ -272,7 +275,7 @@ def test_every_request_and_answer_of_the_client_validates_against_the_document(
     assert {
         "registerBot", "createGame", "getGame", "waitBotTurns", "getSeatView", "waitSeatTurn",
         "postAction", "issueChallenge", "getChallenge", "listBotChallenges", "declineChallenge",
-        "acceptChallenge",
+        "acceptChallenge", "createAccount",
     } <= used  # fmt: skip
 
 
