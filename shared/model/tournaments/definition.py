@@ -83,9 +83,10 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     clock: Clock | None = None
     """The clock of every game (it times only external and webhook seats), overriding the
     ruleset's; None: the ruleset's clock, if it sets one, else untimed."""
-    duration_seconds: int | None = None
+    duration_seconds: int | UnsetType = UNSET
     """Arena (required there, refused elsewhere): how long it pairs free entrants, in seconds
-    (60 to 86400); games still running at the end finish and count."""
+    (60 to 86400); games still running at the end finish and count. Left out, it is not
+    stored (nor was it before arenas)."""
 
 
 DEFAULT_ROUNDS = 3
@@ -298,11 +299,11 @@ def _check_arena(definition: TournamentDefinition) -> None:
     default, a `schedule` of ticks is fine); and for `duration_seconds` on another format."""
     duration = definition.duration_seconds
     if definition.format != "arena":
-        if duration is not None:
+        if not isinstance(duration, UnsetType):
             raise InvalidTournament("duration_seconds", "only an arena tournament has a duration")
         return
     low, high = ARENA_SECONDS
-    if duration is None:
+    if isinstance(duration, UnsetType):
         raise InvalidTournament("duration_seconds", f"an arena needs a duration ({low}-{high})")
     if not low <= duration <= high:
         raise InvalidTournament(

@@ -198,12 +198,13 @@ def _advance_arena(
     """Returns what follows in an arena at `now_ms`: its clock's start (with its first
     pairing); while its time runs and it has started fewer than ARENA_MAX_GAMES games, a
     pairing of its free entrants (`arena.pair`; a rematch only when no game is in progress);
-    after its time (or that many games), its end once no game of it is in progress."""
+    after its time (or that many games), once no game of it is in progress, its end: its
+    last pairing completed (`RoundCompleted`, which completes every pairing) and finished."""
     d = state.definition
     if state.ends_ms is None:
         if now_ms is None:
             return []
-        assert d.duration_seconds is not None
+        assert isinstance(d.duration_seconds, int)
         start = ArenaStarted(started_ms=now_ms, ends_ms=now_ms + d.duration_seconds * 1000)
         return [start, *_advance_arena(evolve(state, start), tournament_id, now_ms)]
     if now_ms is None:
@@ -211,7 +212,11 @@ def _advance_arena(
     started = sum(len(rnd.games) for rnd in state.rounds)
     in_progress = busy(state)
     if now_ms >= state.ends_ms or started >= ARENA_MAX_GAMES:
-        return [] if in_progress else [TournamentFinished()]
+        if in_progress:
+            return []
+        # One RoundCompleted for every pairing: the leaderboard rates the arena's games then.
+        done = [RoundCompleted(round=len(state.rounds))] if state.rounds else []
+        return [*done, TournamentFinished()]
     free = [e for e in range(len(d.entrants)) if e not in in_progress and e not in state.withdrawn]
     history = [game.table for rnd in state.rounds for game in rnd.games]
     tables, _ = arena.pair(

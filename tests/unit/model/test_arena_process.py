@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from msgspec import UNSET
 
 from shared.app import arenas
 from shared.app.bot_turns import play_bot_turns
@@ -25,6 +26,7 @@ from shared.model.tournaments.model import (
     EntrantJoined,
     EntrantWithdrew,
     InvalidTournament,
+    RoundCompleted,
     RoundScheduled,
     TournamentCreated,
     TournamentDefinition,
@@ -154,7 +156,7 @@ def test_the_end_comes_by_a_tick_when_no_game_is_in_progress() -> None:
     assert not busy(after)
     assert tick(store, "idle", _none, clock) == []
     clock.advance(50_000)
-    assert tick(store, "idle", _none, clock) == [TournamentFinished()]
+    assert tick(store, "idle", _none, clock) == [RoundCompleted(round=1), TournamentFinished()]
     final, _ = load_tournament(store, "idle")
     assert final.status == "finished"
     assert [line.games for line in standings(final)] == [1, 1]
@@ -196,7 +198,7 @@ def test_a_join_is_refused_twice_after_the_end_and_for_another_format() -> None:
         arenas.withdraw(store, "refuse", 0, _none, clock)
     assert store.version(stream_id("refuse")) == before
     swiss = msgspec.structs.replace(
-        arena_of("random", "heuristic"), format="swiss", duration_seconds=None
+        arena_of("random", "heuristic"), format="swiss", duration_seconds=UNSET
     )
     create_tournament(store, swiss, "swiss", clock=clock)
     with pytest.raises(InvalidTournament) as other:
@@ -230,7 +232,7 @@ def test_a_withdrawn_entrant_is_never_paired_again_and_its_games_count() -> None
 @pytest.mark.parametrize(
     ("changes", "field"),
     [
-        ({"duration_seconds": None}, "duration_seconds"),
+        ({"duration_seconds": UNSET}, "duration_seconds"),
         ({"duration_seconds": 59}, "duration_seconds"),
         ({"duration_seconds": 86_401}, "duration_seconds"),
         ({"rounds": 5}, "rounds"),
