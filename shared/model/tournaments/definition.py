@@ -174,7 +174,7 @@ def _check_text(definition: TournamentDefinition) -> None:
 MAX_GAMES = 20_000
 """The most games one tournament may plan: a hosting request (or a schedule, each run) may
 not make the platform play an unbounded number of games. Split bigger events."""
-ARENA_MAX_GAMES = 5_000
+ARENA_MAX_GAMES = 2_000
 """The most games one arena starts: once it has started that many, it pairs nobody more and
 finishes when they end (its stream, read whole at every game, stays bounded)."""
 ARENA_SECONDS = (60, 86_400)
