@@ -7,6 +7,7 @@ import msgspec
 import pytest
 from msgspec import UNSET
 
+from services.cli.main import main
 from shared.app import arenas
 from shared.app.bot_turns import play_bot_turns
 from shared.app.tournaments import (
@@ -295,3 +296,17 @@ def _none(_: str) -> None:
 
 def _no_sleep(_: float) -> None:
     raise AssertionError("the arena slept: it had nobody to pair and no game in progress")
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [([], "duration_seconds"), (["--duration", "30"], "duration_seconds")],
+)
+def test_the_cli_refuses_an_arena_without_a_duration_in_bounds(
+    capsys: pytest.CaptureFixture[str], extra: list[str], field: str
+) -> None:
+    bots = ["--bots", "random,heuristic", "--table-size", "2", "--format", "arena"]
+    code = main(["tournament", "--game", "autobus", *bots, *extra])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith(f"cardarena: error: {field}")
