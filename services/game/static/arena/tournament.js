@@ -14,7 +14,7 @@
   let lagMark = null;
   let lagging = 0;
 
-  const keyOf = (entrant) => `${entrant.bot}@${entrant.version}`;
+  const keyOf = (entrant) => (entrant ? `${entrant.bot}@${entrant.version}` : "");
 
   /** Returns the tournament's name, description and warnings (in its answer or its definition;
    * a tournament made before they existed has none). */
@@ -487,6 +487,9 @@
       const ranked = standingsOf(event);
       if (ranked === null) return reload();
       standings = ranked;
+      // An arena's late joiner: the standings know it before the tournament read does.
+      const known = tournament ? tournament.definition.entrants.length : 0;
+      if (standings.standings.some((line) => line.entrant >= known)) return reload();
       if (tournament) drawStandings(tournament, standings);
       page.dataset.streamed = String(Number(page.dataset.streamed || 0) + 1);
     });
