@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from services.game.app import create_app
 from services.game.http.auth import Access
@@ -35,7 +35,7 @@ def base_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def page(browser, base_url: str) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+def page(browser: Browser, base_url: str) -> Iterator[Page]:
     """Returns a fresh page; fails the test if the page logged an error or threw."""
     with opened(browser, base_url) as fresh:
         yield fresh
