@@ -39,6 +39,7 @@ from shared.model.tournaments.model import (
     validate,
 )
 from shared.model.tournaments.standings import standings
+from shared.ports.views.fold import rated_at
 from shared.model.tournaments.tiebreaks import ORDER
 from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
@@ -310,3 +311,22 @@ def test_the_cli_refuses_an_arena_without_a_duration_in_bounds(
     _, err = capsys.readouterr()
     assert code == 2
     assert err.startswith(f"cardarena: error: {field}")
+
+
+def test_the_leaderboard_takes_every_game_of_an_arena_in_at_its_end_in_schedule_order() -> None:
+    clock = FakeClock()
+    store = deployment()
+    definition = arena_of("random", "heuristic", "random", "heuristic")
+    run_in_process(
+        store, definition, "rated", play=timed_play(clock, 9_000), clock=clock, sleep=_no_sleep
+    )
+    events = CODEC.decode_all(store.read(stream_id("rated")))
+    state = None
+    rated: list[str] = []
+    for event in events:
+        state = evolve(state, event)
+        rated += [record.key for record in rated_at(state, event)]
+    assert state is not None
+    schedule = [game.key for rnd in state.rounds for game in rnd.games]
+    assert rated == schedule
+    assert len(rated) == len(state.records)
