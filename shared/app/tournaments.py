@@ -86,11 +86,13 @@ def with_entrant_clock(
 ) -> TournamentDefinition:
     """Returns a valid `definition` timed by `clock` (the default clock of client entrants)
     when it sets no clock (nor its ruleset) and an entrant is an external or webhook bot of
-    `bots`; else `definition` as it is."""
+    `bots`, or it is an arena (a client bot may join it late); else `definition` as it is."""
     if clock is None or definition.clock is not None:
         return definition
     rules = get_game(definition.game).ruleset(definition.ruleset)
     kinds = [str(entrant.kind) for entrant in resolve_entrants(definition, bots).entrants]
+    if definition.format == "arena":
+        kinds.append("external")  # a client bot may join it later
     timed = clocks.with_default(None, rules, kinds, clock)
     return definition if timed is None else msgspec.structs.replace(definition, clock=timed)
 

@@ -18,8 +18,10 @@ from shared.app.tournaments import (
     run_in_process,
     start_game,
     tick,
+    with_entrant_clock,
 )
 from shared.messages.codec import encode_all
+from shared.messages.common import Clock
 from shared.model.tournaments.model import (
     CODEC,
     ArenaStarted,
@@ -39,10 +41,10 @@ from shared.model.tournaments.model import (
     validate,
 )
 from shared.model.tournaments.standings import standings
-from shared.ports.views.fold import rated_at
 from shared.model.tournaments.tiebreaks import ORDER
 from shared.ports import deal_secret
 from shared.ports.deal_secret import GivenDealSecret
+from shared.ports.views.fold import rated_at
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 
@@ -330,3 +332,13 @@ def test_the_leaderboard_takes_every_game_of_an_arena_in_at_its_end_in_schedule_
     schedule = [game.key for rnd in state.rounds for game in rnd.games]
     assert rated == schedule
     assert len(rated) == len(state.records)
+
+
+def test_an_arena_of_built_in_bots_is_timed_for_the_client_bots_that_may_join_it() -> None:
+    clock = Clock(move_seconds=30)
+    timed = with_entrant_clock(arena_of("random", "heuristic"), [], clock)
+    assert timed.clock == clock
+    robin = msgspec.structs.replace(
+        arena_of("random", "heuristic"), format="round_robin", duration_seconds=UNSET
+    )
+    assert with_entrant_clock(robin, [], clock).clock is None
