@@ -133,6 +133,8 @@ def test_a_bot_withdraws_itself_and_is_never_paired_again(
     assert again.json() == out.json()
     missing = client.delete(f"{url}/9", headers=ADMIN)
     assert problem(missing, 422, "invalid-request")["field"] == "entrant"
+    rejoin = client.post(url, headers=bearer(keys["ann"]))
+    assert problem(rejoin, 422, "invalid-request")["field"] == "bot"
     client.post(url, headers=bearer(keys["dee"]))
     body = client.get(f"/v1/tournaments/{tournament_id}").json()
     assert all(0 not in game["entrants"] for game in body["rounds"][-1]["games"])
