@@ -103,7 +103,7 @@ class InProcessDispatcher(BotTurnDispatcher):
         state, _ = load_tournament(self._store, tournament_id)
         if state.ends_ms is None:
             return
-        delay = max(0.0, (state.ends_ms - now_ms()) / 1000)
+        delay = max(0.0, (state.ends_ms - now_ms()) / 1000) + 0.1  # past it, never just before
         timer = threading.Timer(delay, self._arena_end, args=(tournament_id,))
         timer.daemon = True
         with self._arena_lock:
