@@ -117,7 +117,7 @@ class InProcessDispatcher(BotTurnDispatcher):
         its record finishes it)."""
         try:
             tick(self._store, tournament_id, self.dispatch_detached)
-        except StoreError:
+        except Exception:  # a timer thread: log, never raise (the next game's end retries)
             log.exception("arena %s: its end could not be recorded", tournament_id)
 
 
