@@ -25,7 +25,13 @@ from typing import Any
 import httpx
 
 from services.cli.common import UNREACHABLE, fail
-from services.cli.programs import Program, ProgramFailed, check_program, is_program
+from services.cli.programs import (
+    Program,
+    ProgramFailed,
+    check_program,
+    is_program,
+    split_note,
+)
 from shared.sdk.client import ApiError, Client, SeatView, Turn
 
 MAX_PAUSE = 30.0
@@ -160,10 +166,14 @@ def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[st
         legal_actions=turn.legal_actions,
         deadline=turn.deadline,
     )
+    noted: list[str | None] = [None]
+
+    def choose(seen: SeatView) -> dict[str, Any]:
+        action, noted[0] = split_note(program.ask(line_of(turn.game, seen)))
+        return action
+
     try:
-        client.act(
-            turn.game_id, turn.seat, lambda seen: program.ask(line_of(turn.game, seen)), view=view
-        )
+        client.act(turn.game_id, turn.seat, choose, view=view, note=lambda _v, _a: noted[0])
         return
     except ProgramFailed as failure:
         reason = str(failure)

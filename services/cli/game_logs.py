@@ -16,7 +16,8 @@ import msgspec
 from services.cli.common import BAD_LOG, fail
 from shared.model.deals import verify
 from shared.model.exported_log import InvalidLog, read_log
-from shared.model.log_replay import account, replay_log
+from shared.model.log_replay import replay_log
+from shared.model.replay_account import account
 
 
 def run(args: argparse.Namespace) -> int:

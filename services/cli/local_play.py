@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from services.cli.programs import Program, ProgramFailed, refusal, turn_line
+from services.cli.programs import Program, ProgramFailed, refusal, split_note, turn_line
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import act
 from shared.app.loading import LoadedGame, load
@@ -75,7 +75,7 @@ class LocalSeats:
         program = self.programs[bot]
         try:
             turn = turn_line(loaded.game_id, loaded.spec, loaded.state, seat, loaded.version)
-            answer = program.ask(turn)
+            answer, note = split_note(program.ask(turn))
             act(
                 store,
                 loaded.game_id,
@@ -83,6 +83,7 @@ class LocalSeats:
                 action=answer,
                 expected_version=loaded.version,
                 loaded=loaded,
+                note=note,
             )
         except ProgramFailed as failure:
             reason = str(failure)

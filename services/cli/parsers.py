@@ -125,6 +125,67 @@ def add_simulate(commands: Subparsers) -> None:
     runs(sim, "simulate")
 
 
+def add_evaluate(commands: Subparsers) -> None:
+    """Adds `evaluate`."""
+    ev = commands.add_parser(
+        "evaluate",
+        help="is a candidate bot better than a baseline? an SPRT on duplicate deals, played here",
+    )
+    ev.add_argument("--game", required=True, help="the game, e.g. shithead")
+    ev.add_argument(
+        "--candidate", required=True, help='A: a built-in bot or "exec:<command>", e.g. heuristic'
+    )
+    ev.add_argument("--baseline", required=True, help="B: a built-in bot or exec:<command>")
+    ev.add_argument(
+        "--table-size",
+        type=int,
+        default=2,
+        help="seats per table: A in one, B in the others (default %(default)s)",
+    )
+    ev.add_argument(
+        "--ruleset",
+        "--preset",
+        dest="preset",
+        default="classic",
+        metavar="NAME",
+        help="the ruleset preset (default %(default)s)",
+    )
+    ev.add_argument(
+        "--elo0",
+        type=float,
+        default=0.0,
+        help="H0: A is at most this much better, in Elo (default %(default)s)",
+    )
+    ev.add_argument(
+        "--elo1",
+        type=float,
+        default=10.0,
+        help="H1: A is at least this much better, in Elo (default %(default)s)",
+    )
+    ev.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="the chance of H1 when elo0 is true (default %(default)s)",
+    )
+    ev.add_argument(
+        "--beta",
+        type=float,
+        default=0.05,
+        help="the chance of H0 when elo1 is true (default %(default)s)",
+    )
+    ev.add_argument(
+        "--max-games",
+        type=int,
+        default=100_000,
+        help="stop, inconclusive, before playing more games than this (default %(default)s)",
+    )
+    ev.add_argument("--seed", default="0", help="the seed of the deals (default %(default)s)")
+    ev.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    add_move_seconds(ev)
+    runs(ev, "evaluate")
+
+
 def add_database(commands: Subparsers) -> None:
     """Adds `projection rebuild` and `migrate`."""
     projection = commands.add_parser("projection", help="projection maintenance")
@@ -263,6 +324,7 @@ COMMANDS = (
     add_serve,
     add_beggar,
     add_simulate,
+    add_evaluate,
     add_database,
     add_store,
     add_dev,

@@ -2,12 +2,15 @@
 input and writes one action per line on its standard output.
 
 A bot named `exec:<command>` (for example `exec:node examples/local_bot.js`) runs as a
-subprocess of the command that plays it (`cardarena simulate`, `cardarena tournament`,
-`cardarena connect`), started at its first turn and kept for the next ones; before the first
-game, the command checks that it can start at all (`check_program`). Each turn it is
-sent is the API's `your_turn` (`game_id`, `game`, `seat`, `version`, `status`, `to_move`,
-`view`, `legal_actions`, and `deadline` in a timed game online); it answers one action
-object, as the API's `postAction` takes it (one of `legal_actions`, or `{"type": "Resign"}`).
+subprocess of the command that plays it (`cardarena simulate`, `cardarena evaluate`,
+`cardarena tournament`, `cardarena connect`), started at its first turn and kept for the
+next ones; before the first game, the command checks that it can start at all
+(`check_program`). Each turn it is sent is the API's `your_turn` (`game_id`, `game`,
+`seat`, `version`, `status`, `to_move`, `view`, `legal_actions`, and `deadline` in a timed
+game online); it answers one action object, as the API's `postAction` takes it (one of
+`legal_actions`, or `{"type": "Resign"}`), which may carry the move's private note in an
+optional `"note"` field (`shared.model.notes`; `split_note`: a note that cannot be one fails
+the turn as `invalid_action`).
 
 An answer that does not come within the move's time limit, a program that exits, and a line
 that is not a JSON object fail the turn with a `ProgramFailed` naming the reason; the
@@ -35,6 +38,7 @@ import msgspec
 from services.cli.common import MOVE_SECONDS
 from shared.errors import IllegalAction, InvalidRequest
 from shared.games.base import AnyGame
+from shared.model.notes import problem
 
 PREFIX = "exec:"
 """What a bot name that runs a local program starts with."""
@@ -137,6 +141,17 @@ def turn_line(game_id: str, spec: AnyGame, state: Any, seat: int, version: int) 
         "view": msgspec.to_builtins(spec.view(state, seat)),
         "legal_actions": msgspec.to_builtins(spec.legal_actions(state, seat)),
     }
+
+
+def split_note(answer: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Returns a program's answer as its action (the object without `"note"`) and its note
+    (None: none); raises ProgramFailed `invalid_action` for a note that cannot be one."""
+    action = dict(answer)
+    note = action.pop("note", None)
+    reason = "a note is a string" if not isinstance(note, str | None) else problem(note or "")
+    if reason is not None:
+        raise ProgramFailed("invalid_action", f"note: {reason}")
+    return action, note
 
 
 def refusal(error: InvalidRequest | IllegalAction) -> ProgramFailed:

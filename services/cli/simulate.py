@@ -32,6 +32,7 @@ from services.cli.programs import (
     command_of,
     is_program,
     refusal,
+    split_note,
     turn_line,
 )
 from shared.app.loading import parse_action
@@ -146,32 +147,53 @@ def check(
     move_seconds: float = MOVE_SECONDS,
 ) -> Simulation:
     """Returns the request as a Simulation; raises SimulationError naming what is wrong."""
-    try:
-        spec = get_game(game)
-    except GameNotFound:
-        raise SimulationError(f"unknown game {game!r}; one of {', '.join(game_names())}") from None
+    spec = game_of(game)
     if games < 1:
         raise SimulationError(f"games must be at least 1, not {games}")
-    if not spec.min_players <= len(bots) <= spec.max_players:
-        raise SimulationError(
-            f"{spec.title} takes {spec.min_players} to {spec.max_players} players, not {len(bots)}"
-        )
+    check_players(spec, len(bots))
     for name in bots:
-        if is_program(name):
-            _check_program(spec, name, move_seconds)
-        elif name not in spec.bots:
-            known = ", ".join(sorted(spec.bots))
-            raise SimulationError(
-                f"unknown bot {name!r} for {spec.name}; one of {known}, or exec:<command>"
-            )
+        check_bot(spec, name, move_seconds)
+    check_preset(spec, preset, len(bots))
+    return Simulation(spec.name, preset, tuple(bots), games, seed, move_seconds)
+
+
+def game_of(game: str) -> AnyGame:
+    """Returns the game named `game`; raises SimulationError naming the games there are."""
     try:
-        spec.validate(spec.ruleset(preset), len(bots))
+        return get_game(game)
+    except GameNotFound:
+        raise SimulationError(f"unknown game {game!r}; one of {', '.join(game_names())}") from None
+
+
+def check_players(spec: AnyGame, players: int) -> None:
+    """Raises SimulationError unless `spec` seats `players` players."""
+    if not spec.min_players <= players <= spec.max_players:
+        raise SimulationError(
+            f"{spec.title} takes {spec.min_players} to {spec.max_players} players, not {players}"
+        )
+
+
+def check_bot(spec: AnyGame, bot: str, move_seconds: float = MOVE_SECONDS) -> None:
+    """Raises SimulationError unless `bot` (a built-in strategy of `spec`, or
+    `exec:<command>`) can play `spec`."""
+    if is_program(bot):
+        _check_program(spec, bot, move_seconds)
+    elif bot not in spec.bots:
+        known = ", ".join(sorted(spec.bots))
+        raise SimulationError(
+            f"unknown bot {bot!r} for {spec.name}; one of {known}, or exec:<command>"
+        )
+
+
+def check_preset(spec: AnyGame, preset: str, players: int) -> None:
+    """Raises SimulationError unless `players` players can play `spec`'s preset `preset`."""
+    try:
+        spec.validate(spec.ruleset(preset), players)
     except InvalidRuleset as error:
         if error.field == "ruleset":
             raise SimulationError(error.message) from None
-        why = f"{len(bots)} bots cannot play the preset {preset!r}"
+        why = f"{players} bots cannot play the preset {preset!r}"
         raise SimulationError(f"{why}: {error.field}: {error.message}") from None
-    return Simulation(spec.name, preset, tuple(bots), games, seed, move_seconds)
 
 
 def _check_program(spec: AnyGame, bot: str, move_seconds: float) -> None:
@@ -200,9 +222,12 @@ def play(
     seats: Sequence[str],
     seed: str,
     programs: Programs | None = None,
+    game_id: str | None = None,
 ) -> tuple[Result, list[tuple[int, str]]]:
     """Plays one game from the deal of `seed` with the bot of each seat (`programs` runs the
     local programs among them); returns its result and the seats that forfeited, with why.
+    A program reads the game as `game_id` (default `simulate:<seed>`); a built-in bot's
+    choices are seeded from `seed`, the decision's index and its seat.
 
     A program's failed turn (`ProgramFailed`) forfeits its seat as a resignation does: the
     platform plays its default actions from then on and it places last.
@@ -228,7 +253,7 @@ def play(
             assert programs is not None, "a program's seat needs the run's programs"
             try:
                 state, events = _program_move(
-                    spec, state, seat, seed, version, programs[seats[seat]]
+                    spec, state, seat, game_id or f"simulate:{seed}", version, programs[seats[seat]]
                 )
             except ProgramFailed as failure:
                 reasons.append((seat, str(failure)))
@@ -244,12 +269,12 @@ def play(
 
 
 def _program_move(
-    spec: AnyGame, state: Any, seat: int, seed: str, version: int, program: Program
+    spec: AnyGame, state: Any, seat: int, game_id: str, version: int, program: Program
 ) -> tuple[Any, Sequence[Event]]:
-    """Returns the game after the move `program` answers for `seat`, and its events; raises
-    ProgramFailed for no answer, or one that is no legal action (a `Resign` is one)."""
-    turn = turn_line(f"simulate:{seed}", spec, state, seat, version)
-    answer = program.ask(turn)
+    """Returns the game `game_id` after the move `program` answers for `seat`, and its events;
+    raises ProgramFailed for no answer, or one that is no legal action (a `Resign` is one)."""
+    turn = turn_line(game_id, spec, state, seat, version)
+    answer, _ = split_note(program.ask(turn))  # checked; kept nowhere (no log is written)
     try:
         action = parse_action(spec, answer)
         if isinstance(action, Resign):

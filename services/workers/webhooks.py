@@ -9,12 +9,13 @@ legal_actions}` (`deadline`: ms since the epoch) and the headers
 The timestamp is signed with the body, so a receiver that checks the signature and refuses
 timestamps older than a few minutes (`verify_signature`, default 300 s) cannot be fed an
 old request again. The answer: a 2xx with the JSON body `{"action": {...}}`, one of
-`legal_actions`. It is checked like any client's action; a timeout, a connection error, a
-status other than 2xx or an answer that is no legal action is recorded as `WebhookFailed`
-and the call is retried (with a growing pause) until the seat's deadline, after which the
-clock's rules apply: the default action and a strike. Each call's timeout is at most the
-time left to the deadline (less 0.2 s to record a failure); redirects are not followed;
-answers over 64 KiB are refused.
+`legal_actions`, with an optional private `"note"` (`shared.model.notes`; a note that cannot
+be one makes the whole answer `invalid_answer`). It is checked like any client's action; a
+timeout, a connection error, a status other than 2xx or an answer that is no legal action
+is recorded as `WebhookFailed` and the call is retried (with a growing pause) until the
+seat's deadline, after which the clock's rules apply: the default action and a strike. Each
+call's timeout is at most the time left to the deadline (less 0.2 s to record a failure);
+redirects are not followed; answers over 64 KiB are refused.
 
 Before each call the URL is checked again (`shared.ports.webhook_urls`: DNS may have changed since
 registration): a host that is, or resolves to, a loopback, private, link-local or otherwise

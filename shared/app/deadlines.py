@@ -30,7 +30,7 @@ from shared.app.loading import LoadedGame, decided, load, parse_action
 from shared.errors import IllegalAction, InvalidRequest
 from shared.messages.codec import encode_all
 from shared.messages.common import Event, WebhookFailed
-from shared.model import clocks, deals, idempotency
+from shared.model import clocks, deals, idempotency, notes
 from shared.store.port import ConcurrencyConflict, EventStore
 
 log = logging.getLogger(__name__)
@@ -163,13 +163,19 @@ class WebhookRefused(Exception):
 
 
 def answer_events(loaded: LoadedGame, seat: int, answer: Any) -> list[Event]:
-    """Returns the events of a webhook's answer `{"action": {...}}`, checked like any action;
-    raises WebhookRefused."""
+    """Returns the events of a webhook's answer `{"action": {...}}` (with an optional private
+    `"note"`, see `shared.model.notes`: its `NoteTaken` first), checked like any action;
+    raises WebhookRefused (a note that cannot be one: `invalid_answer`, nothing played)."""
     if not isinstance(answer, dict) or "action" not in answer:
         raise WebhookRefused("invalid_answer", 'the answer is not {"action": {...}}')
+    note = answer.get("note")
+    reason = "a note is a string" if not isinstance(note, str | None) else notes.problem(note or "")
+    if reason is not None:
+        raise WebhookRefused("invalid_answer", f"note: {reason}")
     try:
+        text = notes.checked(note)
         action = parse_action(loaded.spec, answer["action"])
-        return decided(loaded, seat, action)
+        return notes.noted(seat, text, decided(loaded, seat, action))
     except InvalidRequest as error:
         raise WebhookRefused("invalid_answer", error.message[:500]) from None
     except IllegalAction as error:

@@ -8,7 +8,7 @@ nothing; a log whose id holds another game is refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from shared.errors import UnknownGame
@@ -19,6 +19,7 @@ from shared.messages.envelope import RecordedEvent
 from shared.model import exported_log as export
 from shared.model import log_replay
 from shared.model.deals import Verification, verify
+from shared.model.notes import withheld
 from shared.ports.archive import decoded_log
 from shared.store.port import ConcurrencyConflict, EventStore
 
@@ -77,13 +78,13 @@ def game_events(read: LogReader, game_id: str) -> list[Event]:
     return _decoded(game_id, read(game_id))[1]
 
 
-def export_game(read: LogReader, game_id: str) -> bytes:
-    """Returns the export of a finished game (`shared.model.exported_log`); raises UnknownGame and
-    GameNotOver."""
+def export_game(read: LogReader, game_id: str, *, notes: Collection[int] = ()) -> bytes:
+    """Returns the export of a finished game (`shared.model.exported_log`), the text of each
+    note withheld but those of the seats `notes`; raises UnknownGame and GameNotOver."""
     spec, events = _decoded(game_id, read(game_id))
     if not spec.is_over(spec.fold(events)):
         raise GameNotOver(game_id)
-    return export.export_bytes(game_id, events)
+    return export.export_bytes(game_id, [withheld(event, notes) for event in events])
 
 
 def verification(read: LogReader, game_id: str) -> Verification:
@@ -106,7 +107,7 @@ def import_game(store: EventStore, text: bytes | str, read: LogReader | None = N
     report = log_replay.replay(game_id, events)
     if not report.ok:
         raise ImportRefused(report.version, report.reason)
-    canonical = export.export_bytes(game_id, events)
+    canonical = _withheld_export(game_id, events)
     reader = read if read is not None else store.read
     for _ in range(2):
         existing = reader(game_id)
@@ -120,11 +121,17 @@ def import_game(store: EventStore, text: bytes | str, read: LogReader | None = N
     raise GameIdTaken(game_id)
 
 
+def _withheld_export(game_id: str, events: Sequence[Event]) -> bytes:
+    """Returns the export of `events` with every note withheld: what tells a repeated import
+    apart from another game (an export is the same log whoever's notes it shows)."""
+    return export.export_bytes(game_id, [withheld(event) for event in events])
+
+
 def _same(game_id: str, existing: Sequence[RecordedEvent], canonical: bytes) -> Imported:
     """Returns the existing game when its log is the imported one; raises GameIdTaken."""
     try:
         _, events = _decoded(game_id, existing)
-        same = export.export_bytes(game_id, events) == canonical
+        same = _withheld_export(game_id, events) == canonical
     except (UnknownGame, export.InvalidLog):
         same = False
     if not same:

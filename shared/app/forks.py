@@ -3,7 +3,7 @@
 A fork starts between two moves (`shared.model.log_replay.step_ends`). Its log is a new
 `GameCreated` (the original's game and ruleset, the new seats,
 `forked_from` and `fork_version` set) followed by byte-for-byte copies of the original's
-events 2 to N; from there the platform plays it like any new game.
+events 2 to N (a note's text withheld); from there the platform plays it like any new game.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from shared.app.games import _fingerprint, _seats
 from shared.app.loading import LoadedGame, Outcome
 from shared.errors import InvalidRequest
 from shared.messages.codec import encode
-from shared.messages.common import Clock, Event, GameCreated, Seat
+from shared.messages.common import Clock, Event, GameCreated, NoteTaken, Seat
 from shared.messages.envelope import NewEvent, RecordedEvent
 from shared.model import clocks
 from shared.model.idempotency import game_id_for
 from shared.model.log_replay import step_ends
+from shared.model.notes import withheld
 from shared.store.port import EventStore
 
 
@@ -60,6 +61,14 @@ def check_fork_version(original: LoadedGame, events: Sequence[Event], version: i
         )
 
 
+def _copied(item: RecordedEvent, event: Event) -> NewEvent:
+    """Returns the fork's copy of an original's event: byte for byte, but a note's text,
+    withheld (the fork's seats are not the original's bots)."""
+    if isinstance(event, NoteTaken) and event.text:
+        return encode(withheld(event))
+    return NewEvent(item.type, item.data)
+
+
 def fork_game(
     store: EventStore,
     original: LoadedGame,
@@ -79,7 +88,8 @@ def fork_game(
     spec = original.spec
     if not spec.is_over(original.state):
         raise ForkOfRunningGame(original.game_id)
-    check_fork_version(original, spec.codec.decode_all(log), version)
+    events = spec.codec.decode_all(log)
+    check_fork_version(original, events, version)
     given = original.created.seats if seats is None else seats
     if len(given) != len(original.created.seats):
         raise InvalidRequest(
@@ -102,7 +112,9 @@ def fork_game(
         forked_from=original.game_id,
         fork_version=version,
     )
-    copies = [NewEvent(item.type, item.data) for item in log[1:version]]
+    copies = [
+        _copied(item, event) for item, event in zip(log[1:version], events[1:version], strict=True)
+    ]
     game_id = game_id_for(idempotency_key)
     result = store.append(
         game_id, spec.name, 0, [encode(created), *copies], idempotency_key, fingerprint

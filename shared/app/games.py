@@ -19,7 +19,7 @@ from shared.errors import GameNotFound, GameOver, IllegalAction, InvalidRequest,
 from shared.games.base import AnyGame
 from shared.messages.codec import encode_all
 from shared.messages.common import Clock, Event, GameCreated, Resign, Seat
-from shared.model import clocks, deal_keys, deals, endings, idempotency
+from shared.model import clocks, deal_keys, deals, endings, idempotency, notes
 from shared.model.idempotency import ClientKey, game_id_for
 from shared.store.port import AppendResult, ConcurrencyConflict, EventStore
 
@@ -159,22 +159,27 @@ def act(
     expected_version: int,
     idempotency_key: ClientKey | None = None,
     loaded: LoadedGame | None = None,
+    note: str | None = None,
 ) -> Outcome:
     """Applies a client's action for `seat` at `expected_version` (to `loaded`, the game as
-    just loaded, when the caller has it).
+    just loaded, when the caller has it), with the seat's private `note` (none: no note; see
+    `shared.model.notes`: its `NoteTaken` precedes the move's events in the same append).
 
     `action` may be the platform's `Resign` (see `shared.model.endings`) from an external or
     webhook seat. Raises UnknownGame, InvalidRequest, IllegalAction (GameOver once the game
     was aborted), ConcurrencyConflict (stale version) or IdempotencyKeyReused; on any error
-    nothing is appended. A retry with the same key returns the first outcome: the append
+    nothing is appended (a note that cannot be one: InvalidRequest `note`, before anything
+    else is checked). A retry with the same key returns the first outcome: the append
     itself answers a retry that still passes the checks, and a retry that fails them (its
     version is stale by then) is looked up.
     """
+    note = notes.checked(note)
     loaded = loaded if loaded is not None else load(store, game_id)
     spec = loaded.spec
-    fingerprint = _fingerprint(seat, action, expected_version) if idempotency_key else ""
+    noted = (note,) if note else ()
+    fingerprint = _fingerprint(seat, action, expected_version, *noted) if idempotency_key else ""
     try:
-        events = _decided(loaded, seat, action, expected_version)
+        events = notes.noted(seat, note, _decided(loaded, seat, action, expected_version))
     except (InvalidRequest, IllegalAction, ConcurrencyConflict):
         if idempotency_key is not None:
             known = store.recall(game_id, idempotency_key, fingerprint)

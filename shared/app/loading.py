@@ -6,7 +6,7 @@ the one gate an engine's events pass on their way to the store.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
@@ -17,9 +17,18 @@ from shared.app.cache import FoldCache, PerStore
 from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.games.base import AnyGame, GameSpec
-from shared.messages.common import ABORTED, Action, Event, GameCreated, GameFinished, Resign
+from shared.messages.common import (
+    ABORTED,
+    Action,
+    Event,
+    GameCreated,
+    GameFinished,
+    NoteTaken,
+    Resign,
+)
 from shared.messages.envelope import RecordedEvent
 from shared.model import clocks, deals, endings
+from shared.model.notes import withheld
 from shared.ports.archive import EventArchive, decoded_log
 from shared.store.port import EventStore
 
@@ -162,14 +171,24 @@ def caught_up(store: EventStore, known: LoadedGame, recorded: list[RecordedEvent
 
 
 def as_seen_by(
-    loaded: LoadedGame, event: Event, seat: int | None, *, sealed: bool = False
+    loaded: LoadedGame,
+    event: Event,
+    seat: int | None,
+    *,
+    sealed: bool = False,
+    notes: Collection[int] = (),
 ) -> Event:
     """Returns `event` as `seat` (None: a spectator) may see it: all of it once the game is over
-    and not `sealed` (a duplicate deal's table while another table of it runs).
+    and not `sealed` (a duplicate deal's table while another table of it runs), but for the
+    text of a note of a seat not in `notes` (the seats whose notes the reader may read).
 
-    While the game runs (or is sealed), hidden cards are redacted, and the bots' seed and the
-    deal's seed and salt are withheld (the deal's commitment stays).
+    While the game runs (or is sealed), hidden cards are redacted, the bots' seed and the
+    deal's seed and salt are withheld (the deal's commitment stays), and so is every note's
+    text, whatever `notes` says.
     """
+    if isinstance(event, NoteTaken):
+        over = loaded.spec.is_over(loaded.state) and not sealed
+        return withheld(event, notes if over else ())
     if loaded.spec.is_over(loaded.state) and not sealed:
         return event
     if isinstance(event, GameCreated):

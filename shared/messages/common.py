@@ -221,6 +221,19 @@ class SeatResigned(ClockEvent, frozen=True, kw_only=True):
     """The seat that resigned."""
 
 
+class NoteTaken(ClockEvent, frozen=True, kw_only=True):
+    """`seat`'s bot took a private note with its move: the events of that move (or its
+    resignation) follow. The engines never see it (`GameSpec.step` skips it like the clock's
+    events). Its `text` is withheld (empty) from every reader while the game runs, and after
+    it from all but the seat's bot and the host (see `shared.model.notes`)."""
+
+    seat: int
+    """The seat whose bot took the note."""
+    text: str = ""
+    """What the bot was thinking: at most 1024 bytes of UTF-8, no control character but
+    newline and tab; empty where the reader may not read it."""
+
+
 ABORTED = "aborted"
 """The status of an aborted game's result (see `GameAborted`)."""
 
@@ -233,9 +246,16 @@ class GameAborted(GameFinished, frozen=True, kw_only=True):
     Like any `GameFinished`, it reveals the deal's `seed` and `salt`."""
 
 
-CLOCK_EVENTS = (TurnTimedOut, SeatForfeited, DefaultActionPlayed, WebhookFailed, SeatResigned)
-"""Every event type of the platform's about a seat (the clock's, a resignation), decoded by
-every game's codec; every evolve leaves its state unchanged on them."""
+CLOCK_EVENTS = (
+    TurnTimedOut,
+    SeatForfeited,
+    DefaultActionPlayed,
+    WebhookFailed,
+    SeatResigned,
+    NoteTaken,
+)
+"""Every event type of the platform's about a seat (the clock's, a resignation, a note),
+decoded by every game's codec; every evolve leaves its state unchanged on them."""
 
 PLATFORM_EVENTS = (*CLOCK_EVENTS, GameAborted)
 """Every event type the platform appends to any game's log beside the engine's own."""

@@ -35,13 +35,14 @@ from shared.messages.common import (
     Event,
     GameAborted,
     GameCreated,
+    NoteTaken,
     Result,
     SeatForfeited,
     SeatResigned,
     TurnTimedOut,
     WebhookFailed,
 )
-from shared.model import clocks, endings
+from shared.model import clocks, endings, notes
 from shared.model.deals import Verification, difference, reveal, verify
 from shared.model.exported_log import InvalidLog, read_events, read_header, read_log
 
@@ -330,6 +331,23 @@ def _clock_event(replay: _Replay) -> None:
     replay.fold(len(expected))
 
 
+def _step(replay: _Replay) -> None:
+    """Checks and folds the step that begins at the next event: a decision, the clock's, an
+    abort, or a note (`shared.model.notes`) with the move it precedes, as one step."""
+    event, version = replay.events[replay.at], replay.at + 1
+    if isinstance(event, NoteTaken):
+        after = replay.events[version] if version < len(replay.events) else None
+        waiting = replay.spec.to_move(replay.state)
+        if (wrong := notes.logged_problem(event, replay.created.seats, waiting, after)) is not None:
+            raise _Bad(version, wrong)
+        replay.fold(1)
+        _step(replay)
+        replay.turns[-1] = (version, f"v{version} note of seat {event.seat}; {replay.turns[-1][1]}")
+        return
+    step = _clock_event if isinstance(event, ClockEvent) else _decision
+    (_abort if isinstance(event, GameAborted) else step)(replay)
+
+
 def _start(events: Sequence[Event]) -> _Replay:
     """Returns the replay after the log's first two events: the creation and the deal."""
     if not events or not isinstance(events[0], GameCreated):
@@ -369,11 +387,8 @@ def _run(events: Sequence[Event]) -> tuple[_Replay | None, _Bad | None]:
         while replay.at < len(events):
             if replay.spec.is_over(replay.state):
                 raise _Bad(replay.at + 1, "the game is over: nothing may follow")
-            step = _clock_event if isinstance(events[replay.at], ClockEvent) else _decision
-            if isinstance(events[replay.at], GameAborted):
-                step = _abort
             try:
-                step(replay)
+                _step(replay)
             except _Bad:
                 raise
             except Exception as error:  # a tampered log must not crash its check
@@ -475,23 +490,3 @@ def _unreadable(rows: Sequence[str | bytes], error: InvalidLog) -> ReplayReport:
     turns = [text for first, text in (done.turns if done else []) if first < before]
     game_id, game, count = header.game_id, header.game, len(rows) - 1
     return ReplayReport(False, game_id, game, count, error.version, error.reason, turns, None, None)
-
-
-def account(report: ReplayReport) -> list[str]:
-    """Returns a report as lines of text: the turns, then the result or the first bad event,
-    then the deal's check."""
-    lines = list(report.turns)
-    if report.game:
-        lines.insert(0, f"game {report.game_id} ({report.game}), {report.events} events")
-    if report.ok and report.result is not None:
-        places = ", ".join(str(place) for place in report.result.places)
-        reason = f" ({report.result.reason})" if report.result.reason else ""
-        lines.append(f"result: {report.result.status}; places by seat {places}{reason}")
-    if report.reading:
-        lines.append(f"rules: as read before a rules change ({report.reading})")
-    if not report.ok:
-        where = "header" if report.version is None else f"v{report.version}"
-        lines.append(f"bad log: {where}: {report.reason}")
-    if report.verification is not None:
-        lines.append(f"deal: {report.verification.status}: {report.verification.detail}")
-    return lines

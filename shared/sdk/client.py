@@ -112,6 +112,9 @@ class StreamEvent(msgspec.Struct, frozen=True):
 Chooser = Callable[[SeatView], dict[str, Any]]
 """Picks one of a view's legal actions."""
 
+Noter = Callable[[SeatView, dict[str, Any]], str | None]
+"""Returns the private note of a move (None: none), given the view and the action chosen."""
+
 
 class Client:
     """The cardarena API over HTTP, as a host (admin key) or a bot (its token)."""
@@ -265,6 +268,7 @@ class Client:
         view: SeatView | None = None,
         attempts: int = 5,
         wait: int | None = None,
+        note: str | Noter | None = None,
     ) -> dict[str, Any] | None:
         """Posts `choose(view)` at the view's version; on 409 re-reads the view and chooses again.
 
@@ -272,12 +276,18 @@ class Client:
         after a transport error, so an action is appended at most once. Returns the answer,
         or None when the seat no longer has a move (the game moved on or ended). With
         `wait`, the answer's `turn` is the seat's next turn, waited for up to `wait` s.
+        `note` is the move's private note (or a `Noter` of the view and the action chosen):
+        at most 1024 bytes of UTF-8, read only by this bot and the host once the game is over.
         """
         for _ in range(attempts):
             view = view or self.view(game_id, seat)
             if not view.legal_actions:
                 return None
-            body = {"seat": seat, "action": choose(view), "expected_version": view.version}
+            action = choose(view)
+            body = {"seat": seat, "action": action, "expected_version": view.version}
+            text = note(view, action) if callable(note) else note
+            if text:
+                body["note"] = text
             headers = {"Idempotency-Key": uuid.uuid4().hex}
             try:
                 return self._post_action(game_id, body, headers, wait)
@@ -287,12 +297,20 @@ class Client:
                 view = None
         raise ApiError(409, {"detail": f"no action landed after {attempts} attempts"})
 
-    def play(self, game_id: str, seat: int, choose: Chooser, wait: int = 30) -> SeatView:
+    def play(
+        self,
+        game_id: str,
+        seat: int,
+        choose: Chooser,
+        wait: int = 30,
+        note: Noter | None = None,
+    ) -> SeatView:
         """Plays `seat` until the game is over, one request a move: each action's answer
-        carries the seat's next turn. Returns the seat's last view."""
+        carries the seat's next turn (and `note`'s private note, see `act`). Returns the
+        seat's last view."""
         view = self.wait_turn(game_id, seat, wait)
         while view.status == "playing":
-            answer = self.act(game_id, seat, choose, view=view, wait=wait)
+            answer = self.act(game_id, seat, choose, view=view, wait=wait, note=note)
             turn = None if answer is None else answer.get("turn")
             if turn is None:  # no move for the seat now (its wait ran out, a 409), or no turn
                 view = self.wait_turn(game_id, seat, wait)

@@ -225,6 +225,54 @@ def test_a_bot_s_token_shows_its_own_seat_live_and_no_other_seat(
     assert not set(other) & set(page.evaluate(FACES)), "the bot saw another seat's cards"
 
 
+NOTE = "thinker-secret: keep the tens\n\tfor a full pile"
+
+
+def test_a_bot_s_note_shows_beside_its_move_in_the_replay_to_its_token_only_after_the_game(
+    page: Page, host: httpx.Client, base_url: str
+) -> None:
+    registered = host.post(
+        "/v1/bots", json={"name": "thinker", "game": "shithead", "kind": "external"}
+    )
+    assert registered.status_code == 201, registered.text
+    token = registered.json()["token"]
+    seats = [{"kind": "external", "bot": "thinker", "version": "1"}, {"kind": "external"}]
+    game_id = hosted_game(host, {"game": "shithead", "seats": seats, "seed": 12})["game_id"]
+    with httpx.Client(
+        base_url=base_url, timeout=30, headers={"Authorization": f"Bearer {token}"}
+    ) as bot:
+        view = read(bot, f"/v1/games/{game_id}/view?seat=0")
+        body = {"seat": 0, "action": view["legal_actions"][0], "expected_version": view["version"]}
+        posted = bot.post(f"/v1/games/{game_id}/actions", json={**body, "note": NOTE})
+        assert posted.status_code == 200, posted.text
+    noted, version = posted.json()["first_version"], posted.json()["version"]
+    page.goto(f"/arena/games/{game_id}")
+    drawn_at(page, version, "live")
+    page.get_by_text("Watch as your bot's seat").click()
+    page.get_by_test_id("token").fill(token)
+    page.get_by_role("button", name="Use").click()
+    page.get_by_test_id("seat-select").select_option("0")
+    page.wait_for_selector('[data-testid="table"][data-seat="0"]', state="attached")
+    assert "thinker-secret" not in page.content(), "a note shown while the game runs"
+
+    resign = {"seat": 1, "action": {"type": "Resign"}, "expected_version": version}
+    assert host.post(f"/v1/games/{game_id}/actions", json=resign).status_code == 200
+    page.goto(f"/replay/{game_id}?version={noted + 1}")
+    drawn_at(page, noted + 1, "replay")
+    shown = page.get_by_test_id("note")
+    assert shown.get_attribute("data-seat") == "0"
+    assert page.get_by_test_id("note-text").inner_text() == NOTE
+    assert "thinker-secret" in page.get_by_test_id("log").inner_text()
+    assert axe_violations(page) == [], "axe-core on the replay with a note"
+
+    page.get_by_text("Watch as your bot's seat").click()
+    page.get_by_test_id("token").fill("")
+    page.get_by_role("button", name="Use").click()
+    page.wait_for_selector('[data-testid="note"]', state="detached")
+    drawn_at(page, noted + 1, "replay")
+    assert "thinker-secret" not in page.content(), "a note shown to a reader without its token"
+
+
 def running_game(host: httpx.Client, name: str) -> Json:
     """Creates a game of `name` at its fewest seats, every seat the host's when it has
     decisions (a game without decisions is played to its end at once)."""

@@ -31,6 +31,7 @@ from shared.messages.common import (
     DefaultActionPlayed,
     Event,
     GameFinished,
+    NoteTaken,
     Seat,
     SeatForfeited,
     TurnTimedOut,
@@ -87,7 +88,8 @@ class _Handler(BaseHTTPRequestHandler):
         if bot.mode == "garbage":
             self._answer(b"this is not an action")
             return
-        self._answer(json.dumps({"action": turn["legal_actions"][0]}).encode())
+        note = f"hook-note: v{turn['version']}"
+        self._answer(json.dumps({"action": turn["legal_actions"][0], "note": note}).encode())
 
     def _answer(self, body: bytes) -> None:
         """Sends `body` as a 200 JSON answer."""
@@ -192,6 +194,10 @@ def test_a_webhook_that_answers_plays_its_seat_to_the_end_and_every_request_is_s
     assert [e for e in events if isinstance(e, turns_ended) and e.seat == 0]
     loaded = load(store, game_id)
     assert loaded.spec.is_over(loaded.state)
+    noted = [(i, e) for i, e in enumerate(events) if isinstance(e, NoteTaken)]
+    assert 0 < len(noted) <= len(webhook_bot.requests), "an answer's note is taken with its move"
+    assert all(e.seat == 0 and e.text.startswith("hook-note: v") for _, e in noted)
+    assert all(not isinstance(events[i + 1], NoteTaken) for i, _ in noted)
 
 
 @pytest.mark.parametrize("webhook_bot", ["silent"], indirect=True)

@@ -14,7 +14,8 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, RequestBody, Sc
 from litestar.params import RawBody
 
 from services.game.exports.schemas import ImportedGame
-from services.game.http.auth import BEARER, host_only
+from services.game.http.auth import BEARER, BEARER_OPTIONAL, Caller, host_only
+from services.game.http.notes import readable_notes
 from services.game.http.params import GameId
 from services.game.http.problems import MEDIA_TYPE, Problem, ProblemOperation, problem, responses
 from services.game.http.seals import DealSealed, sealed
@@ -91,10 +92,14 @@ class ExportsController(Controller):
             " the same bytes (no export or store times). A running game is 403 (rule"
             " `game_running`): its log is not public yet. Check a log offline with"
             " `cardarena replay`. A table of a duplicate deal that another table still plays is"
-            " 403 too (rule `deal_sealed`)."
+            " 403 too (rule `deal_sealed`). Bot notes (`NoteTaken`) keep their place in the"
+            " log, their `text` empty but for the seats whose notes the caller reads: the"
+            " seat's bot's token (any version of the bot) or the admin key; so the same game"
+            " exports to the same bytes for the same reader."
         ),
         media_type=EXPORT_MEDIA_TYPE,
         sync_to_thread=True,
+        security=BEARER_OPTIONAL,
         responses={
             200: ResponseSpec(
                 bytes,
@@ -102,20 +107,23 @@ class ExportsController(Controller):
                 media_type=EXPORT_MEDIA_TYPE,
                 generate_examples=False,  # a random example: the document would change each time
             ),
-            **responses(400, 403, 404, 503),
+            **responses(400, 401, 403, 404, 503),
         },
     )
     def export(
         self,
         store: NamedDependency[EventStore],
         archive: NamedDependency[EventArchive],
+        caller: NamedDependency[Caller],
         game_id: GameId,
     ) -> Response[bytes]:
-        """Returns the export of a finished game (from the archive once trimmed from Redis)."""
+        """Returns the export of a finished game (from the archive once trimmed from Redis),
+        with the notes the caller may read."""
         loaded = load_logged(store, archive, game_id)
         if sealed(store, archive, loaded):
             raise DealSealed(game_id, loaded.created.tournament)
-        body = exchange.export_game(functools.partial(game_log, store, archive), game_id)
+        read = functools.partial(game_log, store, archive)
+        body = exchange.export_game(read, game_id, notes=readable_notes(caller, loaded))
         return Response(body, media_type=EXPORT_MEDIA_TYPE)
 
     @get(

@@ -57,6 +57,7 @@ def _act(
         expected_version=data.expected_version,
         idempotency_key=client_key_of(caller, key),
         loaded=loaded,
+        note=data.note,
     )
     if outcome.replayed:
         metrics.replays.labels("postAction").inc()

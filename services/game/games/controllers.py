@@ -37,6 +37,7 @@ from services.game.http.auth import (
 )
 from services.game.http.context import GameContext
 from services.game.http.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
+from services.game.http.notes import readable_notes
 from services.game.http.params import (
     GameId,
     IdempotencyKey,
@@ -157,8 +158,9 @@ def _events(
         _check_seat(loaded, seat)
         check_seat(caller, loaded.created.seats, seat)
     sealed = check_unsealed(store, archive, loaded, caller)
+    notes = readable_notes(caller, loaded, sealed=sealed)
     items = [
-        EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed))
+        EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed, notes=notes))
         for item, event in zip(recorded, loaded.spec.codec.decode_all(recorded), strict=True)
     ]
     return EventPage(game_id=game_id, version=loaded.version, events=items)
@@ -302,7 +304,9 @@ class GamesController(Controller):
             " is over, the whole log is public and `seat` changes nothing. Reading as a seat"
             " needs the same credentials as reading its view; as a spectator, none. A table"
             " of a duplicate deal that another table still plays is served as running, and"
-            " only to its seats' bots and the host (else 403, rule `deal_sealed`)."
+            " only to its seats' bots and the host (else 403, rule `deal_sealed`). A bot note"
+            " (`NoteTaken`) reads with an empty `text` while the game runs, and after it but"
+            " for the seat's bot (its token, any version) and the host."
         ),
         sync_to_thread=True,
         security=BEARER_OPTIONAL,

@@ -48,6 +48,12 @@ class PostAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     by its `type`; each game's actions are in its rules page, `docs/rules/` in the repository."""
     expected_version: NonNegative
     """The game's version the action was chosen at; any other answers 409 and writes nothing."""
+    note: str | None = None
+    """A private note on the move (what the bot was thinking): at most 1024 bytes of UTF-8, no
+    control character but newline and tab (else 422, field `note`, and nothing is stored). It
+    is stored with the move as a `NoteTaken` event right before the move's events (the move
+    then writes one event more); nobody reads its text while the game runs, and after it only
+    the seat's bot (any version of it) and the host."""
 
 
 class EventPage(msgspec.Struct, frozen=True):

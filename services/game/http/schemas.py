@@ -233,3 +233,6 @@ class WebhookAnswer(msgspec.Struct, frozen=True):
 
     action: dict[str, Any]
     """The seat's action: one of the call's `legal_actions` (tagged by its `type`)."""
+    note: str | None = None
+    """A private note on the move, as `postAction` takes it (at most 1024 bytes of UTF-8, no
+    control character but newline and tab; else the whole answer is `invalid_answer`)."""

@@ -13,6 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
 from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, check_seat, host_only
+from services.game.http.notes import readable_notes
 from services.game.http.params import GameId, IdempotencyKey, client_key_of
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.schemas import EventItem, Game
@@ -109,6 +110,7 @@ def replay_of(
             )
         check_seat(caller, created.seats, seat)
     loaded = LoadedGame(game_id, spec, created, final, last)
+    notes = readable_notes(caller, loaded, sealed=sealed)
     return Replay(
         game_id=game_id,
         game=spec.name,
@@ -124,7 +126,7 @@ def replay_of(
         if state is not None and seat is not None
         else None,
         events=[
-            EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed))
+            EventItem.of(item, as_seen_by(loaded, event, seat, sealed=sealed, notes=notes))
             for item, event in zip(log[:version], events[:version], strict=True)
         ],
         result=spec.result(state) if over else None,
@@ -199,13 +201,16 @@ class ReplaysController(Controller):
         description=(
             "The game after event `version` (default: the last) with its events 1 to"
             " `version`. A finished game is public: without `seat` the answer holds the whole"
-            " engine `state`, with `seat` that seat's `view`; the events are whole. A running"
+            " engine `state`, with `seat` that seat's `view`; the events are whole (but bot"
+            " notes, below). A running"
             " game is replayed only as a seat, with the credentials of its view (a full replay"
             " is 403, rule `game_running`): its `view` and its redacted events. At version 1"
             " (GameCreated only) `state` and `view` are null. A game whose stream was trimmed"
             " from the event store is replayed from the archive. A table of a duplicate deal that"
             " another table still plays is replayed as a running game, and only by its seats'"
-            " bots and the host (else 403, rule `deal_sealed`)."
+            " bots and the host (else 403, rule `deal_sealed`). Bot notes (`NoteTaken`) are"
+            " whole only for their seat's bot and the host once the game is over (else an"
+            " empty `text`)."
         ),
         sync_to_thread=True,
         security=BEARER_OPTIONAL,

@@ -11,12 +11,18 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+from litestar.testing.transport import TestClientTransport as ServiceTransport
 
-from services.cli.connect import NeverReached, play_online
+from services.cli.connect import NeverReached, play_online, play_turn
 from services.cli.main import main
 from services.cli.programs import Program
+from shared.catalog import get_game
+from shared.messages.common import NoteTaken
 from shared.sdk.client import Client
-from tests.support.local_bots import PYTHON_EXAMPLE
+from shared.store.memory import InMemoryEventStore
+from tests.support.local_bots import PYTHON_EXAMPLE, program
 from tests.support.stack import free_port
 
 
@@ -119,3 +125,39 @@ def test_a_connection_that_worked_is_retried_when_it_drops() -> None:
     with pytest.raises(Stop):
         play_online(client, Program(PYTHON_EXAMPLE), None, report=said.append, pause=pause)
     assert said == ["connection lost (dropped); again in 1 s"]
+
+
+class Served(httpx.BaseTransport):
+    """The in-process service as an httpx transport."""
+
+    def __init__(self, client: TestClient[Litestar]) -> None:
+        self.inner = ServiceTransport(client=client)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Answers `request` from the service."""
+        response = self.inner.handle_request(request)
+        response.read()
+        return response
+
+
+def test_connect_posts_a_program_s_note_with_its_move(
+    client: TestClient[Litestar], store: InMemoryEventStore
+) -> None:
+    transport = Served(client)
+    base = str(client.base_url)
+    with Client(base, transport=transport) as host:
+        bot = host.register_bot("noter", game="shithead")
+        seats = [{"kind": "external", "bot": "noter"}, {"kind": "external"}]
+        game_id = host.create_game("shithead", seats, seed=3)
+    notes = Program(program("takes_notes"))
+    reports: list[str] = []
+    try:
+        with Client(base, token=bot.token, transport=transport) as player:
+            (turn,) = player.turns(wait=0)
+            play_turn(player, notes, turn, reports.append)
+    finally:
+        notes.stop()
+    assert reports == []
+    events = get_game("shithead").codec.decode_all(store.read(game_id))
+    taken = [event for event in events if isinstance(event, NoteTaken)]
+    assert taken == [NoteTaken(seat=0, text="turn 1:\tthe first legal action")]

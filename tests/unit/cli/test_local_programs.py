@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from services.cli.main import main
-from services.cli.programs import Program, ProgramFailed
+from services.cli.programs import Program, ProgramFailed, split_note
 from services.cli.simulate import check, simulate
 from tests.support.local_bots import PYTHON_EXAMPLE, javascript_example, node, program
 from tests.support.stack import ROOT
@@ -285,3 +285,27 @@ def test_tournament_names_what_keeps_a_program_from_playing(
     assert "beggar has no decisions" in beggar
     assert "unknown game 'chess'" in unknown
     assert "names no command" in empty
+
+
+def test_a_program_s_answer_may_carry_a_note_and_a_bad_note_fails_its_turn() -> None:
+    assert split_note({"type": "Ready", "note": "a\tb"}) == ({"type": "Ready"}, "a\tb")
+    assert split_note({"type": "Ready"}) == ({"type": "Ready"}, None)
+    for bad in ("x" * 1025, "bell\x07", 3):
+        with pytest.raises(ProgramFailed) as failed:
+            split_note({"type": "Ready", "note": bad})
+        assert failed.value.reason == "invalid_action"
+        assert str(failed.value).startswith("invalid_action: note: ")
+
+
+def test_programs_that_take_notes_play_and_one_whose_note_cannot_be_one_forfeits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    notes, bad = program("takes_notes"), f"{program('takes_notes')} bad"
+    bots = ",".join([notes, bad])
+    report = run_json(capsys, "simulate", "--game", "shithead", "--bots", bots, "--games", "2")
+
+    assert report["bots"][notes]["forfeits"] == 0
+    assert report["bots"][bad]["forfeits"] == 2
+    reasons = {f["reason"] for f in report["forfeits"]}
+    says = "a note holds no control character but newline and tab; it holds U+0007 at 4"
+    assert reasons == {f"invalid_action: note: {says}"}

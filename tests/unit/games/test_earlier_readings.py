@@ -17,7 +17,7 @@ from shared.app.exports import export_game, import_game
 from shared.catalog import get_game
 from shared.messages.common import Event, GameFinished
 from shared.model import exported_log as export
-from shared.model import log_replay
+from shared.model import log_replay, replay_account
 from shared.store.memory import InMemoryEventStore
 from tests.support.golden import golden
 
@@ -53,7 +53,7 @@ def test_a_log_written_before_a_rules_change_replays_clean_under_the_reading_of_
     assert report.result == events[-1].result
     assert report.verification is not None
     assert report.verification.status == "ok"
-    assert f"rules: as read before a rules change ({reading})" in log_replay.account(report)
+    assert f"rules: as read before a rules change ({reading})" in replay_account.account(report)
 
 
 def test_the_earlier_autobus_log_ended_where_todays_rules_go_on() -> None:

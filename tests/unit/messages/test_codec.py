@@ -103,8 +103,9 @@ def test_an_unknown_schema_version_is_an_error_not_a_guess() -> None:
 # v1.json: written on 2026-12-01 by the code of that day (before the kw_only Structs), one
 # sample of every event type of every union; each later file adds samples of the event types
 # added since (v2.json: ChallengeExpired, SeatResigned and GameAborted, 2026-12-02; v3.json:
-# Shithead's CardStacked and SeatsSkipped, 2026-12-03; v4-arena.json: the arena's ArenaStarted,
-# EntrantJoined and EntrantWithdrew, 2026-12-05). Never edit them, add new files instead.
+# Shithead's CardStacked and SeatsSkipped, 2026-12-03; v4_notes.json: NoteTaken, 2026-12-05;
+# v4-arena.json: the arena's ArenaStarted, EntrantJoined and EntrantWithdrew, 2026-12-05).
+# Never edit them, add new files instead.
 PAYLOADS = Path(__file__).parent.parent.parent / "golden" / "payloads"
 
 

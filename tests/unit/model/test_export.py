@@ -33,7 +33,7 @@ from shared.messages.common import (
     WebhookFailed,
 )
 from shared.model import exported_log as export
-from shared.model import log_replay
+from shared.model import log_replay, replay_account
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import Client, app_client
 from tests.support.dealt_logs import replaced, timed_out_game
@@ -125,7 +125,7 @@ def test_every_golden_game_replays_clean_and_its_deal_verifies(name: str) -> Non
     assert report.verification is not None
     assert report.verification.status == "ok"
     assert report.turns[0].startswith("v1 GameCreated")
-    lines = log_replay.account(report)
+    lines = replay_account.account(report)
     assert lines[-2].startswith("result: ")
     assert lines[-1].startswith("deal: ok")
 

@@ -244,9 +244,17 @@ def test_every_request_and_answer_of_the_client_validates_against_the_document(
         player.turns(wait=0)
         player.view(game_id, 0)
         player.wait_turn(game_id, 0, wait=1)
-        player.act(game_id, 0, lambda view: view.legal_actions[0])
-        last = player.play(game_id, 0, lambda view: view.legal_actions[-1], wait=1)
+        player.act(game_id, 0, lambda view: view.legal_actions[0], note="sdk-note: first")
+        noter = lambda view, _action: f"sdk-note: v{view.version}"  # noqa: E731
+        last = player.play(game_id, 0, lambda view: view.legal_actions[-1], wait=1, note=noter)
         assert last.status != "playing"
+        page = service.get(
+            f"/v1/games/{game_id}/events", headers={"Authorization": f"Bearer {alice.token}"}
+        )
+        texts = [e["data"]["text"] for e in page.json()["events"] if e["type"] == "NoteTaken"]
+        assert texts[0] == "sdk-note: first"
+        assert len(texts) > 1
+        assert all(text.startswith("sdk-note: v") for text in texts[1:])
         opened = player.challenge("shithead", [("bob", "2")], expires_in=60)
         player.get_challenge(opened["challenge_id"])
     with Client(base, token=bob.token, transport=transport) as other:

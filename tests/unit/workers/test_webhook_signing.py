@@ -12,7 +12,7 @@ from services.workers.webhooks import signature, verify_signature
 from shared.app.deadlines import WebhookRefused, answer_events, webhook_turn
 from shared.app.games import create_game
 from shared.app.loading import load
-from shared.messages.common import Clock, Seat
+from shared.messages.common import Clock, NoteTaken, Seat
 from shared.store.memory import InMemoryEventStore
 
 SECRET = "whsec_test"
@@ -99,3 +99,30 @@ def test_a_legal_answer_becomes_the_games_events() -> None:
     legal = loaded.spec.legal_actions(loaded.state, 0)[-1]
     events = answer_events(loaded, 0, {"action": msgspec.to_builtins(legal)})
     assert events == loaded.spec.decide(loaded.state, 0, legal)
+
+
+def test_a_legal_answer_with_a_note_takes_the_note_before_the_games_events() -> None:
+    store, game_id = _webhook_game()
+    loaded = load(store, game_id)
+    legal = loaded.spec.legal_actions(loaded.state, 0)[-1]
+    answer = {"action": msgspec.to_builtins(legal), "note": "hook-secret\tthinking"}
+    events = answer_events(loaded, 0, answer)
+    assert events == [
+        NoteTaken(seat=0, text="hook-secret\tthinking"),
+        *loaded.spec.decide(loaded.state, 0, legal),
+    ]
+
+
+@pytest.mark.parametrize("note", ["x" * 1025, "bell\x07", 7, ["a"]])
+def test_an_answer_whose_note_cannot_be_one_is_refused_whole_without_echoing_it(
+    note: object,
+) -> None:
+    store, game_id = _webhook_game()
+    loaded = load(store, game_id)
+    legal = loaded.spec.legal_actions(loaded.state, 0)[-1]
+    with pytest.raises(WebhookRefused) as refused:
+        answer_events(loaded, 0, {"action": msgspec.to_builtins(legal), "note": note})
+    assert refused.value.reason == "invalid_answer"
+    assert refused.value.detail.startswith("note: ")
+    assert "bell" not in refused.value.detail
+    assert "xxxx" not in refused.value.detail

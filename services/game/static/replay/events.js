@@ -13,6 +13,8 @@ const PLATFORM = {
   DefaultActionPlayed: (d) => `the platform plays ${seatOf(d.seat)}'s default action`,
   SeatForfeited: (d) => `${seatOf(d.seat)} forfeits`,
   SeatResigned: (d) => `${seatOf(d.seat)} resigns`,
+  NoteTaken: (d) =>
+    d.text ? `${seatOf(d.seat)}'s note: ${d.text}` : `${seatOf(d.seat)} took a private note`,
 };
 
 function told(value) {

@@ -109,7 +109,25 @@ function drawEvent(events, game) {
   box.append(
     h("h2", {}, `Event ${event.version}: `, h("span", { "data-testid": "event-type" }, event.type)),
     h("p", { "data-testid": "event-text" }, describe(game, event, titleOf)),
+    drawNote(events),
     h("details", {}, h("summary", {}, "data"), h("pre", {}, JSON.stringify(data, null, 1))),
+  );
+}
+
+/** Returns the box of the bot's note beside its move: at the note's event and at the move's
+ * first event after it, when the reader may read it (the API sends its text only to the
+ * seat's bot and the host once the game is over); else nothing. */
+function drawNote(events) {
+  const [before, at] = events.slice(-2);
+  const note = [at, before].find((event) => event && event.type === "NoteTaken" && event.data.text);
+  if (!note) return null;
+  const seat = page.seats[note.data.seat];
+  const who = seat ? seatName(seat, note.data.seat) : `Seat ${note.data.seat}`;
+  return h(
+    "aside",
+    { class: "bot-note", "data-testid": "note", "data-seat": note.data.seat },
+    h("strong", {}, `${who}'s note`),
+    h("p", { class: "note-text", "data-testid": "note-text" }, note.data.text),
   );
 }
 
