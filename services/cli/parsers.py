@@ -225,7 +225,15 @@ def add_tournament(commands: Subparsers) -> None:
     parser = commands.add_parser("tournament", help="run a whole tournament in this process")
     parser.add_argument("--game", required=True, help="beggar, shithead or autobus")
     parser.add_argument(
-        "--format", default="round_robin", choices=["round_robin", "swiss", "duplicate", "knockout"]
+        "--format",
+        default="round_robin",
+        choices=["round_robin", "swiss", "duplicate", "knockout", "arena"],
+    )
+    parser.add_argument(
+        "--duration",
+        type=int,
+        default=None,
+        help="seconds an arena pairs free entrants (60-86400; arena only)",
     )
     parser.add_argument(
         "--bots",

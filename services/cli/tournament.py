@@ -88,6 +88,7 @@ def definition_of(args: argparse.Namespace) -> TournamentDefinition:
         games_per_table=args.games,
         rounds=args.rounds,
         seed=str(args.seed),
+        duration_seconds=UNSET if args.duration is None else args.duration,
     )
 
 

@@ -40,6 +40,7 @@ from shared.app.tournaments import (
     reconcile,
     reconcile_games,
     start_pending_games,
+    tick,
 )
 from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments.model import TournamentDefinition
@@ -149,9 +150,11 @@ class Worker:
         """Plays on the running games that the platform has left waiting for `stall_seconds`
         (their task lost with a killed worker): the running tournaments' games, then the games
         of no tournament; and aborts the untimed games of no tournament that have waited
-        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`). Beat sends it that
-        often, by this name (older than the games of no tournament here), and a run that fails
-        (a store or the views unavailable) leaves the rest of the work to the next one.
+        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`); a running arena is
+        ticked first (`tick`: its end once its time is up, a pairing its free entrants wait
+        for). Beat sends it that often, by this name (older than the games of no tournament
+        here), and a run that fails (a store or the views unavailable) leaves the rest of the
+        work to the next one.
 
         Returns how many games it sent on.
         """
@@ -159,6 +162,8 @@ class Worker:
         with contextlib.suppress(StoreUnavailable):
             views = self.views()
             for t in views.tournaments("running", None, RECONCILE_LIMIT):
+                if t.format == "arena":  # its end (or a pairing) may be due with no game ending
+                    sent += len(tick(store, t.tournament_id, self.dispatch))
                 sent += reconcile(store, t.tournament_id, stall_ms, now_ms(), self.dispatch)
             standalone = views.standalone_games(RECONCILE_LIMIT)
             sent += reconcile_games(store, standalone, stall_ms, now_ms(), self.dispatch)

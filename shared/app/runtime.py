@@ -25,7 +25,13 @@ import structlog
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import WebhookRunner, enforce_deadline, now_ms, watch_of
 from shared.app.loading import load
-from shared.app.tournaments import after_game, ensure_tournament, start_pending_games
+from shared.app.tournaments import (
+    after_game,
+    ensure_tournament,
+    load_tournament,
+    start_pending_games,
+    tick,
+)
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.schedule import run_id
 from shared.ports.dispatch import BotTurnDispatcher
@@ -51,6 +57,9 @@ class InProcessDispatcher(BotTurnDispatcher):
         self._store = store
         self._local = threading.local()
         self._watcher = TimerWatcher(store, self.dispatch, webhooks)
+        self._arena_lock = threading.Lock()
+        self._arena_ends: list[threading.Timer] = []
+        self._closed = False
 
     def dispatch(self, game_id: str) -> None:
         queue: deque[str] | None = getattr(self._local, "queue", None)
@@ -68,12 +77,48 @@ class InProcessDispatcher(BotTurnDispatcher):
             self._local.queue = None
 
     def close(self) -> None:
-        """Cancels the pending deadline timers of this dispatcher."""
+        """Cancels the pending deadline timers of this dispatcher (and its arenas' ends)."""
+        with self._arena_lock:
+            self._closed = True
+            ends = list(self._arena_ends)
+        for timer in ends:
+            timer.cancel()
         self._watcher.close()
 
+    def dispatch_detached(self, game_id: str) -> None:
+        threading.Thread(
+            target=self.dispatch, args=(game_id,), name=f"play-{game_id}", daemon=True
+        ).start()
+
     def start_tournament(self, definition: TournamentDefinition, tournament_id: str) -> None:
+        """Records the tournament and starts its games; an arena's play in threads of their
+        own (it lasts its duration), and a timer at its end lets it finish (`tick`) when no
+        game of it is in progress then."""
         ensure_tournament(self._store, definition, tournament_id)
-        start_pending_games(self._store, tournament_id, self.dispatch)
+        if definition.format != "arena":
+            start_pending_games(self._store, tournament_id, self.dispatch)
+            return
+        for game_id in start_pending_games(self._store, tournament_id, lambda _: None):
+            self.dispatch_detached(game_id)
+        state, _ = load_tournament(self._store, tournament_id)
+        if state.ends_ms is None:
+            return
+        delay = max(0.0, (state.ends_ms - now_ms()) / 1000) + 0.1  # past it, never just before
+        timer = threading.Timer(delay, self._arena_end, args=(tournament_id,))
+        timer.daemon = True
+        with self._arena_lock:
+            if self._closed:
+                return
+            self._arena_ends.append(timer)
+        timer.start()
+
+    def _arena_end(self, tournament_id: str) -> None:
+        """Lets an arena finish at its end (nothing if a game of it is still in progress:
+        its record finishes it)."""
+        try:
+            tick(self._store, tournament_id, self.dispatch_detached)
+        except Exception:  # a timer thread: log, never raise (the next game's end retries)
+            log.exception("arena %s: its end could not be recorded", tournament_id)
 
 
 class TimerWatcher:

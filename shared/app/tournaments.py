@@ -12,6 +12,7 @@ tournament (`reconcile_games`).
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 
@@ -19,7 +20,7 @@ import msgspec
 
 from shared.app import stalls
 from shared.app.bot_turns import platform_due, play_bot_turns
-from shared.app.deadlines import watch_of
+from shared.app.deadlines import now_ms, watch_of
 from shared.app.games import abort_game, create_game
 from shared.app.loading import load
 from shared.app.registry import registered_bots
@@ -37,6 +38,7 @@ from shared.model.tournaments.model import (
     KIND,
     Entrant,
     GameRecorded,
+    RoundScheduled,
     ScheduledGame,
     TournamentCancelled,
     TournamentCreated,
@@ -60,9 +62,11 @@ def create_tournament(
     definition: TournamentDefinition,
     tournament_id: str | None = None,
     fingerprint: str = "",
+    clock: Callable[[], int] = now_ms,
 ) -> str:
     """Validates and records a tournament with its first round; returns its id. A host that
-    gave no seed gets a fresh random one (`seeds.drawn`).
+    gave no seed gets a fresh random one (`seeds.drawn`). An arena's clock starts at
+    `clock()` (ms since the epoch).
 
     `fingerprint` is the digest of the request that asked for it (see `store.recall`)."""
     bots = registered_bots(store)
@@ -71,7 +75,7 @@ def create_tournament(
     tournament_id = tournament_id or uuid.uuid4().hex
     created = TournamentCreated(definition=definition)
     events: list[TournamentEvent] = [created]
-    events += advance(evolve(None, created), tournament_id)
+    events += advance(evolve(None, created), tournament_id, clock())
     key = idempotency.tournament_created(tournament_id)
     store.append(stream_id(tournament_id), KIND, 0, encode_all(events), key, fingerprint)
     return tournament_id
@@ -82,21 +86,26 @@ def with_entrant_clock(
 ) -> TournamentDefinition:
     """Returns a valid `definition` timed by `clock` (the default clock of client entrants)
     when it sets no clock (nor its ruleset) and an entrant is an external or webhook bot of
-    `bots`; else `definition` as it is."""
+    `bots`, or it is an arena (a client bot may join it late); else `definition` as it is."""
     if clock is None or definition.clock is not None:
         return definition
     rules = get_game(definition.game).ruleset(definition.ruleset)
     kinds = [str(entrant.kind) for entrant in resolve_entrants(definition, bots).entrants]
+    if definition.format == "arena":
+        kinds.append("external")  # a client bot may join it later
     timed = clocks.with_default(None, rules, kinds, clock)
     return definition if timed is None else msgspec.structs.replace(definition, clock=timed)
 
 
 def ensure_tournament(
-    store: EventStore, definition: TournamentDefinition, tournament_id: str
+    store: EventStore,
+    definition: TournamentDefinition,
+    tournament_id: str,
+    clock: Callable[[], int] = now_ms,
 ) -> None:
     """Records the tournament unless its stream exists already (a retry, or the service did)."""
     if store.version(stream_id(tournament_id)) == 0:
-        create_tournament(store, definition, tournament_id)
+        create_tournament(store, definition, tournament_id, clock=clock)
 
 
 class UnknownTournament(LookupError):
@@ -164,35 +173,90 @@ def start_pending_games(
     return started
 
 
-def after_game(store: EventStore, game_id: str, dispatch: Callable[[str], None]) -> None:
+def after_game(
+    store: EventStore,
+    game_id: str,
+    dispatch: Callable[[str], None],
+    clock: Callable[[], int] = now_ms,
+) -> None:
     """The process manager's reaction to a finished game: record it, start what follows.
 
     Only a game of an earlier round than the tournament's current one starts the current
     round's games: its record completed the round (or a rerun after a crash finds the round
     advanced and starts its games again, harmlessly). The other games of a round are
-    running already; starting them again on every finish would flood the workers.
+    running already; starting them again on every finish would flood the workers. An arena
+    starts the games of the pairing its record appended (a pairing lost with a crash is the
+    reconciliation's: `reconcile` starts any game missing).
     """
     loaded = load(store, game_id)
     created = loaded.created
     if not created.tournament or not loaded.spec.is_over(loaded.state) or loaded.aborted:
         return
-    state = record_game(store, created.tournament, created.tournament_key, game_id)
+    state, appended = _record(store, created.tournament, created.tournament_key, game_id, clock)
+    if state.definition.format == "arena":
+        start_paired(store, created.tournament, state, appended, dispatch)
+        return
     recorded = next((r for r in state.records if r.key == created.tournament_key), None)
     if state.rounds and (recorded is None or recorded.round < state.rounds[-1].round):
         start_pending_games(store, created.tournament, dispatch)
 
 
-def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -> TournamentState:
+def start_paired(
+    store: EventStore,
+    tournament_id: str,
+    state: TournamentState,
+    appended: Sequence[TournamentEvent],
+    dispatch: Callable[[str], None],
+) -> list[str]:
+    """Creates the games of the pairings among `appended` (events just appended to the
+    tournament, folded into `state`) and dispatches them; returns their ids."""
+    started = []
+    for event in appended:
+        if isinstance(event, RoundScheduled):
+            for game in event.games:
+                started.append(start_game(store, tournament_id, state, game))
+    for game_id in started:
+        dispatch(game_id)
+    return started
+
+
+def record_game(
+    store: EventStore,
+    tournament_id: str,
+    key: str,
+    game_id: str,
+    clock: Callable[[], int] = now_ms,
+) -> TournamentState:
     """Records a finished game of the tournament and what follows; idempotent per game."""
+    return _record(store, tournament_id, key, game_id, clock)[0]
+
+
+def _round_of(state: TournamentState, key: str) -> int:
+    """Returns the round of the scheduled game `key` (an arena's pairing), else the last."""
+    for rnd in state.rounds:
+        if any(game.key == key for game in rnd.games):
+            return rnd.round
+    return state.rounds[-1].round
+
+
+def _record(
+    store: EventStore,
+    tournament_id: str,
+    key: str,
+    game_id: str,
+    clock: Callable[[], int],
+) -> tuple[TournamentState, list[TournamentEvent]]:
+    """Records a finished game and what follows at `clock()`; returns the state and the
+    events this call appended (none: recorded already, or the tournament is over)."""
     while True:
         state, version = load_tournament(store, tournament_id)
         if any(record.key == key for record in state.records) or state.status != "running":
-            return state
+            return state, []
         loaded = load(store, game_id)
         result = loaded.spec.result(loaded.state)
         if result is None:
             raise ValueError(f"game {game_id} is not over")
-        round_no = state.rounds[-1].round
+        round_no = _round_of(state, key)
         recorded = GameRecorded(
             round=round_no,
             key=key,
@@ -201,7 +265,7 @@ def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -
             status=result.status,
         )
         events: list[TournamentEvent] = [recorded]
-        events += advance(evolve(state, recorded), tournament_id)
+        events += advance(evolve(state, recorded), tournament_id, clock())
         try:
             appended = store.append(
                 stream_id(tournament_id),
@@ -216,7 +280,8 @@ def record_game(store: EventStore, tournament_id: str, key: str, game_id: str) -
         if appended.replayed and not any(record.key == key for record in state.records):
             # The record's key answered an append that wrote no record: never loop on it.
             stalls.report(stalls.Stall("tournament", stream_id(tournament_id), version, 1))
-        return state
+            return state, []
+        return state, [] if appended.replayed else events
 
 
 class TournamentOver(InvalidRequest):
@@ -267,24 +332,61 @@ def run_in_process(
     tournament_id: str | None = None,
     on_game: Callable[[TournamentState], None] | None = None,
     play: Callable[[EventStore, str], object] = play_bot_turns,
+    clock: Callable[[], int] = now_ms,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> TournamentState:
     """Runs a whole tournament in this process, game after game; returns its final state.
 
     `play(store, game_id)` plays a started game to its end: by default the built-in bots'
     turns alone (a tournament of built-in bots); a caller whose client seats play here too
-    (`cardarena tournament`'s local programs) passes its own."""
-    tournament_id = create_tournament(store, definition, tournament_id)
+    (`cardarena tournament`'s local programs) passes its own. An arena runs by `clock` (ms
+    since the epoch) until its time is up, and `sleep`s (seconds) to its end when it has
+    nobody to pair and no game in progress."""
+    tournament_id = create_tournament(store, definition, tournament_id, clock=clock)
     while True:
         state, _ = load_tournament(store, tournament_id)
         games = pending(state)
-        if state.status != "running" or not games:
+        if state.status != "running":
             return state
+        if not games:
+            if state.definition.format != "arena":
+                return state
+            if not tick(store, tournament_id, lambda _: None, clock) and state.ends_ms:
+                sleep(max(0.0, (state.ends_ms - clock()) / 1000))
+            continue
         for game in games:
             game_id = start_game(store, tournament_id, state, game)
             play(store, game_id)
-            after = record_game(store, tournament_id, game.key, game_id)
+            after = record_game(store, tournament_id, game.key, game_id, clock)
             if on_game is not None:
                 on_game(after)
+
+
+def tick(
+    store: EventStore,
+    tournament_id: str,
+    dispatch: Callable[[str], None],
+    clock: Callable[[], int] = now_ms,
+) -> list[TournamentEvent]:
+    """Lets a running arena go on at `clock()`: pairs its free entrants, or ends it once its
+    time is up and no game of it is in progress; starts and dispatches the games it paired.
+    Returns the events appended (none: nothing to do, or not a running arena)."""
+    while True:
+        state, version = load_tournament(store, tournament_id)
+        if state.definition.format != "arena" or state.status != "running":
+            return []
+        events = advance(state, tournament_id, clock())
+        if not events:
+            return []
+        try:
+            store.append(stream_id(tournament_id), KIND, version, encode_all(events))
+        except ConcurrencyConflict:
+            continue
+        after = state
+        for event in events:
+            after = evolve(after, event)
+        start_paired(store, tournament_id, after, events, dispatch)
+        return events
 
 
 def last_event(store: EventStore, stream: str) -> RecordedEvent | None:

@@ -19,6 +19,13 @@ class BotTurnDispatcher(abc.ABC):
     def dispatch(self, game_id: str) -> None:
         """Arranges for `play_bot_turns(game_id)` to run, and its tournament to go on after."""
 
+    def dispatch_detached(self, game_id: str) -> None:
+        """Like `dispatch`, but never plays in the caller's thread (a request that pairs an
+        arena's entrants must not play its games to the arena's end): the embedded default
+        plays in a thread of its own; a dispatcher that sends the work away (the workers')
+        is detached already."""
+        self.dispatch(game_id)
+
     @abc.abstractmethod
     def start_tournament(self, definition: TournamentDefinition, tournament_id: str) -> None:
         """Arranges for a tournament to be recorded (unless it is already) and its games started."""

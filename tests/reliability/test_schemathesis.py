@@ -5,7 +5,7 @@ the projection, as the e2e stack starts them), its document loaded from its
 /schema/openapi.json and every case sent over HTTP.
 
 Before the run each target gets a few real resources (`Seeds`): a finished game, a running
-game with external seats, registered bots, a running tournament, schedules and open
+game with external seats, registered bots, a running tournament and arena, schedules and open
 challenges. Generated ids (and the names a body must get right together, such as a
 challenge's opponents) are swapped for theirs part of the time (schemathesis dictionaries),
 and every other valid-looking move or import is sent with a real one (a legal move of the
@@ -123,6 +123,8 @@ class Seeds:
     """The token of `player`, an external shithead bot that the challenges name."""
     tournament: str
     """A running tournament (its games wait for `player`)."""
+    arena: str
+    """A running arena of `player` and `victim` (a day long; its games wait for them)."""
     schedule_read: str
     schedule_cancelled: str
     challenge_accepted: str
@@ -146,6 +148,7 @@ class Seeds:
             "games": [self.finished_game, self.running_game],
             "running_game": [self.running_game],
             "tournaments": [self.tournament],
+            "arena": [self.arena],
             "schedules": [self.schedule_read],
             "schedule_cancelled": [self.schedule_cancelled],
             "challenges": [
@@ -201,6 +204,20 @@ class Seeds:
                     only("rotateBotToken", **{"path.name": bound("victim")}),
                     only("revokeBotToken", **{"path.name": bound("victim")}),
                     only("createGame", **{"body.players": bound("two")}),
+                    # A built-in strategy joins the arena (random@1 once), and entrants
+                    # withdraw from it (again: the same answer).
+                    only(
+                        "joinArena",
+                        **{
+                            "path.tournament_id": bound("arena", together),
+                            "body.bot": bound("random", together),
+                            "body.version": bound("one", together),
+                        },
+                    ),
+                    only(
+                        "withdrawFromArena",
+                        **{"path.tournament_id": bound("arena"), "path.entrant": bound("few")},
+                    ),
                     only(
                         "registerBot",
                         **{
@@ -272,6 +289,8 @@ def seed(client: httpx.Client) -> Seeds:
     entrants = [{"bot": "player"}, {"bot": "rival"}]
     tournament = {"game": "shithead", "entrants": entrants, "table_size": 2}
     yearly = {**tournament, "schedule": {"cron": "0 0 1 1 *"}}
+    waiting = [{"bot": "player"}, {"bot": "victim"}]
+    arena = {**tournament, "entrants": waiting, "format": "arena", "duration_seconds": 86_400}
     challenge = {"game": "shithead", "opponents": entrants}
     wait_for(lambda: _over(client, bots_game), 60, "the seeded bots' game to finish")
     return Seeds(
@@ -280,6 +299,7 @@ def seed(client: httpx.Client) -> Seeds:
         running_game=running["game_id"],
         bot_token=player["token"],
         tournament=post("/v1/tournaments", tournament)["tournament_id"],
+        arena=post("/v1/tournaments", arena)["tournament_id"],
         schedule_read=post("/v1/tournaments", yearly)["schedule_id"],
         schedule_cancelled=post("/v1/tournaments", yearly)["schedule_id"],
         challenge_accepted=post("/v1/challenges", challenge)["challenge_id"],

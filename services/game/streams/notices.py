@@ -1,6 +1,7 @@
 """A bot's notifications read from the feed: its challenges declined, cancelled or expired (to
 the challenger), and its tournaments started, their rounds drawn and their end (to each entrant
-the tournament binds seats to: an external or webhook entrant, the bots with a token).
+the tournament binds seats to: an external or webhook entrant, the bots with a token). A bot
+that joins an arena late hears `tournament_started` at its join, then the arena's pairings.
 
 Whose a challenge's or a tournament's event is comes from the first event of its stream
 (`ChallengeIssued`, `TournamentCreated`), which never changes: this process keeps the latest
@@ -39,6 +40,7 @@ from shared.model.challenges import (
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments import model as tournaments
 from shared.model.tournaments.model import (
+    EntrantJoined,
     RoundScheduled,
     TournamentCancelled,
     TournamentCreated,
@@ -88,6 +90,43 @@ class Heads:
 
 
 _heads: PerStore[Heads] = PerStore(Heads)
+
+
+class Joins:
+    """The late joiners of the arenas this process read lately: per stream, the version read
+    up to and each `EntrantJoined` (its version and bot key), read on from there as needed
+    (least recently used first out). Thread-safe."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._joins: OrderedDict[str, tuple[int, list[tuple[int, str]]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def upto(self, store: EventStore, stream: str, version: int) -> list[str]:
+        """Returns the bot keys (`bot@version`) of the entrants that joined the arena of
+        `stream` at or before `version`, in the order they joined."""
+        with self._lock:
+            read, joined = self._joins.get(stream, (0, []))
+        if read < version:
+            joined = list(joined)
+            for recorded in store.read(stream, read, version - read):
+                if recorded.type == "EntrantJoined":
+                    event = tournaments.CODEC.decode(recorded)
+                    assert isinstance(event, EntrantJoined)
+                    key = f"{event.entrant.bot}@{event.entrant.version}"
+                    if event.entrant.kind in _TOKEN_KINDS:
+                        joined.append((recorded.version, key))
+                    else:
+                        joined.append((recorded.version, ""))
+            with self._lock:
+                self._joins[stream] = (version, joined)
+                self._joins.move_to_end(stream)
+                while len(self._joins) > self._size:
+                    self._joins.popitem(last=False)
+        return [key for at, key in joined if at <= version]
+
+
+_joins: PerStore[Joins] = PerStore(Joins)
 
 
 @dataclass
@@ -172,10 +211,27 @@ def _tournament(store: EventStore, bot: str, entry: FeedEntry, notes: Notes) -> 
     if not isinstance(created, TournamentCreated):
         return
     entries = entries_of(created, bot)
+    first, joined = len(created.definition.entrants), list[str]()
+    if created.definition.format == "arena":  # its late joiners too
+        joined = _joins.of(store).upto(store, recorded.game_id, recorded.version)
+        entries += [first + i for i, key in enumerate(joined) if key == bot]
     if not entries:
         return
     data: object
     match event:
+        case EntrantJoined():
+            if first + len(joined) - 1 not in entries:
+                return
+            name = "tournament_started"  # to the late joiner: the arena it has joined
+            definition = created.definition
+            data = StartedTournament(
+                tournament_id,
+                definition.game,
+                definition.format,
+                definition.table_size,
+                entries,
+                first + len(joined),
+            )
         case TournamentCreated(definition=definition):
             name = "tournament_started"
             data = StartedTournament(
@@ -188,6 +244,8 @@ def _tournament(store: EventStore, bot: str, entry: FeedEntry, notes: Notes) -> 
             )
         case RoundScheduled():
             name, data = "round_started", _round(tournament_id, event, entries)
+            if created.definition.format == "arena" and not data.games:
+                return  # an arena's pairing without the bot: nothing of its own
         case TournamentFinished(winner=winner):
             name = "tournament_finished"
             data = FinishedTournament(tournament_id, "finished", winner, "")
@@ -200,7 +258,13 @@ def _tournament(store: EventStore, bot: str, entry: FeedEntry, notes: Notes) -> 
 
 
 _TOURNAMENT_TYPES = frozenset(
-    {"TournamentCreated", "RoundScheduled", "TournamentFinished", "TournamentCancelled"}
+    {
+        "TournamentCreated",
+        "RoundScheduled",
+        "TournamentFinished",
+        "TournamentCancelled",
+        "EntrantJoined",
+    }
 )
 
 

@@ -13,6 +13,8 @@ follows from and its index `i` among that event's messages. The messages of each
   `standings`. A duplicate deal's table is sealed until the deal's last table is recorded:
   its `game_finished` follows that last record, with its deal's other tables';
 - `RoundCompleted`: nothing (its games were told as they were recorded);
+- an arena's `RoundScheduled` is a pairing of free entrants (its `round` numbers the
+  pairings); `ArenaStarted`: nothing; `EntrantJoined`, `EntrantWithdrew`: `standings`;
 - `TournamentFinished`: `standings`, then `tournament_finished`;
 - `TournamentCancelled`: `standings`, then `tournament_cancelled`, naming the games the
   tournament never recorded (not rated: `tournament_cancelled`). The records of a sealed deal
@@ -37,6 +39,8 @@ from services.game.streams.schemas import (
 from shared.messages.common import Event
 from shared.model.idempotency import game_id_for
 from shared.model.tournaments.model import (
+    EntrantJoined,
+    EntrantWithdrew,
     GameRecorded,
     RoundScheduled,
     TournamentCancelled,
@@ -178,6 +182,8 @@ def messages(
         winner = after.winner
         label = labels[winner] if winner is not None and 0 <= winner < len(labels) else None
         out.append(("tournament_finished", TournamentStreamFinished(tournament_id, winner, label)))
+    elif isinstance(event, (EntrantJoined, EntrantWithdrew)):
+        out.append(("standings", _standings(tournament_id, after)))
     elif isinstance(event, TournamentCancelled):
         recorded = {record.key for record in after.records}
         unrecorded = [

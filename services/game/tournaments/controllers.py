@@ -7,21 +7,23 @@ import uuid
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, Response, get, post
+from litestar import Controller, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, JSONBody, QueryParameter
+from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
-from services.game.http.auth import BEARER, Access, host_only
+from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
 from services.game.http.params import TournamentId, client_key_of
 from services.game.http.problems import check_game_filter, responses
 from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
 from services.game.tournaments.schemas import (
     CancelTournament,
+    JoinArena,
     Standings,
     Tournament,
     TournamentPage,
 )
+from shared.app import arenas
 from shared.app.registry import registered_bots
 from shared.app.sealing import tables_over
 from shared.app.tournaments import (
@@ -33,6 +35,8 @@ from shared.app.tournaments import (
 )
 from shared.model.idempotency import ClientKey, tournament_created
 from shared.model.tournaments.model import (
+    Entrant,
+    InvalidTournament,
     TournamentDefinition,
     TournamentState,
     stream_id,
@@ -69,6 +73,9 @@ GameFilter = Annotated[
     str | None, QueryParameter(description="Only tournaments of this game, e.g. shithead")
 ]
 PageLimit = Annotated[int, QueryParameter(ge=1, le=500, description="At most this many (1-500)")]
+EntrantNumber = Annotated[
+    int, PathParameter(ge=0, description="The entrant's index in the tournament's `entrants`.")
+]
 
 
 def _tournament_id(key: ClientKey | None) -> str:
@@ -106,6 +113,43 @@ def _record(
     return False
 
 
+def _signed_in(caller: Caller) -> None:
+    """Raises Unauthorized unless `caller` is the admin (anyone in open mode) or a bot."""
+    if caller.bot is None and not caller.host:
+        raise Unauthorized("send Authorization: Bearer <the bot's token or the admin key>")
+
+
+def _joiner(caller: Caller, data: JoinArena | None) -> Entrant:
+    """Returns the entrant `caller` may enter: a bot token itself only (its name and version
+    by default), the admin any bot it names (`bot`, 422 when left out)."""
+    data = data or JoinArena()
+    if caller.bot is not None:
+        bot, version = caller.bot.name, caller.bot.version
+        if data.bot not in (None, bot) or data.version not in (None, version):
+            raise Forbidden(f"{caller.bot.key} may enter itself only")
+        return Entrant(bot=bot, version=version, name=data.name)
+    if not caller.host:
+        raise Unauthorized("send Authorization: Bearer <the bot's token or the admin key>")
+    if data.bot is None:
+        raise InvalidTournament("bot", "the admin names the bot to enter")
+    return Entrant(bot=data.bot, version=data.version or "1", name=data.name)
+
+
+def _may_withdraw(caller: Caller, state: TournamentState, entrant: int) -> None:
+    """Raises Unauthorized or Forbidden unless `caller` is the admin or the bot entered as
+    `entrant` (an entrant out of range is the use case's 422)."""
+    if caller.host:
+        return
+    if caller.bot is None:
+        raise Unauthorized("send Authorization: Bearer <the bot's token or the admin key>")
+    entrants = state.definition.entrants
+    if 0 <= entrant < len(entrants):
+        known = entrants[entrant]
+        if f"{known.bot}@{known.version}" == caller.bot.key:
+            return
+    raise Forbidden(f"{caller.bot.key} may withdraw itself only")
+
+
 class TournamentsController(Controller):
     """Tournaments: create, read, standings."""
 
@@ -140,12 +184,18 @@ class TournamentsController(Controller):
             "games in all (`games_per_table`, `entrants` or `rounds`, whichever drives the "
             "count); a `duplicate` field of fewer than twice `table_size` entrants "
             "(`entrants`: each deal is played at two or more tables, nobody at two of them), "
-            "or one external or webhook bot entered twice (`entrants[i].bot`); an "
+            "or one external or webhook bot entered twice (`entrants[i].bot`); an `arena` "
+            "without `duration_seconds` in 60-86400, or with `rounds` or `games_per_table` "
+            "other than their defaults, or `duration_seconds` on another format (each names "
+            "its field); an "
             "`Idempotency-Key` first used with another body (`idempotency-key-reused`). A "
             "retry with the same key and body answers 200 and the tournament first created. A "
             "duplicate tournament plays `games_per_table` cycles of one deal per entrant, each "
             "deal at every table the field fills (entrants // table_size), and keeps each "
             "deal's tables sealed (their places, logs and seeds) until the last of them ends. "
+            "An `arena` pairs its free entrants at once for `duration_seconds` (each pairing "
+            "one of its `rounds`; see docs/reference/tournaments.md), and bots join and leave "
+            "it while it runs (`joinArena`, `withdrawFromArena`). "
             "A round robin, Swiss or knockout table plays `games_per_table` games, its seats "
             "rotating. The answer's `warnings` say what the host should know of a valid "
             "definition: `version-entered-twice` when one bot version is entered more than "
@@ -226,7 +276,8 @@ class TournamentsController(Controller):
             "Swiss: points, Buchholz, median Buchholz (cut-1 under 5 rounds), "
             "Sonneborn-Berger, direct encounter; round robin: points, Sonneborn-Berger, direct "
             "encounter; duplicate: score, points, Sonneborn-Berger; knockout: rounds came "
-            "through (`stage`), points; then a drawing of lots seeded by the tournament's "
+            "through (`stage`), points; arena: points, games won (`wins`), Sonneborn-Berger; "
+            "then a drawing of lots seeded by the tournament's "
             "seed, never the order of entry. Each line answers its `rank` and its `tiebreaks`. "
             "An entrant with no game yet answers null for `mean_place` and the win-rate "
             "interval."
@@ -291,3 +342,67 @@ class TournamentsController(Controller):
         reason = data.reason if data is not None else ""
         state = cancel_tournament(store, tournament_id, reason)
         return Tournament.of(store, tournament_id, _shown(store, archive, state))
+
+    @post(
+        "/{tournament_id:str}/entrants",
+        operation_id="joinArena",
+        summary="Join a running arena",
+        description=(
+            "Enters a bot in a running `arena` tournament: it is paired as soon as enough "
+            "entrants are free. A bot's token enters that bot itself (the body may be left "
+            "out; a `bot` or `version` other than its own is 403); the admin key enters any "
+            "registered bot or built-in strategy it names. Answers 201 with the tournament "
+            "(the new entrant is the last of `entrants`). 409 (`tournament-over`): the arena "
+            "has ended (its time up, finished or cancelled). 422 (`field` named): not an arena "
+            "(`format`); a bot that is no built-in strategy or registered bot of the game "
+            "(`bot`); `bot@version` entered already, withdrawn or not (`bot`); a full field "
+            "(`entrants`, 1000 at most)."
+        ),
+        sync_to_thread=True,
+        status_code=201,
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 422, 503),
+    )
+    def join(
+        self,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        caller: NamedDependency[Caller],
+        tournament_id: TournamentId,
+        data: JSONBody[JoinArena | None] = None,
+    ) -> Tournament:
+        _signed_in(caller)
+        load_tournament(store, tournament_id)
+        entrant = _joiner(caller, data)
+        state, _ = arenas.join(store, tournament_id, entrant, dispatcher.dispatch_detached)
+        return Tournament.of(store, tournament_id, state)
+
+    @delete(
+        "/{tournament_id:str}/entrants/{entrant:int}",
+        operation_id="withdrawFromArena",
+        summary="Withdraw an entrant from a running arena",
+        description=(
+            "The entrant is never paired again; its recorded games count, and a game it still "
+            "plays finishes and counts. The bot's own token or the admin key (another bot's "
+            "token is 403). Withdrawing again answers the tournament unchanged. 409 "
+            "(`tournament-over`): the arena has ended. 422 (`field` named): not an arena "
+            "(`format`), no such entrant (`entrant`)."
+        ),
+        sync_to_thread=True,
+        status_code=200,
+        security=BEARER,
+        responses=responses(400, 401, 403, 404, 409, 422, 503),
+    )
+    def withdraw(
+        self,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        caller: NamedDependency[Caller],
+        tournament_id: TournamentId,
+        entrant: EntrantNumber,
+    ) -> Tournament:
+        _signed_in(caller)
+        state, _ = load_tournament(store, tournament_id)
+        _may_withdraw(caller, state, entrant)
+        state = arenas.withdraw(store, tournament_id, entrant, dispatcher.dispatch_detached)
+        return Tournament.of(store, tournament_id, state)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -76,7 +77,8 @@ class Tournament(msgspec.Struct, frozen=True):
     entrants: list[str]
     """The entrants' labels (`bot@version`), in entrant order: an entrant is its index here."""
     rounds: list[TournamentRound]
-    """The rounds scheduled so far, in order."""
+    """The rounds scheduled so far, in order (an arena: each pairing of free entrants, in the
+    order it was made; it has no rounds of its own)."""
     games_played: int
     """The games that are over."""
     winner: int | None
@@ -88,6 +90,13 @@ class Tournament(msgspec.Struct, frozen=True):
     """What the host should know: `version-entered-twice` when one bot version is entered
     more than once (its games against itself are not rated), `same-account` when two entrants
     are bots of one account (their games against each other are not rated)."""
+    started_at: datetime | None = None
+    """Arena: when its clock started; null for another format."""
+    ends_at: datetime | None = None
+    """Arena: when it stops pairing (games then in progress finish and count); null for
+    another format."""
+    withdrawn: list[int] = []
+    """Arena: the entrants that withdrew (never paired again; their games count)."""
 
     @classmethod
     def of(cls, store: EventStore, tournament_id: str, state: TournamentState) -> Tournament:
@@ -109,7 +118,8 @@ class Tournament(msgspec.Struct, frozen=True):
                     for game in rnd.games
                 ],
                 byes=list(rnd.byes),
-                completed=rnd.round <= state.completed,
+                completed=rnd.round <= state.completed
+                or all(game.key in records for game in rnd.games),
             )
             for rnd in state.rounds
         ]
@@ -124,7 +134,15 @@ class Tournament(msgspec.Struct, frozen=True):
             games_played=len(state.records),
             winner=state.winner,
             warnings=warnings(state.definition),
+            started_at=_instant(state.started_ms),
+            ends_at=_instant(state.ends_ms),
+            withdrawn=sorted(state.withdrawn),
         )
+
+
+def _instant(ms: int | None) -> datetime | None:
+    """Returns the UTC time of `ms` since the epoch, None for None."""
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
 def _rating(state: TournamentState, table: Sequence[int], game_id: str) -> dict[str, Any]:
@@ -140,6 +158,17 @@ class CancelTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Why the host cancels it (at most 500 characters; may be empty)."""
 
 
+class JoinArena(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Who joins an arena: a bot's token may leave it all out (itself); the admin names `bot`."""
+
+    bot: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
+    """The bot's name (a bot's token: its own, by default)."""
+    version: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
+    """Its version label (a bot's token: its own; the admin: "1" by default)."""
+    name: Annotated[str, msgspec.Meta(max_length=100)] = ""
+    """A display name (default: `bot@version`)."""
+
+
 class Standings(msgspec.Struct, frozen=True):
     """A tournament's standings, best first."""
 
@@ -152,6 +181,7 @@ class Standings(msgspec.Struct, frozen=True):
     order: list[Criterion] = []
     """How the lines are ranked: the format's criteria, each breaking the ties of those
     before it (`stage`: knockout rounds came through; `score`: duplicate score; `points`;
+    `wins`: arena, games placed first in;
     `buchholz`, `median_buchholz`, `sonneborn_berger`, `direct_encounter`: the tie-breaks;
     `lot`: the seeded drawing of lots, lower first), as docs/reference/tournaments.md states."""
 

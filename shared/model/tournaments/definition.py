@@ -21,7 +21,7 @@ from shared.model.registry import BotKind, RegisteredBot, owner_of, resolve_bot
 from shared.model.tournaments import formats
 from shared.model.tournaments.schedule import InvalidSchedule, Schedule, validate_schedule
 
-Format = Literal["round_robin", "swiss", "duplicate", "knockout"]
+Format = Literal["round_robin", "swiss", "duplicate", "knockout", "arena"]
 
 
 class Entrant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -68,7 +68,7 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     table_size: int
     """Seats per table."""
     format: Format = "round_robin"
-    """`round_robin`, `swiss`, `knockout` or `duplicate`."""
+    """`round_robin`, `swiss`, `knockout`, `duplicate` or `arena`."""
     ruleset: str | dict[str, Any] | None = None
     """A preset's name or the ruleset's fields; none: the classic preset."""
     games_per_table: int = 1
@@ -77,7 +77,7 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     of one deal per entrant (each deal at every table the field fills, nobody at two of
     them)."""
     rounds: int = 3
-    """Swiss: the number of rounds."""
+    """Swiss: the number of rounds (an arena refuses any but the default)."""
     seed: str = ""
     """The games' seed: the same definition and seed on the same deployment deal the same
     cards (empty: a random seed, drawn when the tournament is created). Withheld, as empty,
@@ -87,6 +87,14 @@ class TournamentDefinition(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     clock: Clock | None = None
     """The clock of every game (it times only external and webhook seats), overriding the
     ruleset's; None: the ruleset's clock, if it sets one, else untimed."""
+    duration_seconds: int | UnsetType = UNSET
+    """Arena (required there, refused elsewhere): how long it pairs free entrants, in seconds
+    (60 to 86400); games still running at the end finish and count. Left out, it is not
+    stored (nor was it before arenas)."""
+
+
+DEFAULT_ROUNDS = 3
+"""The default of `rounds`."""
 
 
 class InvalidTournament(InvalidRequest):
@@ -102,6 +110,7 @@ FORMAT_TITLES: dict[str, str] = {
     "swiss": "Swiss",
     "duplicate": "duplicate",
     "knockout": "knockout",
+    "arena": "arena",
 }
 
 
@@ -192,6 +201,11 @@ def _check_text(definition: TournamentDefinition) -> None:
 MAX_GAMES = 20_000
 """The most games one tournament may plan: a hosting request (or a schedule, each run) may
 not make the platform play an unbounded number of games. Split bigger events."""
+ARENA_MAX_GAMES = 2_000
+"""The most games one arena starts: once it has started that many, it pairs nobody more and
+finishes when they end (its stream, read whole at every game, stays bounded)."""
+ARENA_SECONDS = (60, 86_400)
+"""The shortest and the longest arena, in seconds."""
 
 
 def planned_games(definition: TournamentDefinition) -> int:
@@ -202,6 +216,8 @@ def planned_games(definition: TournamentDefinition) -> int:
         return _games_per_cycle(definition) * definition.games_per_table
     if definition.format == "swiss":
         return definition.rounds * (entrants // max(1, size)) * definition.games_per_table
+    if definition.format == "arena":
+        return ARENA_MAX_GAMES
     return entrants * definition.games_per_table
 
 
@@ -302,6 +318,7 @@ def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = (
         raise InvalidTournament("games_per_table", "must be at least 1")
     if definition.format == "swiss" and definition.rounds < 1:
         raise InvalidTournament("rounds", "must be at least 1")
+    _check_arena(definition)
     _check_size(definition)
     try:
         spec.validate(spec.ruleset(definition.ruleset), size)
@@ -312,6 +329,28 @@ def validate(definition: TournamentDefinition, bots: Sequence[RegisteredBot] = (
             validate_schedule(definition.schedule)
         except InvalidSchedule as error:
             raise InvalidTournament(f"schedule.{error.field}", error.message) from None
+
+
+def _check_arena(definition: TournamentDefinition) -> None:
+    """Raises InvalidTournament for an arena without a `duration_seconds` in bounds, or with
+    what an arena does not play by (`games_per_table` other than 1, `rounds` other than the
+    default, a `schedule` of ticks is fine); and for `duration_seconds` on another format."""
+    duration = definition.duration_seconds
+    if definition.format != "arena":
+        if not isinstance(duration, UnsetType):
+            raise InvalidTournament("duration_seconds", "only an arena tournament has a duration")
+        return
+    low, high = ARENA_SECONDS
+    if isinstance(duration, UnsetType):
+        raise InvalidTournament("duration_seconds", f"an arena needs a duration ({low}-{high})")
+    if not low <= duration <= high:
+        raise InvalidTournament(
+            "duration_seconds", f"must be {low} to {high} seconds, not {duration}"
+        )
+    if definition.games_per_table != 1:
+        raise InvalidTournament("games_per_table", "an arena plays one game per table")
+    if definition.rounds != DEFAULT_ROUNDS:
+        raise InvalidTournament("rounds", "an arena plays for duration_seconds, not rounds")
 
 
 def resolve_entrants(

@@ -17,8 +17,9 @@ import msgspec
 
 from shared.messages.codec import EventCodec
 from shared.messages.common import Event
-from shared.model.tournaments import formats, tiebreaks
+from shared.model.tournaments import arena, formats, tiebreaks
 from shared.model.tournaments.definition import (
+    ARENA_MAX_GAMES,
     DESCRIPTION_LENGTH,
     MAX_GAMES,
     NAME_LENGTH,
@@ -35,7 +36,21 @@ from shared.model.tournaments.definition import (
     validate,
     warnings,
 )
-from shared.model.tournaments.formats import PlannedGame, Table
+from shared.model.tournaments.events import (
+    AnyTournamentEvent,
+    ArenaStarted,
+    EntrantJoined,
+    EntrantWithdrew,
+    GameRecorded,
+    RoundCompleted,
+    RoundScheduled,
+    ScheduledGame,
+    TournamentCancelled,
+    TournamentCreated,
+    TournamentEvent,
+    TournamentFinished,
+)
+from shared.model.tournaments.formats import PlannedGame
 
 __all__ = [
     "CODEC",
@@ -44,7 +59,10 @@ __all__ = [
     "MAX_GAMES",
     "NAME_LENGTH",
     "AnyTournamentEvent",
+    "ArenaStarted",
     "Entrant",
+    "EntrantJoined",
+    "EntrantWithdrew",
     "Format",
     "GameRecorded",
     "InvalidTournament",
@@ -59,6 +77,7 @@ __all__ = [
     "TournamentState",
     "TournamentWarning",
     "advance",
+    "busy",
     "description_of",
     "display_name",
     "duplicate_minimum",
@@ -78,73 +97,6 @@ __all__ = [
 ]
 
 
-class TournamentEvent(Event, frozen=True, kw_only=True):
-    """Base of a tournament stream's events."""
-
-
-class TournamentCreated(TournamentEvent, frozen=True, kw_only=True):
-    """A tournament was defined."""
-
-    definition: TournamentDefinition
-
-
-class ScheduledGame(msgspec.Struct, frozen=True, kw_only=True):
-    """A game of a round: the key its game is created with, its table and its deal seed."""
-
-    key: str
-    table: Table
-    seed: str
-    deal: str = ""
-
-
-class RoundScheduled(TournamentEvent, frozen=True, kw_only=True):
-    """A round's games were fixed; `byes` sit it out."""
-
-    round: int
-    games: list[ScheduledGame]
-    byes: list[int] = []
-
-
-class GameRecorded(TournamentEvent, frozen=True, kw_only=True):
-    """A game of the tournament ended: the places of its table's entrants, in seat order."""
-
-    round: int
-    key: str
-    game_id: str
-    places: list[int]
-    status: str
-
-
-class RoundCompleted(TournamentEvent, frozen=True, kw_only=True):
-    """Every game of a round has been recorded."""
-
-    round: int
-
-
-class TournamentFinished(TournamentEvent, frozen=True, kw_only=True):
-    """The tournament is over; `winner` is the knockout's last entrant, else the first of the
-    final standings (`ranking`). A stream written before that rule named no winner of a
-    round robin, Swiss or duplicate: folding it names the standings' first all the same."""
-
-    winner: int | None = None
-
-
-class TournamentCancelled(TournamentEvent, frozen=True, kw_only=True):
-    """A host cancelled the tournament; games already running finish but count for nothing."""
-
-    reason: str = ""
-
-
-AnyTournamentEvent = (
-    TournamentCreated
-    | RoundScheduled
-    | GameRecorded
-    | RoundCompleted
-    | TournamentFinished
-    | TournamentCancelled
-)
-
-
 class TournamentState(msgspec.Struct, frozen=True):
     """What has happened so far."""
 
@@ -154,6 +106,12 @@ class TournamentState(msgspec.Struct, frozen=True):
     completed: int = 0
     status: Literal["running", "finished", "cancelled"] = "running"
     winner: int | None = None
+    started_ms: int | None = None
+    """Arena: when its clock started (None: not yet, or another format)."""
+    ends_ms: int | None = None
+    """Arena: when it stops pairing."""
+    withdrawn: frozenset[int] = frozenset()
+    """Arena: the entrants that left."""
 
 
 def evolve(state: TournamentState | None, event: Event) -> TournamentState:
@@ -174,6 +132,14 @@ def evolve(state: TournamentState | None, event: Event) -> TournamentState:
         return msgspec.structs.replace(state, status="finished", winner=winner)
     if isinstance(event, TournamentCancelled):
         return msgspec.structs.replace(state, status="cancelled")
+    if isinstance(event, ArenaStarted):
+        return msgspec.structs.replace(state, started_ms=event.started_ms, ends_ms=event.ends_ms)
+    if isinstance(event, EntrantJoined):
+        entrants = [*state.definition.entrants, event.entrant]
+        joined = msgspec.structs.replace(state.definition, entrants=entrants)
+        return msgspec.structs.replace(state, definition=joined)
+    if isinstance(event, EntrantWithdrew):
+        return msgspec.structs.replace(state, withdrawn=state.withdrawn | {event.entrant})
     raise TypeError(f"a tournament has no event {type(event).__name__}")
 
 
@@ -187,17 +153,30 @@ def fold(events: Sequence[Event]) -> TournamentState:
 
 
 def pending(state: TournamentState) -> list[ScheduledGame]:
-    """Returns the scheduled games of the current round that have no result yet."""
+    """Returns the scheduled games of the current round that have no result yet (an arena:
+    of every pairing so far)."""
     if not state.rounds:
         return []
     done = {record.key for record in state.records}
-    return [game for game in state.rounds[-1].games if game.key not in done]
+    rounds = state.rounds if state.definition.format == "arena" else state.rounds[-1:]
+    return [game for rnd in rounds for game in rnd.games if game.key not in done]
 
 
-def advance(state: TournamentState, tournament_id: str) -> list[TournamentEvent]:
-    """Returns what follows from `state`: a round to schedule, a round's end, the end."""
+def busy(state: TournamentState) -> set[int]:
+    """Returns the entrants at a table whose game has no result yet."""
+    return {entrant for game in pending(state) for entrant in game.table}
+
+
+def advance(
+    state: TournamentState, tournament_id: str, now_ms: int | None = None
+) -> list[TournamentEvent]:
+    """Returns what follows from `state`: a round to schedule, a round's end, the end. An
+    arena decides at `now_ms` (ms since the epoch; None: it decides nothing but its start)
+    through `_advance_arena`."""
     if state.status != "running":
         return []
+    if state.definition.format == "arena":
+        return _advance_arena(state, tournament_id, now_ms)
     if not state.rounds:
         return [_schedule(state, tournament_id, 1)]
     current = state.rounds[-1].round
@@ -211,6 +190,57 @@ def advance(state: TournamentState, tournament_id: str) -> list[TournamentEvent]
     else:
         events.append(_schedule(after, tournament_id, current + 1))
     return events
+
+
+def _advance_arena(
+    state: TournamentState, tournament_id: str, now_ms: int | None
+) -> list[TournamentEvent]:
+    """Returns what follows in an arena at `now_ms`: its clock's start (with its first
+    pairing); while its time runs and it has started fewer than ARENA_MAX_GAMES games, a
+    pairing of its free entrants (`arena.pair`; a rematch only when no game is in progress);
+    after its time (or that many games), once no game of it is in progress, its end: its
+    last pairing completed (`RoundCompleted`, which completes every pairing) and finished."""
+    d = state.definition
+    if state.ends_ms is None:
+        if now_ms is None:
+            return []
+        assert isinstance(d.duration_seconds, int)
+        start = ArenaStarted(started_ms=now_ms, ends_ms=now_ms + d.duration_seconds * 1000)
+        return [start, *_advance_arena(evolve(state, start), tournament_id, now_ms)]
+    if now_ms is None:
+        return []
+    started = sum(len(rnd.games) for rnd in state.rounds)
+    in_progress = busy(state)
+    if now_ms >= state.ends_ms or started >= ARENA_MAX_GAMES:
+        if in_progress:
+            return []
+        # One RoundCompleted for every pairing: the leaderboard rates the arena's games then.
+        done = [RoundCompleted(round=len(state.rounds))] if state.rounds else []
+        return [*done, TournamentFinished()]
+    free = [e for e in range(len(d.entrants)) if e not in in_progress and e not in state.withdrawn]
+    history = [game.table for rnd in state.rounds for game in rnd.games]
+    tables, _ = arena.pair(
+        free,
+        d.table_size,
+        _points(state),
+        history,
+        d.seed,
+        rematch_ok=not in_progress,
+        max_tables=ARENA_MAX_GAMES - started,
+    )
+    if not tables:
+        return []
+    round_no = len(state.rounds) + 1
+    games = [
+        _scheduled(
+            tournament_id,
+            round_no,
+            index,
+            PlannedGame(table, formats.game_seed(d.seed, round_no, index)),
+        )
+        for index, table in enumerate(tables)
+    ]
+    return [RoundScheduled(round=round_no, games=games)]
 
 
 def _schedule(state: TournamentState, tournament_id: str, round_no: int) -> RoundScheduled:

@@ -18,6 +18,7 @@ them and the order of each format):
 - *direct encounter*: among a group still tied on everything before it, the sum over the
   others of the group of e's mean result against each; applied only when every two of the
   group have shared a table (null otherwise);
+- *wins* (arena): the games e placed first in (a shared first counts);
 - *lot*: e's place in a drawing of lots seeded by the tournament's seed (a hash of the seed
   and the entrant's index, never the order of entry itself), which ends every tie.
 
@@ -32,11 +33,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-Format = Literal["round_robin", "swiss", "duplicate", "knockout"]
+Format = Literal["round_robin", "swiss", "duplicate", "knockout", "arena"]
 Criterion = Literal[
     "score",
     "stage",
     "points",
+    "wins",
     "buchholz",
     "median_buchholz",
     "sonneborn_berger",
@@ -56,6 +58,7 @@ ORDER: Mapping[str, tuple[Criterion, ...]] = {
     "round_robin": ("points", "sonneborn_berger", "direct_encounter", "lot"),
     "duplicate": ("score", "points", "sonneborn_berger", "lot"),
     "knockout": ("stage", "points", "lot"),
+    "arena": ("points", "wins", "sonneborn_berger", "lot"),
 }
 """Each format's ranking: its criteria in order, each higher first but the lot (lower first)."""
 
@@ -125,6 +128,15 @@ def points(data: Field) -> list[Fraction]:
     for byes in data.byes.values():
         for entrant in byes:
             totals[entrant] += (k - 1) * data.games_per_bye
+    return totals
+
+
+def wins(data: Field) -> list[Fraction]:
+    """Returns how many games each entrant placed first in (a shared first counts)."""
+    totals = [Fraction(0)] * data.entrants
+    for game in data.games:
+        for entrant, place in zip(game.table, game.places, strict=True):
+            totals[entrant] += place == 1
     return totals
 
 
@@ -213,6 +225,8 @@ def rank(data: Field) -> tuple[list[int], list[Values]]:
         keys["score"] = [data.scores.get(e, Fraction(0)) for e in range(data.entrants)]
     if "stage" in order:
         keys["stage"] = [Fraction(data.stages.get(e, 0)) for e in range(data.entrants)]
+    if "wins" in order:
+        keys["wins"] = wins(data)
     encounter: list[Fraction | None] = [None] * data.entrants
     ranked = _ranked(data, order, keys, encounter, drawn)
     values = [

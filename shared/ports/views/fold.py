@@ -94,10 +94,15 @@ RATING_EVENTS = ("RoundCompleted", "TournamentCancelled")
 
 def rated_at(state: TournamentState, event: Event) -> list[GameRecorded]:
     """Returns the records of the tournament games the leaderboard rates at `event` (folded
-    into `state` already), in schedule order: a completed round's, or at a cancellation
-    those of the rounds not completed."""
+    into `state` already), in schedule order: a completed round's (an arena's, at its end:
+    every pairing's), or at a cancellation those of the rounds not completed."""
     if isinstance(event, RoundCompleted):
-        rounds = [rnd for rnd in state.rounds if rnd.round == event.round]
+        arena = state.definition.format == "arena"  # its one RoundCompleted completes them all
+        rounds = [
+            rnd
+            for rnd in state.rounds
+            if rnd.round == event.round or (arena and rnd.round < event.round)
+        ]
     elif isinstance(event, TournamentCancelled):
         rounds = [rnd for rnd in state.rounds if rnd.round > state.completed]
     else:

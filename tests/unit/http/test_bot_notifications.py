@@ -305,3 +305,39 @@ def test_without_a_cap_a_challenger_is_never_refused_and_its_closed_places_are_s
         assert still_open in held
         assert len(held) <= 101
         assert len(arena.events("alice", last="0")) == 130
+
+
+def test_a_late_joiner_of_an_arena_hears_of_it_at_its_join_then_of_its_pairings(
+    arena: Notified,
+) -> None:
+    body = {
+        "game": "shithead",
+        "entrants": [{"bot": "alice"}, {"bot": "bob"}],
+        "table_size": 2,
+        "format": "arena",
+        "duration_seconds": 600,
+    }
+    created = arena.client.post("/v1/tournaments", json=body, headers=ADMIN)
+    assert created.status_code == 201, created.text
+    tournament_id = created.json()["tournament_id"]
+    url = f"/v1/tournaments/{tournament_id}/entrants"
+    assert arena.client.post(url, headers=bearer(arena.tokens["carol"])).status_code == 201
+    joined = arena.client.post(url, json={"bot": "random", "version": "9"}, headers=ADMIN)
+    assert joined.status_code == 201, joined.text
+    (paired,) = joined.json()["rounds"][-1]["games"]
+    cancel = f"/v1/tournaments/{tournament_id}/cancel"
+    assert arena.client.post(cancel, headers=ADMIN).status_code == 200
+
+    notices = arena.events("carol", last="0")
+    assert [e.event for e in notices] == [
+        "tournament_started",
+        "round_started",
+        "tournament_finished",
+    ]
+    assert (notices[0].data["entries"], notices[0].data["entrants"]) == ([2], 3)
+    games = notices[1].data["games"]
+    assert [(g["game_id"], g["seats"]) for g in games] == [
+        (paired["game_id"], [paired["entrants"].index(2)])
+    ]
+    alice = [e.event for e in arena.events("alice", last="0")]
+    assert alice == ["tournament_started", "round_started", "tournament_finished"]

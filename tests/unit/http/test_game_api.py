@@ -121,6 +121,8 @@ def test_the_openapi_schema_documents_every_operation_and_its_problem_responses(
         "getSchedule",
         "cancelSchedule",
         "cancelTournament",
+        "joinArena",
+        "withdrawFromArena",
         "registerBot",
         "listBots",
         "getBot",

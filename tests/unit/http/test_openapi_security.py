@@ -59,6 +59,7 @@ class Service:
             "name": "alice",
             "version": "1",
             "game": "shithead",
+            "entrant": "0",
         }
         url = re.sub(r"\{([^}]+)\}", lambda found: ids.get(found.group(1), "nope"), path)
         bodies: dict[str, Any] = {

@@ -104,7 +104,8 @@ def test_an_unknown_schema_version_is_an_error_not_a_guess() -> None:
 # sample of every event type of every union; each later file adds samples of the event types
 # added since (v2.json: ChallengeExpired, SeatResigned and GameAborted, 2026-12-02; v3.json:
 # Shithead's CardStacked and SeatsSkipped, 2026-12-03; v4.json: the registry's account events,
-# 2026-12-05; v4_notes.json: NoteTaken, 2026-12-05). Never edit them, add new files instead.
+# 2026-12-05; v4_notes.json: NoteTaken, 2026-12-05; v4-arena.json: the arena's ArenaStarted,
+# EntrantJoined and EntrantWithdrew, 2026-12-05). Never edit them, add new files instead.
 PAYLOADS = Path(__file__).parent.parent.parent / "golden" / "payloads"
 
 

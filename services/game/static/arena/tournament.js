@@ -14,7 +14,7 @@
   let lagMark = null;
   let lagging = 0;
 
-  const keyOf = (entrant) => `${entrant.bot}@${entrant.version}`;
+  const keyOf = (entrant) => (entrant ? `${entrant.bot}@${entrant.version}` : "");
 
   /** Returns the tournament's name, description and warnings (in its answer or its definition;
    * a tournament made before they existed has none). */
@@ -56,13 +56,19 @@
 
   function drawDefinition(tournament, gameTitle) {
     const definition = tournament.definition;
+    const arena = definition.format === "arena";
     const rows = [
       ["game", "Game", gameTitle],
       ["format", "Format", definition.format.replace("_", " ")],
       ["table-size", "Table size", String(definition.table_size)],
-      ["games-per-table", "Games per table", String(definition.games_per_table)],
     ];
+    if (!arena) rows.push(["games-per-table", "Games per table", String(definition.games_per_table)]);
     if (definition.format === "swiss") rows.push(["rounds", "Rounds", String(definition.rounds)]);
+    if (arena) {
+      rows.push(["duration", "Duration", span((definition.duration_seconds || 0) * 1000)]);
+      if (tournament.ends_at) rows.push(["ends", "Ends", new Date(tournament.ends_at).toLocaleString()]);
+      rows.push(["time-left", "Time left", ""]); // kept current by showTimeLeft
+    }
     const ruleset = definition.ruleset;
     rows.push([
       "ruleset",
@@ -81,15 +87,39 @@
       el("dd", { testid: `def-${testid}`, text: value }),
     ]);
     replace(part("definition"), JSON.stringify(rows), ...items);
+    showTimeLeft();
+    const withdrawn = tournament.withdrawn || [];
     const entrants = definition.entrants.map((entrant, index) =>
       el(
         "li",
         { testid: `entrant-${index}`, data: { key: keyOf(entrant) } },
         el("a", { href: Arena.botHref(keyOf(entrant)), text: tournament.entrants[index] }),
         entrant.kind && entrant.kind !== "builtin" ? ` (${entrant.kind})` : "",
+        withdrawn.includes(index) ? " (withdrew)" : "",
       ),
     );
-    replace(part("entrants"), JSON.stringify(tournament.entrants), ...entrants);
+    replace(part("entrants"), JSON.stringify([tournament.entrants, withdrawn]), ...entrants);
+  }
+
+  /** Returns a span of `ms` as h:mm:ss or m:ss, never negative. */
+  function span(ms) {
+    const total = Math.max(0, Math.round(ms / 1000));
+    const [h, m, sec] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+    const pad = (n) => String(n).padStart(2, "0");
+    return h ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
+  }
+
+  /** Shows an arena's time left (its clock is the server's `ends_at`). */
+  function showTimeLeft() {
+    const cell = part("def-time-left");
+    if (!cell || tournament === null || !tournament.ends_at) return;
+    const left = Date.parse(tournament.ends_at) - Date.now();
+    cell.textContent =
+      tournament.status !== "running"
+        ? "over"
+        : left > 0
+          ? span(left)
+          : "time up: the games in progress finish and count";
   }
 
   /** The criteria a standings answer ranks by (its `order`), in words. */
@@ -101,6 +131,7 @@
     median_buchholz: ["Median Buchholz", "Tie-break: Buchholz without its highest and lowest round (cut-1 under 5 rounds)", "median Buchholz"],
     sonneborn_berger: ["Sonneborn-Berger", "Tie-break: its result against each table mate times that mate's points", "Sonneborn-Berger"],
     direct_encounter: ["Direct encounter", "Tie-break: its results against the entrants tied with it (a dash: not applied)", "direct encounter"],
+    wins: ["Wins", "Arena: the games it placed first in", "games won"],
     lot: ["Lot", "The last tie-break: its place in the drawing of lots seeded by the tournament's seed", "drawing of lots"],
   };
   /** What a tournament made before the standings answered their order ranks by. */
@@ -279,7 +310,22 @@
     );
   }
 
+  /** Draws an arena's games as they were paired, newest first (it has no rounds). */
+  function drawArenaGames(tournament) {
+    const games = tournament.rounds.flatMap((round) => round.games).reverse();
+    document.getElementById("rounds-heading").textContent = "Games";
+    const key = JSON.stringify([tournament.status, tournament.rounds]);
+    const shown = el(
+      "section",
+      { testid: "arena-games", class: "round" },
+      el("h3", { text: `Games as they were paired, newest first (${games.length})` }),
+      el("ol", { class: "games" }, ...games.map((game) => drawGame(tournament, game))),
+    );
+    replace(part("rounds"), key, games.length ? shown : el("p", { text: "No game yet." }));
+  }
+
   function drawRounds(tournament) {
+    if (tournament.definition.format === "arena") return drawArenaGames(tournament);
     const rounds = tournament.rounds.map((round) =>
       el(
         "section",
@@ -441,6 +487,9 @@
       const ranked = standingsOf(event);
       if (ranked === null) return reload();
       standings = ranked;
+      // An arena's late joiner: the standings know it before the tournament read does.
+      const known = tournament ? tournament.definition.entrants.length : 0;
+      if (standings.standings.some((line) => line.entrant >= known)) return reload();
       if (tournament) drawStandings(tournament, standings);
       page.dataset.streamed = String(Number(page.dataset.streamed || 0) + 1);
     });
@@ -487,5 +536,6 @@
     page.setAttribute("aria-busy", "false");
   }
 
+  setInterval(showTimeLeft, 1000);
   start();
 })();
