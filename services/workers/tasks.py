@@ -29,6 +29,7 @@ from services.workers.dispatch import (
 )
 from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
+from shared.app import evaluations
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, now_ms, watch_of
 from shared.app.loading import load
@@ -85,8 +86,8 @@ class Worker:
         self.views = functools.cache(views)
 
     def bot_turns(self, game_id: str) -> int:
-        """Plays every consecutive built-in bot move of `game_id`, then lets its tournament go
-        on and watches the wait that follows (a deadline task, webhook tasks).
+        """Plays every consecutive built-in bot move of `game_id`, then lets its tournament (or
+        evaluation) go on and watches the wait that follows (a deadline task, webhook tasks).
 
         Returns how many moves it appended.
         """
@@ -97,6 +98,7 @@ class Worker:
         if moves and handed is not None:
             _count_bot_turns(handed, moves, started_ms)
         after_game(store, game_id, self.dispatch)
+        evaluations.after_game(store, game_id, self.dispatch)
         self._watch(store, game_id)
         return moves
 

@@ -48,6 +48,7 @@ TITLES = {
     "illegal-action": "Illegal action",
     "unknown-game": "Unknown game",
     "unknown-tournament": "Unknown tournament",
+    "unknown-evaluation": "Unknown evaluation",
     "stale-version": "Stale expected version",
     "idempotency-key-reused": "Idempotency key reused",
     "store-unavailable": "Event store unavailable",
