@@ -89,6 +89,7 @@ STATUSES = {
     "illegal-action": 422,
     "unknown-game": 404,
     "unknown-tournament": 404,
+    "unknown-evaluation": 404,
     "stale-version": 409,
     "idempotency-key-reused": 422,
     "store-unavailable": 503,
