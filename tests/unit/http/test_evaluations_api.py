@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.accounts import make_account, own_bot
+from tests.support.accounts import make_account, own_bot, play_out
 from tests.support.api import ADMIN, KEY, Client, bearer, problem, unauthorized
 
 pytestmark = pytest.mark.service(admin_key=KEY, registration="open")
@@ -167,3 +167,24 @@ def test_a_bad_evaluation_is_refused_naming_its_field(
 
 def test_an_unknown_evaluation_is_404(client: Client) -> None:
     problem(client.get("/v1/evaluations/nope"), 404, "unknown-evaluation")
+
+
+def test_an_external_bots_evaluation_waits_for_its_moves_over_the_api(
+    client: Client, accounts: dict[str, Any]
+) -> None:
+    body = request("ada-ext", "ada-random", max_games=4, ruleset=None)
+    created = client.post("/v1/evaluations", json=body, headers=bearer(accounts["ada"]))
+    assert created.status_code == 201, created.text
+    evaluation_id = created.json()["evaluation_id"]
+    assert created.json()["definition"]["candidate"]["kind"] == "external"
+    played: set[str] = set()
+    for _ in range(10):
+        shown = client.get(f"/v1/evaluations/{evaluation_id}").json()
+        if shown["status"] == "finished":
+            break
+        for turn, game_id in enumerate(shown["game_ids"]):
+            if game_id not in played:  # the candidate sits in seat 0, then in seat 1
+                play_out(client, game_id, {turn % 2: accounts["token"]})
+                played.add(game_id)
+    assert (shown["status"], shown["games"], len(played)) == ("finished", 4, 4)
+    assert shown["verdict"] in {"H1", "H0", "inconclusive"}
