@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
-from litestar.params import JSONBody, PathParameter
+from litestar.params import JSONBody
 
 from services.game.evaluations.schemas import Evaluation, EvaluationPage, NewEvaluation
 from services.game.http.auth import (
@@ -27,6 +27,7 @@ from services.game.http.auth import (
 )
 from services.game.http.owners import HANDLERS as OWNERS
 from services.game.http.owners import AccountSuspended, owner
+from services.game.http.params import EvaluationId
 from services.game.http.problems import Problem, problem, responses
 from shared.app.evaluations import (
     NotOwnBot,
@@ -40,7 +41,6 @@ from shared.model.evaluations import Contestant, EvaluationDefinition
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
 
-EvaluationId = Annotated[str, PathParameter(description="The evaluation's id.", max_length=64)]
 LIST_LIMIT = 100
 """The most evaluations a list answers."""
 
