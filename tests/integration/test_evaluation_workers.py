@@ -55,9 +55,11 @@ def test_an_evaluation_on_the_workers_reaches_its_verdict(
     )
     evaluation_id = create_evaluation(store, definition, "e1")
     bot_turns = celery_app.tasks[BOT_TURNS]
-    start_pending(
-        store, evaluation_id, lambda game: bot_turns.apply_async((game,), queue=f"{namespace}bots")
-    )
+
+    def dispatch(game_id: str) -> None:
+        bot_turns.apply_async((game_id,), queue=f"{namespace}bots")
+
+    start_pending(store, evaluation_id, dispatch)
     state = wait_until_finished(store, evaluation_id, 60)
     assert state.finished is not None
     assert state.finished.verdict == "H1"
