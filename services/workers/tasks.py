@@ -152,7 +152,8 @@ class Worker:
         """Plays on the running games that the platform has left waiting for `stall_seconds`
         (their task lost with a killed worker): the running tournaments' games, then the games
         of no tournament; and aborts the untimed games of no tournament that have waited
-        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`); a running arena is
+        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`), and moves on the
+        running evaluations whose game ends were lost (`evaluations.reconcile`); a running arena is
         ticked first (`tick`: its end once its time is up, a pairing its free entrants wait
         for). Beat sends it that often, by this name (older than the games of no tournament
         here), and a run that fails (a store or the views unavailable) leaves the rest of the
@@ -171,6 +172,7 @@ class Worker:
             sent += reconcile_games(store, standalone, stall_ms, now_ms(), self.dispatch)
             stale_ms = self.settings.stale_game_seconds * 1000
             abort_stale_games(store, standalone, stale_ms, now_ms())
+            sent += evaluations.reconcile(store, stall_ms, now_ms(), self.dispatch, RECONCILE_LIMIT)
         return sent
 
     def dispatch(self, game_id: str) -> None:

@@ -37,6 +37,7 @@ from shared.model.evaluations import (
     EvaluationStarted,
     EvaluationState,
     UnitRecorded,
+    UnitStarted,
     advance,
     evolve,
     fold,
@@ -236,25 +237,37 @@ def after_game(store: EventStore, game_id: str, dispatch: Callable[[str], None])
         return
     evaluation_id = marks[0]
     with contextlib.suppress(UnknownEvaluation):
-        if record(store, evaluation_id, game_id):
-            start_pending(store, evaluation_id, dispatch)
+        start_units(store, evaluation_id, record(store, evaluation_id, game_id), dispatch)
 
 
-def record(store: EventStore, evaluation_id: str, game_id: str) -> bool:
+def start_units(
+    store: EventStore, evaluation_id: str, units: Sequence[int], dispatch: Callable[[str], None]
+) -> list[str]:
+    """Creates the games of `units` (just started) and dispatches them; returns their ids."""
+    if not units:
+        return []
+    state, _ = load_evaluation(store, evaluation_id)
+    started = [g for unit in units for g in start_unit(store, evaluation_id, state, unit)]
+    for game_id in started:
+        dispatch(game_id)
+    return started
+
+
+def record(store: EventStore, evaluation_id: str, game_id: str) -> list[int]:
     """Records the unit of `game_id` when its games have all ended (and the evaluation runs);
-    returns whether it appended anything."""
+    returns the units that its record started (none: nothing appended, or none started)."""
     while True:
         state, version = load_evaluation(store, evaluation_id)
         if state.finished is not None:
-            return False
+            return []
         unit = next(
             (u for u in state.in_flight if game_id in unit_games(evaluation_id, state, u)), None
         )
         if unit is None:
-            return False
+            return []
         recorded = _score(store, evaluation_id, state, unit)
         if recorded is None:
-            return False
+            return []
         events: list[EvaluationEvent] = [recorded, *advance(evolve(_copy(state), recorded))]
         try:
             store.append(
@@ -266,7 +279,7 @@ def record(store: EventStore, evaluation_id: str, game_id: str) -> bool:
             )
         except ConcurrencyConflict:
             continue
-        return True
+        return [event.unit for event in events if isinstance(event, UnitStarted)]
 
 
 def _copy(state: EvaluationState) -> EvaluationState:
@@ -300,3 +313,37 @@ def _score(
             continue
         total += evaluation.half_points(result.places, evaluation.candidate_seat(roles))
     return UnitRecorded(unit=unit, games=games, score=0 if void else total, void=void)
+
+
+def reconcile(
+    store: EventStore,
+    stall_ms: int,
+    now: int,
+    dispatch: Callable[[str], None],
+    limit: int = 100,
+) -> int:
+    """Plays on the running evaluations (of the `limit` newest) that have appended nothing for
+    `stall_ms` before `now` (the hook of a game's end lost with a killed worker): creates and
+    dispatches a unit's missing games, records a unit whose games have all ended and starts
+    what follows. Games waiting on the platform's move are `tournaments.reconcile_games`'
+    (an evaluation's games belong to no tournament). Returns how many evaluations it moved
+    on."""
+    moved = 0
+    for evaluation_id in listed(store)[:limit]:
+        stream = stream_id(evaluation_id)
+        last = store.read(stream, after=max(0, store.version(stream) - 1), limit=1)
+        if not last or (last[0].recorded_at and now - last[0].recorded_at < stall_ms):
+            continue
+        state, _ = load_evaluation(store, evaluation_id)
+        if state.finished is not None:
+            continue
+        units = {unit: unit_games(evaluation_id, state, unit) for unit in state.in_flight}
+        if any(store.version(game_id) == 0 for games in units.values() for game_id in games):
+            start_pending(store, evaluation_id, dispatch)
+            moved += 1
+            continue
+        before = store.version(stream)
+        for games in units.values():
+            start_units(store, evaluation_id, record(store, evaluation_id, games[0]), dispatch)
+        moved += store.version(stream) != before
+    return moved
