@@ -139,6 +139,18 @@ def test_a_bot_token_and_anyone_may_not_ask_for_an_evaluation(
     assert client.get("/v1/evaluations", headers=ADMIN).json()["evaluations"] == []
 
 
+def test_a_suspended_account_asks_for_no_evaluation(
+    client: Client, accounts: dict[str, Any]
+) -> None:
+    suspended = client.post("/v1/accounts/ada/suspend", json={"reason": "x"}, headers=ADMIN)
+    assert suspended.status_code == 200, suspended.text
+    body = request("ada-smart", "ada-random")
+    refused = client.post("/v1/evaluations", json=body, headers=bearer(accounts["ada"]))
+    problem(refused, 403, "account-suspended")
+    assert client.post("/v1/evaluations", json=body, headers=ADMIN).status_code == 422
+    assert client.get("/v1/evaluations", headers=ADMIN).json()["evaluations"] == []
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
