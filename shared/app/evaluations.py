@@ -31,6 +31,7 @@ from shared.model.evaluations import (
     KIND,
     MAX_GAMES,
     Contestant,
+    EvaluationCancelled,
     EvaluationDefinition,
     EvaluationEvent,
     EvaluationListed,
@@ -217,7 +218,7 @@ def start_pending(
     """Creates the games of every unit in flight of a running evaluation and dispatches them;
     returns their ids. Safe to repeat (creation is idempotent per key)."""
     state, _ = load_evaluation(store, evaluation_id)
-    if state.finished is not None:
+    if state.status != "running":
         return []
     started = [g for unit in state.in_flight for g in start_unit(store, evaluation_id, state, unit)]
     for game_id in started:
@@ -258,7 +259,7 @@ def record(store: EventStore, evaluation_id: str, game_id: str) -> list[int]:
     returns the units that its record started (none: nothing appended, or none started)."""
     while True:
         state, version = load_evaluation(store, evaluation_id)
-        if state.finished is not None:
+        if state.status != "running":
             return []
         unit = next(
             (u for u in state.in_flight if game_id in unit_games(evaluation_id, state, u)), None
@@ -269,6 +270,8 @@ def record(store: EventStore, evaluation_id: str, game_id: str) -> list[int]:
         if recorded is None:
             return []
         events: list[EvaluationEvent] = [recorded, *advance(evolve(_copy(state), recorded))]
+        if (why := _stopped(store, state.definition)) is not None:
+            events = [recorded, EvaluationCancelled(reason=why)]
         try:
             store.append(
                 stream_id(evaluation_id),
@@ -282,6 +285,15 @@ def record(store: EventStore, evaluation_id: str, game_id: str) -> list[int]:
         return [event.unit for event in events if isinstance(event, UnitStarted)]
 
 
+def _stopped(store: EventStore, definition: EvaluationDefinition) -> str | None:
+    """Returns why the evaluation may not go on (`account_suspended`: a contestant's account
+    is suspended), None when it may."""
+    keys = {definition.candidate.key, definition.baseline.key}
+    if any(bot.suspended for bot in registered_bots(store) if bot.key in keys):
+        return "account_suspended"
+    return None
+
+
 def _copy(state: EvaluationState) -> EvaluationState:
     """Returns a copy of `state` that `evolve` may change."""
     return EvaluationState(
@@ -291,6 +303,7 @@ def _copy(state: EvaluationState) -> EvaluationState:
         counts=list(state.counts),
         llrs=list(state.llrs),
         finished=state.finished,
+        cancelled=state.cancelled,
     )
 
 
@@ -335,7 +348,7 @@ def reconcile(
         if not last or (last[0].recorded_at and now - last[0].recorded_at < stall_ms):
             continue
         state, _ = load_evaluation(store, evaluation_id)
-        if state.finished is not None:
+        if state.status != "running":
             continue
         units = {unit: unit_games(evaluation_id, state, unit) for unit in state.in_flight}
         if any(store.version(game_id) == 0 for games in units.values() for game_id in games):

@@ -31,7 +31,7 @@ INDEX = "evaluations"
 MAX_GAMES = 100_000
 """The most games an evaluation may ask for."""
 
-EvaluationStatus = Literal["running", "finished"]
+EvaluationStatus = Literal["running", "finished", "cancelled"]
 Outcome = Literal["H1", "H0", "inconclusive"]
 
 
@@ -114,6 +114,13 @@ class EvaluationFinished(EvaluationEvent, frozen=True, kw_only=True):
     games: int
 
 
+class EvaluationCancelled(EvaluationEvent, frozen=True, kw_only=True):
+    """The evaluation stopped with no verdict: `account_suspended` (a contestant's account was
+    suspended: nothing seats its bots). A unit still in flight counts for nothing."""
+
+    reason: str
+
+
 class EvaluationListed(EvaluationEvent, frozen=True, kw_only=True):
     """An evaluation was created (on the index stream `INDEX`): its id and whose it is."""
 
@@ -122,7 +129,12 @@ class EvaluationListed(EvaluationEvent, frozen=True, kw_only=True):
 
 
 AnyEvaluationEvent = (
-    EvaluationStarted | UnitStarted | UnitRecorded | EvaluationFinished | EvaluationListed
+    EvaluationStarted
+    | UnitStarted
+    | UnitRecorded
+    | EvaluationFinished
+    | EvaluationCancelled
+    | EvaluationListed
 )
 CODEC: EventCodec[EvaluationEvent] = EventCodec(AnyEvaluationEvent)
 
@@ -137,10 +149,13 @@ class EvaluationState(msgspec.Struct, kw_only=True):
     counts: list[int] = msgspec.field(default_factory=list)
     llrs: list[float] = msgspec.field(default_factory=list)
     finished: EvaluationFinished | None = None
+    cancelled: EvaluationCancelled | None = None
 
     @property
     def status(self) -> EvaluationStatus:
-        """Returns `running` or `finished`."""
+        """Returns `running`, `finished` or `cancelled`."""
+        if self.cancelled is not None:
+            return "cancelled"
         return "running" if self.finished is None else "finished"
 
     @property
@@ -180,11 +195,13 @@ def evolve(state: EvaluationState | None, event: EvaluationEvent) -> EvaluationS
         state.started = max(state.started, event.unit + 1)
     elif isinstance(event, UnitRecorded):
         state.recorded[event.unit] = event
-        if not event.void and state.finished is None:
+        if not event.void and state.status == "running":
             state.counts[event.score] += 1
             state.llrs.append(state.test.llr)
     elif isinstance(event, EvaluationFinished):
         state.finished = event
+    elif isinstance(event, EvaluationCancelled):
+        state.cancelled = event
     return state
 
 
@@ -209,7 +226,7 @@ def advance(state: EvaluationState) -> list[EvaluationEvent]:
     """Returns what follows `state` (not changed): EvaluationFinished once a bound is crossed,
     or when no unit is in flight and none may start; else the units to start, keeping
     `IN_FLIGHT` in flight."""
-    if state.finished is not None:
+    if state.status != "running":
         return []
     test = state.test
     if test.verdict is not None or (not state.in_flight and _budget(state) == 0):

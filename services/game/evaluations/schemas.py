@@ -97,10 +97,11 @@ class Evaluation(msgspec.Struct, frozen=True):
     definition: Definition
     """What it plays."""
     status: EvaluationStatus
-    """`running` (its games go on) or `finished`."""
+    """`running` (its games go on), `finished` (with a verdict) or `cancelled` (a
+    contestant's account was suspended: no verdict)."""
     verdict: Outcome | None
     """`H1` (A is better by elo1 or more), `H0` (A is not better than elo0), `inconclusive`
-    (max_games ran out first); null while it runs."""
+    (max_games ran out first); null while it runs, and once cancelled."""
     llr: float
     """The log-likelihood ratio of H1 against H0 now."""
     bounds: tuple[float, float]
@@ -127,7 +128,7 @@ class Evaluation(msgspec.Struct, frozen=True):
     def of(cls, evaluation_id: str, state: EvaluationState) -> Evaluation:
         """Returns the answer of an evaluation's state."""
         d, test = state.definition, state.test
-        running = state.finished is None
+        running = state.status == "running"
         return cls(
             evaluation_id=evaluation_id,
             definition=Definition(

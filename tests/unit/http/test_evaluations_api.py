@@ -200,3 +200,30 @@ def test_an_external_bots_evaluation_waits_for_its_moves_over_the_api(
                 played.add(game_id)
     assert (shown["status"], shown["games"], len(played)) == ("finished", 4, 4)
     assert shown["verdict"] in {"H1", "H0", "inconclusive"}
+
+
+def test_a_suspension_cancels_the_account_s_running_evaluation(
+    client: Client, accounts: dict[str, Any]
+) -> None:
+    body = request("ada-ext", "ada-random")
+    created = client.post("/v1/evaluations", json=body, headers=bearer(accounts["ada"]))
+    assert created.status_code == 201, created.text
+    evaluation_id, games = created.json()["evaluation_id"], created.json()["game_ids"]
+    suspended = client.post("/v1/accounts/ada/suspend", json={"reason": "x"}, headers=ADMIN)
+    assert sorted(suspended.json()["aborted_games"]) == sorted(games)
+    shown = client.get(f"/v1/evaluations/{evaluation_id}").json()
+    assert (shown["status"], shown["verdict"], shown["game_ids"]) == ("cancelled", None, games)
+
+
+def test_a_unit_with_a_game_the_host_aborted_counts_for_nothing_and_another_replaces_it(
+    client: Client, accounts: dict[str, Any]
+) -> None:
+    body = request("ada-ext", "ada-random")
+    created = client.post("/v1/evaluations", json=body, headers=bearer(accounts["ada"]))
+    evaluation_id, games = created.json()["evaluation_id"], created.json()["game_ids"]
+    play_out(client, games[0], {0: accounts["token"]})
+    aborted = client.post(f"/v1/games/{games[1]}/abort", headers=ADMIN)
+    assert aborted.status_code == 200, aborted.text
+    shown = client.get(f"/v1/evaluations/{evaluation_id}").json()
+    assert (shown["status"], shown["pairs"], shown["llr_history"]) == ("running", 0, [])
+    assert len(shown["game_ids"]) == 6  # units 0 (void), 1 (in flight) and 2 (its successor)
