@@ -3,8 +3,10 @@ API answers, between its bounds, and the verdict once the evaluation has finishe
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,7 +19,10 @@ from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore
 from tests.support.browsing import opened, served
-from tests.support.stack import ADMIN_KEY
+from tests.support.stack import ADMIN_KEY, ROOT
+
+ARTIFACTS = Path(os.environ.get("CARDARENA_ARTIFACTS") or ROOT / "tests" / "artifacts")
+"""Where the screenshot goes: CARDARENA_ARTIFACTS, else tests/artifacts (git-ignored)."""
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +76,5 @@ def test_the_evaluation_page_draws_the_llr_between_its_bounds_and_the_verdict(
     assert page.get_by_test_id("bound-upper").count() == 1
     assert page.get_by_test_id("bound-lower").count() == 1
     assert str(shown["games"]) in (page.get_by_test_id("summary-games").text_content() or "")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "arena-evaluation.png", full_page=True)
