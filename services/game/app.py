@@ -17,6 +17,7 @@ from services.game.accounts.controllers import AccountsController, InvitesContro
 from services.game.bots.controllers import BotsController
 from services.game.catalog.controllers import CatalogController
 from services.game.challenges.controllers import ChallengesController
+from services.game.evaluations.controllers import EvaluationsController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
 from services.game.http import auth, docs, document, openapi, problems, strict
@@ -141,6 +142,7 @@ def create_app(
             GamesController,
             CatalogController,
             TournamentsController,
+            EvaluationsController,
             BotsController,
             AccountsController,
             InvitesController,

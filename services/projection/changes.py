@@ -14,7 +14,7 @@ from typing import NamedTuple
 from shared.catalog import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.messages.envelope import RecordedEvent
-from shared.model import challenges, registry
+from shared.model import challenges, evaluations, registry
 from shared.model.tournaments import model as tournament_model
 from shared.ports.bot_index import Answered, Closed, Issued, bot_news
 from shared.store.port import position_key
@@ -41,6 +41,8 @@ def decode(recorded: RecordedEvent) -> Event:
         return registry.CODEC.decode(recorded)
     if recorded.kind == challenges.KIND:
         return challenges.CODEC.decode(recorded)
+    if recorded.kind == evaluations.KIND:
+        return evaluations.CODEC.decode(recorded)
     return get_game(recorded.kind).codec.decode(recorded)
 
 
@@ -82,7 +84,12 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
     changes: dict[str, GameChange] = {}
     for recorded in records:
         event = decode(recorded)
-        if recorded.kind in (tournament_model.KIND, registry.KIND, challenges.KIND):
+        if recorded.kind in (
+            tournament_model.KIND,
+            registry.KIND,
+            challenges.KIND,
+            evaluations.KIND,
+        ):
             continue
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
         change.add(recorded, event)

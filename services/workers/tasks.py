@@ -29,6 +29,7 @@ from services.workers.dispatch import (
 )
 from services.workers.probes import worker_metrics
 from services.workers.webhooks import play_webhook_turn
+from shared.app import evaluations
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, now_ms, watch_of
 from shared.app.loading import load
@@ -85,8 +86,8 @@ class Worker:
         self.views = functools.cache(views)
 
     def bot_turns(self, game_id: str) -> int:
-        """Plays every consecutive built-in bot move of `game_id`, then lets its tournament go
-        on and watches the wait that follows (a deadline task, webhook tasks).
+        """Plays every consecutive built-in bot move of `game_id`, then lets its tournament (or
+        evaluation) go on and watches the wait that follows (a deadline task, webhook tasks).
 
         Returns how many moves it appended.
         """
@@ -97,6 +98,7 @@ class Worker:
         if moves and handed is not None:
             _count_bot_turns(handed, moves, started_ms)
         after_game(store, game_id, self.dispatch)
+        evaluations.after_game(store, game_id, self.dispatch)
         self._watch(store, game_id)
         return moves
 
@@ -150,7 +152,8 @@ class Worker:
         """Plays on the running games that the platform has left waiting for `stall_seconds`
         (their task lost with a killed worker): the running tournaments' games, then the games
         of no tournament; and aborts the untimed games of no tournament that have waited
-        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`); a running arena is
+        CARDARENA_STALE_GAME_SECONDS for a client (`abort_stale_games`), and moves on the
+        running evaluations whose game ends were lost (`evaluations.reconcile`); a running arena is
         ticked first (`tick`: its end once its time is up, a pairing its free entrants wait
         for). Beat sends it that often, by this name (older than the games of no tournament
         here), and a run that fails (a store or the views unavailable) leaves the rest of the
@@ -169,6 +172,7 @@ class Worker:
             sent += reconcile_games(store, standalone, stall_ms, now_ms(), self.dispatch)
             stale_ms = self.settings.stale_game_seconds * 1000
             abort_stale_games(store, standalone, stale_ms, now_ms())
+            sent += evaluations.reconcile(store, stall_ms, now_ms(), self.dispatch, RECONCILE_LIMIT)
         return sent
 
     def dispatch(self, game_id: str) -> None:

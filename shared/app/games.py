@@ -84,9 +84,7 @@ def _seats(spec: AnyGame, seats: Sequence[Seat] | None, players: int | None) -> 
         if bot not in spec.bots:
             names = ", ".join(spec.bots)
             raise InvalidRequest(f"seats[{index}].bot", f"unknown bot {bot!r}; one of {names}")
-        checked.append(
-            Seat(kind="bot", bot=bot, name=seat.name, version=seat.version, account=seat.account)
-        )
+        checked.append(msgspec.structs.replace(seat, bot=bot))
     return checked
 
 

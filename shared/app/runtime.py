@@ -1,6 +1,7 @@
 """The embedded stack's threads, in one place: every runtime that runs beside a request.
 
-- `InProcessDispatcher` plays bot turns in the caller's thread and drives tournaments;
+- `InProcessDispatcher` plays bot turns in the caller's thread and drives tournaments and
+  evaluations;
 - `TimerWatcher` runs a timer thread per clock wait and a thread per webhook call;
 - `InProcessScheduler` fires scheduled tournaments from a daemon thread;
 - `OutboxDispatcher` sends through the broker, and its sender thread sends again what the
@@ -22,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import structlog
 
+from shared.app import evaluations
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import WebhookRunner, enforce_deadline, now_ms, watch_of
 from shared.app.loading import load
@@ -72,6 +74,7 @@ class InProcessDispatcher(BotTurnDispatcher):
                 current = queue.popleft()
                 play_bot_turns(self._store, current)
                 after_game(self._store, current, self.dispatch)
+                evaluations.after_game(self._store, current, self.dispatch)
                 self._watcher.watch(current)
         finally:
             self._local.queue = None

@@ -141,12 +141,14 @@ def play_bots(
     loaded: LoadedGame | None = None,
 ) -> None:
     """Starts the platform's play when it has a part in the game's next move: a bot to play,
-    a webhook to call, a clock to watch; or a tournament game is over (to record it).
+    a webhook to call, a clock to watch; or a tournament's or an evaluation's game is over
+    (to record it).
 
     `loaded` is the game as it stands, when the caller has it (else it is loaded)."""
     loaded = loaded if loaded is not None else load(store, game_id)
-    over_in_tournament = bool(loaded.created.tournament) and loaded.spec.is_over(loaded.state)
-    if platform_due(loaded) or over_in_tournament:
+    created = loaded.created
+    recorded = bool(created.tournament) or any(isinstance(s.evaluation, str) for s in created.seats)
+    if platform_due(loaded) or (recorded and loaded.spec.is_over(loaded.state)):
         dispatcher.dispatch(game_id)
 
 

@@ -59,6 +59,9 @@ class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The account owning the seat's registered bot when it is not the host's (unset, and then
     not encoded, for the host's bots and any other seat): a game between two seats of one
     account is never rated (`shared.model.accounts.same_account`)."""
+    evaluation: str | msgspec.UnsetType = msgspec.UNSET
+    """The hosted evaluation this seat plays for (unset, not encoded, for any other seat): an
+    evaluation's game is never rated (`shared.model.evaluations`)."""
 
     @property
     def bound_bot(self) -> str | None:
@@ -70,6 +73,8 @@ class Seat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     @property
     def rating_key(self) -> str | None:
         """Returns the key this seat is rated under (`name@version`), None when unrated."""
+        if isinstance(self.evaluation, str):
+            return None
         if self.kind != "bot":
             return self.bound_bot
         if not self.version:

@@ -24,6 +24,7 @@ from shared.model.tournaments.model import TournamentState
 
 UnratedCode = Literal[
     "forked",
+    "evaluation",
     "no_decisions",
     "tournament_cancelled",
     "aborted",
@@ -35,6 +36,7 @@ UnratedCode = Literal[
 
 UNRATED_REASONS: tuple[UnratedCode, ...] = (
     "forked",
+    "evaluation",
     "no_decisions",
     "tournament_cancelled",
     "aborted",
@@ -52,7 +54,8 @@ class Unrated(msgspec.Struct, frozen=True):
     """Why a game is not rated: a code a program reads and a sentence a person reads."""
 
     code: UnratedCode
-    """`forked` (a what-if fork of another game), `no_decisions` (a game such as
+    """`forked` (a what-if fork of another game), `evaluation` (a game of a hosted evaluation:
+    one owner's two bot versions measured against each other), `no_decisions` (a game such as
     Beggar-my-neighbour, which no choice decides), `tournament_cancelled` (its tournament was
     cancelled before it recorded the game), `aborted` (the platform or the host ended it with
     no result), `unrated_seat` (a seat has no bot version to rate), `same_version` (one bot
@@ -64,14 +67,20 @@ class Unrated(msgspec.Struct, frozen=True):
 
 def seats_reason(game: str, seats: Sequence[Seat]) -> Unrated | None:
     """Returns why a game of `game` between `seats` can never be rated, whatever its end:
-    `no_decisions`, `unrated_seat`, `same_version` or `same_account`; None when nothing in its
-    seats forbids it."""
+    `no_decisions`, `evaluation`, `unrated_seat`, `same_version` or `same_account`; None when
+    nothing in its seats forbids it."""
     try:
         spec = get_game(game)
     except GameNotFound:
         return Unrated("no_decisions", f"{game} is not a game the platform rates")
     if not spec.has_decisions:
         return Unrated("no_decisions", f"{spec.title} has no decisions: nothing to rate")
+    evaluations = [seat.evaluation for seat in seats if isinstance(seat.evaluation, str)]
+    if evaluations:
+        return Unrated(
+            "evaluation",
+            f"a game of the evaluation {evaluations[0]}: an evaluation's games are never rated",
+        )
     keys = [seat.rating_key for seat in seats]
     for index, key in enumerate(keys):
         if key is None:
@@ -111,7 +120,10 @@ def unrated_reason(
     never recorded."""
     if forked:
         return Unrated("forked", "a fork (a what-if of another game) is never rated")
-    if (static := seats_reason(game, seats)) is not None and static.code == "no_decisions":
+    if (static := seats_reason(game, seats)) is not None and static.code in {
+        "no_decisions",
+        "evaluation",
+    }:
         return static
     if abort_reason == TOURNAMENT_CANCELLED or (abort_reason is None and cancelled_unrecorded):
         return Unrated(

@@ -254,6 +254,20 @@ class Seeds:
                             "body.rounds": bound("few", 1.0),
                         },
                     ),
+                    # An evaluation of the host's `rival` against `player`, whose games wait for
+                    # its moves, and always one unit: nothing plays on after the case.
+                    only(
+                        "createEvaluation",
+                        **{
+                            "body.game": bound("shithead", together),
+                            "body.table_size": bound("two", together),
+                            "body.candidate.bot": bound("rival", together),
+                            "body.candidate.version": bound("one", together),
+                            "body.baseline.bot": bound("player", together),
+                            "body.baseline.version": bound("one", together),
+                            "body.max_games": bound("two", 1.0),
+                        },
+                    ),
                     *(
                         {"include-operation-id": name, "parameters": {"query.wait": 0}}
                         for name in LONG_POLLS

@@ -42,8 +42,10 @@ from shared.app.accounts import (
     suspend_account,
 )
 from shared.app.games import abort_game
+from shared.app.starting import play_bots
 from shared.model.accounts import HOST, RegistrationRefused
 from shared.model.accounts import Account as AccountModel
+from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import EventStore
 
 log = structlog.get_logger(__name__)
@@ -168,6 +170,7 @@ class AccountsController(Controller):
         request: Request[Any, Any, Any],
         store: NamedDependency[EventStore],
         access: NamedDependency[Access],
+        dispatcher: NamedDependency[BotTurnDispatcher],
         account: AccountName,
         data: JSONBody[Suspension | None] = None,
     ) -> Suspended:
@@ -182,6 +185,8 @@ class AccountsController(Controller):
             lambda game_id: abort_game(store, game_id, "account_suspended"),
             lambda game_id: log.info("game not aborted", game_id=game_id, account=account),
         )
+        for game_id in aborted:  # an evaluation's game: its evaluation is cancelled
+            play_bots(store, dispatcher, game_id)
         log.info("account suspended", account=account, aborted=len(aborted))
         return Suspended(Account.of(suspended), aborted)
 

@@ -60,7 +60,7 @@ from shared.app.loading import (
     loaded_from,
 )
 from shared.app.sealing import states_of
-from shared.app.starting import NewGame, bind_seats, start_game
+from shared.app.starting import NewGame, bind_seats, play_bots, start_game
 from shared.errors import GameNotFound, InvalidRequest, UnknownGame
 from shared.ports.archive import EventArchive, game_log
 from shared.ports.dispatch import BotTurnDispatcher
@@ -348,13 +348,20 @@ class GamesController(Controller):
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 422, 503),
     )
-    def abort(self, store: NamedDependency[EventStore], game_id: GameId) -> Game:
-        """Aborts a running game (reason `host`); returns it, over with status `aborted`."""
+    def abort(
+        self,
+        store: NamedDependency[EventStore],
+        dispatcher: NamedDependency[BotTurnDispatcher],
+        game_id: GameId,
+    ) -> Game:
+        """Aborts a running game (reason `host`); returns it, over with status `aborted`. An
+        evaluation's game then has its unit recorded (void) and the next started."""
         try:
             abort_game(store, game_id, "host")
         except GameNotFound:
             raise UnknownGame(game_id) from None
         log.info("game aborted", game_id=game_id)
+        play_bots(store, dispatcher, game_id)
         return Game.of(load(store, game_id))
 
     @post(

@@ -14,7 +14,7 @@ from litestar import MediaType, Response, get
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from services.game.http.params import BotName, BotVersion, GameId, TournamentId
+from services.game.http.params import BotName, BotVersion, EvaluationId, GameId, TournamentId
 from services.game.http.viewer import PAGE_HEADERS, viewer_page
 
 STATIC = Path(__file__).parent.parent / "static" / "arena"
@@ -51,6 +51,13 @@ def game_page(game_id: GameId) -> Response[str]:
     return viewer_page()
 
 
+@get("/arena/evaluations/{evaluation_id:str}", include_in_schema=False, sync_to_thread=False)
+def evaluation_page(evaluation_id: EvaluationId) -> Response[str]:
+    """Returns the page of an evaluation: its LLR drawn between its bounds as it moves (the
+    page itself asks the API for it, and again while it runs)."""
+    return _page("evaluation.html")
+
+
 @get("/arena/bots/{name:str}/{version:str}", include_in_schema=False, sync_to_thread=False)
 def bot_page(name: BotName, version: BotVersion) -> Response[str]:
     """Returns the page of the bot version `name@version`."""
@@ -60,4 +67,4 @@ def bot_page(name: BotName, version: BotVersion) -> Response[str]:
 def arena_handlers() -> list[ControllerRouterHandler]:
     """Returns the arena's route handlers: its pages and its static files (new per app)."""
     static = create_static_files_router("/arena/static", directories=[STATIC], name="arena-static")
-    return [home_page, tournament_page, game_page, bot_page, static]
+    return [home_page, tournament_page, game_page, evaluation_page, bot_page, static]

@@ -36,6 +36,7 @@ REQUIRED: list[dict[str, list[str]]] = [{SECURITY_SCHEME: []}]
 _NOT_FOUND_PARAMETERS = {
     "unknown-game": ("game_id", "game"),
     "unknown-tournament": ("tournament_id",),
+    "unknown-evaluation": ("evaluation_id",),
     "unknown-challenge": ("challenge_id",),
     "unknown-schedule": ("schedule_id",),
     "unknown-bot": ("name", "version"),

@@ -24,6 +24,7 @@ IdempotencyKey = Annotated[
 ]
 GameId = Annotated[str, PathParameter(description="The game's id, as its creation returned it.")]
 TournamentId = Annotated[str, PathParameter(description="The tournament's id.")]
+EvaluationId = Annotated[str, PathParameter(description="The evaluation's id.", max_length=64)]
 BotName = Annotated[str, PathParameter(description="The bot's name.")]
 BotVersion = Annotated[str, PathParameter(description="The bot's version label.")]
 AccountName = Annotated[str, PathParameter(description="The account's name.")]

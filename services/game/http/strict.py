@@ -44,6 +44,7 @@ _NOT_FOUND = {
     "game_id": "unknown-game",
     "game": "unknown-game",
     "tournament_id": "unknown-tournament",
+    "evaluation_id": "unknown-evaluation",
     "challenge_id": "unknown-challenge",
     "schedule_id": "unknown-schedule",
     "name": "unknown-bot",

@@ -18,6 +18,7 @@ PAGES = [
     "/arena/tournaments/some-tournament",
     "/arena/games/some-game",
     "/arena/bots/heuristic/1",
+    "/arena/evaluations/some-evaluation",
 ]
 """One address of each arena page (the pages ask the API for what they show)."""
 SECURITY = ("content-security-policy", "x-content-type-options")
@@ -43,7 +44,7 @@ def test_the_game_page_is_the_viewer_s_page(client: TestClient[Litestar]) -> Non
     assert client.get("/arena/games/some-game").text == client.get("/replay/some-game").text
 
 
-@pytest.mark.parametrize("name", ["arena.js", "arena.css", "tournament.js"])
+@pytest.mark.parametrize("name", ["arena.js", "arena.css", "tournament.js", "evaluation.js"])
 def test_the_pages_own_scripts_and_style_are_served(
     client: TestClient[Litestar], name: str
 ) -> None:

@@ -242,6 +242,7 @@ const Arena = (() => {
     ApiError,
     api,
     el,
+    svg,
     segments,
     tournamentHref,
     gameHref,
