@@ -21,6 +21,7 @@ import uvicorn
 from services.game.http.waiters import StreamConfig
 from shared.app.loading import load
 from tests.support.api import ADMIN, bearer
+from tests.support.browsing import served
 from tests.support.streams import ALICE, BOB, LONG, SHORT, Sse, World, opened, parse
 
 
@@ -185,39 +186,55 @@ def test_a_bots_event_stream_resyncs_the_games_waiting_for_it(world: World) -> N
 
 
 def test_a_bots_event_stream_tells_of_games_starting_waiting_and_finishing() -> None:
-    with opened(StreamConfig(keepalive_s=0.05, lifetime_s=6)) as world:
-        _tells_of_games_starting_waiting_and_finishing(world)
+    # Read as a client reads it, line by line over a served app: the game is played on only
+    # once the stream told alice of her turn, and the read stops at the game's end, so nothing
+    # depends on how fast this machine is.
+    world = World(StreamConfig(keepalive_s=0.05, lifetime_s=120))
+    with served(world.app, "bot-events") as base, httpx.Client(base_url=base, timeout=60) as http:
+        for name in ("alice", "bob"):
+            body = {"name": name, "game": "shithead", "kind": "external"}
+            registered = http.post("/v1/bots", json=body, headers=ADMIN)
+            assert registered.status_code == 201, registered.text
+            world.tokens[name] = registered.json()["token"]
+        alice = bearer(world.tokens["alice"])
+        told = threading.Event()
+        created: list[str] = []
+
+        def host() -> None:
+            with httpx.Client(base_url=base, timeout=60) as own:
+                body = {"game": "shithead", "seats": [ALICE, BOB], "seed": 5}
+                created.append(own.post("/v1/games", json=body, headers=ADMIN).json()["game_id"])
+            if told.wait(60):
+                world.play(created[0])
+
+        player = world.when_streaming(host)
+        events = _until_finished(http, alice, told)
+        player.join()
+        kinds = [e.event for e in events if e.data["game_id"] == created[0]]
+        assert kinds[0] == "game_started"
+        assert "your_turn" in kinds
+        assert kinds[-1] == "game_finished"
+        assert events[-1].data["result"]["places"]
+        replayed = _until_finished(http, {**alice, "Last-Event-ID": "0"}, threading.Event())
+        assert [e.event for e in replayed] == ["game_started", "game_finished"]
 
 
-def _tells_of_games_starting_waiting_and_finishing(world: World) -> None:
-    """Checks the news of a game created and played while alice's stream is open."""
-    created: list[str] = []
-
-    def host() -> None:
-        created.append(world.game(ALICE, BOB))
-        # The game waits for alice (and bob) now. The stream looks every 0.05 s; playing
-        # everything at once could finish the game before it looked, so give it a while.
-        time.sleep(1.5)
-        world.play(created[0])
-
-    player = world.when_streaming(host)
-    response = world.client.get("/v1/bots/me/events", headers=bearer(world.tokens["alice"]))
-    player.join()
-
-    events, _ = parse(response.text)
-    kinds = [e.event for e in events if e.data["game_id"] == created[0]]
-    assert kinds[0] == "game_started"
-    assert kinds[-1] == "game_finished"
-    assert "your_turn" in kinds
-    finished = events[-1].data if events[-1].event == "game_finished" else None
-    assert finished is not None
-    assert finished["result"]["places"]
-    replay = world.client.get(
-        "/v1/bots/me/events",
-        headers={**bearer(world.tokens["alice"]), "Last-Event-ID": "0"},
-    )
-    replayed, _ = parse(replay.text)
-    assert [e.event for e in replayed] == ["game_started", "game_finished"]
+def _until_finished(
+    http: httpx.Client, headers: dict[str, str], told: threading.Event
+) -> list[Sse]:
+    """Reads the bot's event stream until its first `game_finished` event; sets `told` at its
+    first `your_turn`; returns the events read."""
+    lines: list[str] = []
+    with http.stream("GET", "/v1/bots/me/events", headers=headers) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            lines.append(line)
+            if line == "event: your_turn":
+                told.set()
+            if line == "" and "event: game_finished" in lines:
+                break
+    events, _ = parse("\n".join(lines))
+    return events
 
 
 def test_the_long_poll_answers_the_waiting_games_at_once(world: World) -> None:
