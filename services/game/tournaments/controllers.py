@@ -74,7 +74,13 @@ GameFilter = Annotated[
 ]
 PageLimit = Annotated[int, QueryParameter(ge=1, le=500, description="At most this many (1-500)")]
 EntrantNumber = Annotated[
-    int, PathParameter(ge=0, description="The entrant's index in the tournament's `entrants`.")
+    str,
+    PathParameter(
+        description="The entrant's index in the tournament's `entrants`.",
+        # Read as text and checked after the tournament (`_entrant_index`), so that an unknown
+        # tournament is its 404 whatever the index, and a bad index a 422 naming `entrant`.
+        schema_extra={"type": "integer", "minimum": 0},
+    ),
 ]
 
 
@@ -133,6 +139,14 @@ def _joiner(caller: Caller, data: JoinArena | None) -> Entrant:
     if data.bot is None:
         raise InvalidTournament("bot", "the admin names the bot to enter")
     return Entrant(bot=data.bot, version=data.version or "1", name=data.name)
+
+
+def _entrant_index(entrant: str) -> int:
+    """Returns the entrant number the path gives; raises InvalidTournament (`entrant`) for
+    anything but a whole number of at most six digits."""
+    if not (entrant.isascii() and entrant.isdigit() and len(entrant) <= 6):
+        raise InvalidTournament("entrant", f"{entrant!r} is no entrant number (0, 1, ...)")
+    return int(entrant)
 
 
 def _may_withdraw(caller: Caller, state: TournamentState, entrant: int) -> None:
@@ -378,7 +392,7 @@ class TournamentsController(Controller):
         return Tournament.of(store, tournament_id, state)
 
     @delete(
-        "/{tournament_id:str}/entrants/{entrant:int}",
+        "/{tournament_id:str}/entrants/{entrant:str}",
         operation_id="withdrawFromArena",
         summary="Withdraw an entrant from a running arena",
         description=(
@@ -403,6 +417,7 @@ class TournamentsController(Controller):
     ) -> Tournament:
         _signed_in(caller)
         state, _ = load_tournament(store, tournament_id)
-        _may_withdraw(caller, state, entrant)
-        state = arenas.withdraw(store, tournament_id, entrant, dispatcher.dispatch_detached)
+        index = _entrant_index(entrant)
+        _may_withdraw(caller, state, index)
+        state = arenas.withdraw(store, tournament_id, index, dispatcher.dispatch_detached)
         return Tournament.of(store, tournament_id, state)

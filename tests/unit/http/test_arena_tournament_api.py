@@ -96,6 +96,19 @@ def test_a_join_refused_names_its_field_or_rule_and_changes_nothing(
     problem(client.post("/v1/tournaments/nope/entrants", headers=ADMIN), 404)
 
 
+def test_a_withdrawal_of_no_entrant_number_is_422_naming_it_and_of_no_tournament_404(
+    client: Client, arena: tuple[str, dict[str, str]]
+) -> None:
+    tournament_id, _ = arena
+    before = client.get(f"/v1/tournaments/{tournament_id}").json()
+    for bad in ("x", "-1", "1.0", "1234567", "99"):
+        gone = client.delete(f"/v1/tournaments/{tournament_id}/entrants/{bad}", headers=ADMIN)
+        assert problem(gone, 422, "invalid-request")["field"] == "entrant", bad
+    missing = client.delete("/v1/tournaments/%00/entrants/%00", headers=ADMIN)
+    assert problem(missing, 404)["field"] == "tournament_id"
+    assert client.get(f"/v1/tournaments/{tournament_id}").json() == before
+
+
 def test_no_join_nor_withdrawal_once_the_arena_is_over_or_for_another_format(
     client: Client, arena: tuple[str, dict[str, str]]
 ) -> None:
