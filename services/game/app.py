@@ -29,6 +29,7 @@ from services.game.http.seals import HANDLERS as SEALS
 from services.game.http.viewer import viewer_handlers
 from services.game.http.waiters import STATE_KEY as STREAMS_KEY
 from services.game.http.waiters import StreamConfig, Streams
+from services.game.ladders.controllers import LaddersController
 from services.game.leaderboards.controllers import LeaderboardsController
 from services.game.replays.controllers import ReplaysController
 from services.game.schedules.controllers import SchedulesController
@@ -146,6 +147,7 @@ def create_app(
             InvitesController,
             ChallengesController,
             LeaderboardsController,
+            LaddersController,
             SchedulesController,
             GameStreamController,
             BotStreamsController,

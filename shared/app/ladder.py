@@ -186,8 +186,8 @@ def close_ladder(store: EventStore, ladder_id: str, now: datetime) -> Ladder:
 def join(store: EventStore, ladder_id: str, bot: RegisteredBot, now: datetime) -> Ladder:
     """Puts `bot` in the ladder's queue (a queued bot stays as it is); returns the ladder.
 
-    Raises UnknownLadder, and LadderRefused: `ladder_closed` (the host closed it),
-    `account_suspended` (403), `other_game` (the bot plays another game), `builtin_bot`.
+    Raises UnknownLadder, LadderRefused (`ladder_closed`: the host closed it;
+    `account_suspended`, 403) and InvalidRequest (`bot`: it plays another game).
     """
 
     def step(ladder: Ladder) -> list[LadderEvent]:
@@ -202,7 +202,7 @@ def join(store: EventStore, ladder_id: str, bot: RegisteredBot, now: datetime) -
             )
         if bot.game != ladder.game:
             title = get_game(bot.game).title
-            raise LadderRefused("bot", f"{bot.key} plays {title}, not {ladder.game}", "other_game")
+            raise InvalidRequest("bot", f"{bot.key} plays {title}, not {ladder.game}")
         if any(q.bot == bot.key for q in ladder.queue):
             return []
         return [BotQueued(bot=bot.key, account=bot.account, at=iso(now))]

@@ -68,7 +68,7 @@ class Rules:
     window: float = 3.0
     widen_per_minute: float = 3.0
     cooldown_s: float = 300.0
-    cooldown_games: int = 1
+    cooldown_games: int = 0
     diversity_from: int = 10
     diversity_share: float = 0.25
     history_games: int = 20
