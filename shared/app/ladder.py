@@ -49,7 +49,7 @@ from shared.model.ladder_events import (
 )
 from shared.model.registry import RegisteredBot, bound_seat
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.store.port import ConcurrencyConflict, EventStore
+from shared.store.port import ConcurrencyConflict, EventStore, StoreUnavailable
 
 RECOVER_AFTER = timedelta(seconds=30)
 """A recorded ladder game not created this long after its pairing is created by the next one
@@ -354,3 +354,32 @@ def _create(
             )
 
         _append(store, ladder.ladder_id, step)
+
+
+def pair_open_ladders(store: EventStore, now: datetime, pairing: Pairing) -> list[str]:
+    """Pairs every open ladder (`pair_ladder`); returns the ids of the games it paired. A
+    ladder whose pairing fails on bad data is left for the next run, not the others'."""
+    paired: list[str] = []
+    for ladder in list_ladders(store):
+        if ladder.open or ladder.live:
+            paired += pair_ladder(store, ladder.ladder_id, now, pairing)
+    return paired
+
+
+def rules_of(max_concurrent: int, max_daily: int, cooldown_s: float) -> Rules:
+    """Returns the pairing rules of the settings (CARDARENA_LADDER_*), the rest by default."""
+    return Rules(max_concurrent=max_concurrent, max_daily=max_daily, cooldown_s=cooldown_s)
+
+
+def ratings_of(board: Callable[[str, int], Sequence[Any]]) -> Callable[[str], Mapping[str, float]]:
+    """Returns the ratings a pairing reads, from a leaderboard read (`views.leaderboard`): each
+    rated bot version's ordinal; none while the views are unavailable (the pairing goes on,
+    every bot rated alike, rather than stop)."""
+
+    def ratings(game: str) -> Mapping[str, float]:
+        try:
+            return {entry.key: entry.ordinal for entry in board(game, 1000)}
+        except StoreUnavailable:
+            return {}
+
+    return ratings

@@ -4,6 +4,7 @@ the next pairing."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -12,10 +13,14 @@ from typing import Any
 import pytest
 
 from services.projection.changes import decode, game_changes
+from services.settings import BeatSettings
+from services.workers.beat import reconcile_schedule
+from services.workers.dispatch import PAIR_LADDERS
 from shared.app import ladder as ladders
 from shared.app.accounts import create_account, suspend_account
 from shared.app.ladder import LadderRefused, Pairing, UnknownLadder, pair_ladder
 from shared.app.registry import find_bot, register
+from shared.app.runtime import LadderPairer
 from shared.app.starting import GameCap
 from shared.errors import InvalidRequest
 from shared.messages.envelope import NewEvent
@@ -254,3 +259,27 @@ def test_the_projection_reads_a_ladders_events_and_makes_no_game_of_them() -> No
     records = [*store.read("ladders"), *store.read(stream_id(ladder.ladder_id))]
     assert [type(decode(r)).__name__ for r in records][-1] == "LadderPaired"
     assert game_changes(records) == []
+
+
+def test_the_embedded_pairers_thread_seats_waiting_bots_until_closed() -> None:
+    store = InMemoryEventStore()
+    ladder = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    for bot in bots(store, 2):
+        ladders.join(store, ladder.ladder_id, bot, NOW)
+    pairer = LadderPairer(store, pairing(), 0.02)
+    pairer.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not ladders.read_ladder(store, ladder.ladder_id).live:
+            assert time.monotonic() < deadline, "the thread paired nobody within 5 s"
+            time.sleep(0.02)
+    finally:
+        pairer.close()
+    assert len(ladders.read_ladder(store, ladder.ladder_id).history) == 1
+
+
+def test_beat_sends_the_ladders_pairing_every_pair_seconds_and_not_at_zero() -> None:
+    entries = reconcile_schedule(BeatSettings(ladder_pair_seconds=1.5))
+    assert entries["cardarena-pair-ladders"]["task"] == PAIR_LADDERS
+    assert entries["cardarena-pair-ladders"]["schedule"] == 1.5
+    assert "cardarena-pair-ladders" not in reconcile_schedule(BeatSettings(ladder_pair_seconds=0))
