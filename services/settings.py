@@ -67,7 +67,10 @@ class CommonSettings:
     """CARDARENA_LADDER_MAX_DAILY: ladder games a bot begins in one UTC day, at most."""
     ladder_cooldown_seconds: Annotated[float, msgspec.Meta(ge=0)] = 300.0
     """CARDARENA_LADDER_COOLDOWN_SECONDS: two bots that met on a ladder are not paired again
-    for this long (nor for the next game of either)."""
+    for this long."""
+    ladder_provisional_games: Annotated[int, msgspec.Meta(ge=0)] = 5
+    """CARDARENA_LADDER_PROVISIONAL_GAMES: a new bot version's first ladder games, played only
+    against the host's built-in bots in the ladder's queue (while one is queued; 0: none)."""
     heartbeat_dir: str = ""
     """CARDARENA_HEARTBEAT_DIR: where the projection, workers and beat touch their heartbeat
     files for `cardarena probe` (empty: the system's temporary directory)."""
@@ -248,6 +251,7 @@ _ENV = {
     "ladder_max_concurrent": "CARDARENA_LADDER_MAX_CONCURRENT",
     "ladder_max_daily": "CARDARENA_LADDER_MAX_DAILY",
     "ladder_cooldown_seconds": "CARDARENA_LADDER_COOLDOWN_SECONDS",
+    "ladder_provisional_games": "CARDARENA_LADDER_PROVISIONAL_GAMES",
     "projection_group": "CARDARENA_PROJECTION_GROUP",
     "host": "CARDARENA_HOST",
     "port": "CARDARENA_PORT",

@@ -113,7 +113,10 @@ def build_ladder_pairer(
     if settings.dispatch != "inprocess" or settings.ladder_pair_seconds == 0:
         return None
     rules = rules_of(
-        settings.ladder_max_concurrent, settings.ladder_max_daily, settings.ladder_cooldown_seconds
+        settings.ladder_max_concurrent,
+        settings.ladder_max_daily,
+        settings.ladder_cooldown_seconds,
+        settings.ladder_provisional_games,
     )
     cap = GameCap(access.slots, access.max_games_per_bot)
     pairing = Pairing(cap, dispatcher, ratings_of(views.leaderboard), rules)

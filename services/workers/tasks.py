@@ -187,6 +187,7 @@ class Worker:
             settings.ladder_max_concurrent,
             settings.ladder_max_daily,
             settings.ladder_cooldown_seconds,
+            settings.ladder_provisional_games,
         )
         views = self.views()
         pairing = Pairing(

@@ -26,7 +26,7 @@ from shared.catalog import get_game
 from shared.errors import GameNotFound, InvalidRequest, InvalidRuleset, UnknownGame
 from shared.messages.codec import encode_all
 from shared.messages.common import Seat
-from shared.model.accounts import recorded_owner
+from shared.model.accounts import HOST, recorded_owner
 from shared.model.idempotency import game_id_for
 from shared.model.ladder import Candidate, Met, Rules, pair
 from shared.model.ladder_events import (
@@ -230,10 +230,15 @@ def _ended(store: EventStore, game: LadderGame) -> bool | None:
 
 
 def _candidates(
-    ladder: Ladder, bots: Mapping[str, RegisteredBot], ratings: Mapping[str, float], now: datetime
+    ladder: Ladder,
+    bots: Mapping[str, RegisteredBot],
+    ratings: Mapping[str, float],
+    now: datetime,
+    rules: Rules,
 ) -> list[Candidate]:
     """Returns the queued bots that may be paired (registered, not suspended), as the pure
-    pairing sees them."""
+    pairing sees them: a bot that is no built-in bot of the host's plays its first
+    `rules.provisional_games` ladder games against those, while one of them is queued."""
     today = now.date().isoformat()
     recent: dict[str, list[Met]] = {}
     count_today: dict[str, int] = {}
@@ -247,11 +252,15 @@ def _candidates(
     for game in ladder.live:
         for bot in game.bots:
             live[bot] = live.get(bot, 0) + 1
+    queued_bots = [bots[q.bot] for q in ladder.queue if q.bot in bots]
+    series = rules.provisional_games if any(gatekeeper(b) for b in queued_bots) else 0
     found: list[Candidate] = []
     for queued in ladder.queue:
         registered = bots.get(queued.bot)
         if registered is None or registered.suspended or registered.game != ladder.game:
             continue
+        builtin = gatekeeper(registered)
+        played = len(recent.get(queued.bot, ()))
         found.append(
             Candidate(
                 key=queued.bot,
@@ -261,9 +270,17 @@ def _candidates(
                 in_progress=live.get(queued.bot, 0),
                 today=count_today.get(queued.bot, 0),
                 recent=tuple(recent.get(queued.bot, ())[:100]),
+                provisional=not builtin and played < series,
+                builtin=builtin,
             )
         )
     return found
+
+
+def gatekeeper(bot: RegisteredBot) -> bool:
+    """Returns whether `bot` is one of the host's built-in bots: the opponents of a new
+    version's provisional series."""
+    return bot.kind == "builtin" and bot.account == HOST
 
 
 def seat_of(bot: RegisteredBot, game: str, bots: Sequence[RegisteredBot], field_: str) -> Seat:
@@ -297,8 +314,8 @@ def pair_ladder(store: EventStore, ladder_id: str, now: datetime, pairing: Pairi
         current = msgspec.structs.replace(ladder, live=still)
         tables: list[tuple[str, ...]] = []
         if ladder.open:
-            candidates = _candidates(current, bots, pairing.ratings(ladder.game), now)
             rules = replace(pairing.rules, table_size=ladder.table_size)
+            candidates = _candidates(current, bots, pairing.ratings(ladder.game), now, rules)
             tables = pair(candidates, rules, now.timestamp(), f"{ladder_id}:{ladder.version}")
         first = len(ladder.history)
         game_ids = [game_id_for(game_key(ladder_id, first + i)) for i in range(len(tables))]
@@ -366,9 +383,16 @@ def pair_open_ladders(store: EventStore, now: datetime, pairing: Pairing) -> lis
     return paired
 
 
-def rules_of(max_concurrent: int, max_daily: int, cooldown_s: float) -> Rules:
+def rules_of(
+    max_concurrent: int, max_daily: int, cooldown_s: float, provisional_games: int = 0
+) -> Rules:
     """Returns the pairing rules of the settings (CARDARENA_LADDER_*), the rest by default."""
-    return Rules(max_concurrent=max_concurrent, max_daily=max_daily, cooldown_s=cooldown_s)
+    return Rules(
+        max_concurrent=max_concurrent,
+        max_daily=max_daily,
+        cooldown_s=cooldown_s,
+        provisional_games=provisional_games,
+    )
 
 
 def ratings_of(board: Callable[[str, int], Sequence[Any]]) -> Callable[[str], Mapping[str, float]]:

@@ -17,6 +17,9 @@ their tokens, and the platform pairs those waiting continuously. `pair` decides 
   and, when `diversity_from` or more bots are eligible, diverse: the table may not make one
   opponent take more than `diversity_share` of either bot's last `history_games` games
   (at least one game each: a bot's first games are against different opponents);
+- a bot in its provisional series (a new version's first `provisional_games` ladder games,
+  decided by the caller) sits only with the host's built-in bots, which anchor its rating (and
+  never sit with each other: they are there to rate the others);
 - a table that cannot be filled so leaves its anchor waiting (the window widens as it waits);
 - the seats of a table are drawn by lots from the same seed.
 
@@ -56,6 +59,10 @@ class Candidate:
     in_progress: int = 0
     today: int = 0
     recent: tuple[Met, ...] = ()
+    provisional: bool = False
+    """A new bot version still in its provisional series: it meets the built-in bots only."""
+    builtin: bool = False
+    """One of the host's built-in bots (played by the platform): a provisional series' opponent."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,7 @@ class Rules:
     diversity_from: int = 10
     diversity_share: float = 0.25
     history_games: int = 20
+    provisional_games: int = 0
 
 
 def lot(seed: str, key: str) -> bytes:
@@ -120,6 +128,10 @@ def compatible(a: Candidate, b: Candidate, rules: Rules, now: float, *, diverse:
     if same_account(a.account, b.account) or a.key == b.key:
         return False
     if cooling(a, b, rules, now):
+        return False
+    if (a.provisional and not b.builtin) or (b.provisional and not a.builtin):
+        return False
+    if a.builtin and b.builtin:
         return False
     return not (diverse and (too_often(a, b.key, rules) or too_often(b, a.key, rules)))
 

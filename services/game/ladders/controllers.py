@@ -7,16 +7,28 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, delete, get, post
+from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
+from litestar.handlers.base import BaseRouteHandler
 from litestar.params import JSONBody, PathParameter
 
-from services.game.http.auth import BEARER, Caller, calling_bot, host_only
+from services.game.http.auth import (
+    BEARER,
+    Caller,
+    Forbidden,
+    caller_of,
+    calling_bot,
+    host_only,
+)
 from services.game.http.problems import Problem, problem, responses
-from services.game.ladders.schemas import LadderView, OpenLadder, view
+from services.game.ladders.schemas import JoinLadder, LadderView, OpenLadder, view
 from shared.app import ladder as ladders
 from shared.app.ladder import LadderRefused, UnknownLadder
+from shared.app.registry import find_bot
 from shared.catalog import get_game
+from shared.errors import InvalidRequest
 from shared.model.ladder_events import Ladder
+from shared.model.registry import RegisteredBot
 from shared.ports.views.port import TournamentViews
 from shared.store.port import EventStore
 
@@ -36,6 +48,31 @@ def _unknown(_: Request[Any, Any, Any], error: UnknownLadder) -> Response[Proble
 def _refused(_: Request[Any, Any, Any], error: LadderRefused) -> Response[Problem]:
     slug = _REFUSALS[error.rule]
     return problem(error.status, slug, error.message, field=error.field, rule=error.rule)
+
+
+def _bot_or_host(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Route guard of a join: a bot's token or the admin key (an account key is 403, no
+    credentials 401), checked before the body is read."""
+    caller = caller_of(connection)
+    if caller.bot is None and not caller.host:
+        calling_bot(caller, "a bot joins a ladder itself")
+
+
+def _joiner(store: EventStore, caller: Caller, data: JoinLadder | None) -> RegisteredBot:
+    """Returns the bot a join puts in the queue: the calling bot's own, or the one the host
+    names. Raises Forbidden, Unauthorized, InvalidRequest (`bot`) for one not registered."""
+    if caller.bot is not None:
+        if data is not None and (data.bot, data.version) != (caller.bot.name, caller.bot.version):
+            raise Forbidden(f"{caller.bot.key} joins a ladder itself only")
+        return caller.bot
+    if not caller.host:
+        calling_bot(caller, "a bot joins a ladder itself")
+    if data is None:
+        raise InvalidRequest("bot", "name the registered bot the host puts in the queue")
+    found = find_bot(store, data.bot, data.version)
+    if found is None:
+        raise InvalidRequest("bot", f"no bot {data.bot}@{data.version} is registered")
+    return found
 
 
 def _shown(views: TournamentViews, ladder: Ladder) -> LadderView:
@@ -144,10 +181,14 @@ class LaddersController(Controller):
             " (a `game_started` event on `/v1/bots/me/events`, its turns on"
             " `/v1/bots/me/turns`). Joining again answers the ladder unchanged. 409"
             " `ladder-closed`: the host closed it; 403 `account-suspended`: the bot's account"
-            " is suspended; 422 `bot`: the bot plays another game."
+            " is suspended; 422 `bot`: the bot plays another game. The admin key puts the"
+            " registered bot its body names in the queue (the host's built-in bots: the"
+            " opponents of a new version's first CARDARENA_LADDER_PROVISIONAL_GAMES games);"
+            " a bot's token with a body naming another bot is 403."
         ),
         sync_to_thread=True,
         status_code=200,
+        guards=[_bot_or_host],
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 422, 503),
     )
@@ -157,10 +198,9 @@ class LaddersController(Controller):
         views: NamedDependency[TournamentViews],
         caller: NamedDependency[Caller],
         ladder_id: LadderId,
+        data: JSONBody[JoinLadder | None] = None,
     ) -> LadderView:
-        calling_bot(caller, "a bot joins a ladder itself")
-        assert caller.bot is not None
-        return _shown(views, ladders.join(store, ladder_id, caller.bot, _now()))
+        return _shown(views, ladders.join(store, ladder_id, _joiner(store, caller, data), _now()))
 
     @delete(
         "/{ladder_id:str}/queue",

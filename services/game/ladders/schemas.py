@@ -24,6 +24,15 @@ class OpenLadder(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Seats at each of its tables (2 to 16, and as many as the game seats)."""
 
 
+class JoinLadder(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The bot the host puts in a ladder's queue (a bot's token joins itself, with no body)."""
+
+    bot: str
+    """The registered bot's name (e.g. one of the host's built-in bots)."""
+    version: str = "1"
+    """Its version label (default "1")."""
+
+
 class LadderView(msgspec.Struct, frozen=True):
     """A ladder: its game, the bots waiting, the games in progress, its last games and the
     ranking of the bots that played it (the leaderboard's)."""

@@ -115,7 +115,7 @@ def test_a_closed_ladder_an_unknown_one_and_a_suspended_bot_are_refused(
     assert client.get(f"/v1/ladders/{ladder_id}").json()["queue"] == []
 
 
-def test_a_bot_leaves_only_itself_and_the_admin_key_joins_nothing(
+def test_a_bot_joins_and_leaves_only_itself_and_the_host_names_the_bot_it_joins(
     client: Client, store: InMemoryEventStore
 ) -> None:
     ladder_id = open_ladder(client)
@@ -126,8 +126,34 @@ def test_a_bot_leaves_only_itself_and_the_admin_key_joins_nothing(
     assert [q["bot"] for q in client.get(f"/v1/ladders/{ladder_id}").json()["queue"]] == [
         "ada-one@1"
     ]
-    problem(client.post(f"/v1/ladders/{ladder_id}/queue", headers=ADMIN), 403)
+    nameless = client.post(f"/v1/ladders/{ladder_id}/queue", headers=ADMIN)
+    assert problem(nameless, 422)["field"] == "bot"
     problem(client.post(f"/v1/ladders/{ladder_id}/queue"), 401)
+    posing = {"bot": "ada-one"}
+    as_bea = bearer(bea["token"])
+    problem(client.post(f"/v1/ladders/{ladder_id}/queue", json=posing, headers=as_bea), 403)
+    account = bearer(make_account(client, "cid"))
+    problem(client.post(f"/v1/ladders/{ladder_id}/queue", json=posing, headers=account), 403)
     left = client.delete(f"/v1/ladders/{ladder_id}/queue", headers=bearer(ada["token"]))
     assert left.json()["queue"] == []
     assert pair(store, ladder_id) == []
+
+
+def test_a_new_version_first_plays_the_hosts_built_in_bots(
+    client: Client, store: InMemoryEventStore
+) -> None:
+    ladder_id = open_ladder(client)
+    for name in ("gate-h", "gate-r"):
+        spec = {"name": name, "game": "shithead", "strategy": "heuristic"}
+        assert client.post("/v1/bots", json=spec, headers=ADMIN).status_code == 201
+        added = client.post(f"/v1/ladders/{ladder_id}/queue", json={"bot": name}, headers=ADMIN)
+        assert added.status_code == 200, added.text
+    ada = own_bot(client, make_account(client, "ada"), "ada-one")
+    bea = own_bot(client, make_account(client, "bea"), "bea-one")
+    joined(client, ladder_id, ada["token"])
+    joined(client, ladder_id, bea["token"])
+    game_ids = pair(store, ladder_id)
+    assert len(game_ids) == 2
+    for game in client.get(f"/v1/ladders/{ladder_id}").json()["live"]:
+        assert len({b.split("-")[0] for b in game["bots"]}) == 2
+        assert any(b.startswith("gate-") for b in game["bots"])

@@ -156,3 +156,18 @@ def test_a_long_run_never_pairs_one_accounts_bots() -> None:
         for met in games:
             for opponent in met.opponents:
                 assert f"acct{int(opponent[1:]) % 5}" != owner
+
+
+def test_a_provisional_bot_meets_only_built_in_bots_which_never_meet_each_other() -> None:
+    waiting = [
+        bot("new", 0, provisional=True),
+        bot("old", 0),
+        bot("gate1", 0, account=HOST, builtin=True),
+        bot("gate2", 0, account=HOST, builtin=True),
+    ]
+    tables = {frozenset(t) for t in pair(waiting, Rules(), NOW, "s")}
+    assert len(tables) == 2
+    for table in tables:
+        assert len({k for k in table if k.startswith("gate")}) == 1
+    alone = [bot("new", 0, provisional=True), bot("old", 0)]
+    assert pair(alone, Rules(), NOW + 86_400, "s") == []
