@@ -124,12 +124,14 @@ def open_ladder(
     table_size: int,
     now: datetime,
 ) -> Ladder:
-    """Opens a ladder for `game`; raises InvalidRequest naming the field (`game`, `ruleset...`,
-    `table_size`), with nothing stored."""
+    """Opens a ladder for `game`; raises InvalidRequest naming the field (`game`: unknown, or
+    without decisions, never rated; `ruleset...`; `table_size`), with nothing stored."""
     try:
         spec = get_game(game)
     except GameNotFound:
         raise InvalidRequest("game", f"unknown game {game!r}") from None
+    if not spec.has_decisions:
+        raise InvalidRequest("game", f"{spec.title} has no decisions: its games are never rated")
     if not spec.min_players <= table_size <= spec.max_players:
         raise InvalidRequest(
             "table_size",

@@ -99,7 +99,8 @@ class LaddersController(Controller):
             " within CARDARENA_LADDER_COOLDOWN_SECONDS, at most CARDARENA_LADDER_MAX_CONCURRENT"
             " games at once and CARDARENA_LADDER_MAX_DAILY a day per bot, and, with ten or more"
             " waiting, no opponent taking more than a quarter of a bot's last games."
-            " 422 names the field: an unknown `game`, a `table_size` the game does not seat,"
+            " 422 names the field: an unknown `game` (or one without decisions, never rated),"
+            " a `table_size` the game does not seat,"
             " a `ruleset` field. A hosting operation: needs the admin key."
         ),
         sync_to_thread=True,

@@ -122,6 +122,9 @@ def test_opening_a_ladder_checks_the_game_and_the_table_size() -> None:
     with pytest.raises(InvalidRequest) as unknown:
         ladders.open_ladder(store, "chess", None, 2, NOW)
     assert unknown.value.field == "game"
+    with pytest.raises(InvalidRequest) as unrated:
+        ladders.open_ladder(store, "beggar", None, 2, NOW)
+    assert unrated.value.field == "game"
     with pytest.raises(InvalidRequest) as size:
         ladders.open_ladder(store, "shithead", None, 40, NOW)
     assert size.value.field == "table_size"
