@@ -18,6 +18,7 @@ PAGES = [
     "/arena/tournaments/some-tournament",
     "/arena/games/some-game",
     "/arena/bots/heuristic/1",
+    "/arena/ladders/some-ladder",
 ]
 """One address of each arena page (the pages ask the API for what they show)."""
 SECURITY = ("content-security-policy", "x-content-type-options")
