@@ -286,3 +286,13 @@ def test_beat_sends_the_ladders_pairing_every_pair_seconds_and_not_at_zero() -> 
     assert entries["cardarena-pair-ladders"]["task"] == PAIR_LADDERS
     assert entries["cardarena-pair-ladders"]["schedule"] == 1.5
     assert "cardarena-pair-ladders" not in reconcile_schedule(BeatSettings(ladder_pair_seconds=0))
+
+
+def test_a_queued_bot_whose_account_is_suspended_is_paired_no_more() -> None:
+    store = InMemoryEventStore()
+    ladder = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    first, second = bots(store, 2)
+    ladders.join(store, ladder.ladder_id, first, NOW)
+    ladders.join(store, ladder.ladder_id, second, NOW)
+    suspend_account(store, first.account, "feeding")
+    assert pair_ladder(store, ladder.ladder_id, NOW, pairing()) == []
