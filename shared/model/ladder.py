@@ -19,7 +19,7 @@ their tokens, and the platform pairs those waiting continuously. `pair` decides 
   (at least one game each: a bot's first games are against different opponents);
 - a bot in its provisional series (a new version's first `provisional_games` ladder games,
   decided by the caller) sits only with the host's built-in bots, which anchor its rating (and
-  never sit with each other: they are there to rate the others);
+  which, while such a bot waits, never sit with each other: they are there for it);
 - a table that cannot be filled so leaves its anchor waiting (the window widens as it waits);
 - the seats of a table are drawn by lots from the same seed.
 
@@ -123,7 +123,9 @@ def too_often(one: Candidate, opponent: str, rules: Rules) -> bool:
     return count > share_cap(len(window) + 1, rules)
 
 
-def compatible(a: Candidate, b: Candidate, rules: Rules, now: float, *, diverse: bool) -> bool:
+def compatible(
+    a: Candidate, b: Candidate, rules: Rules, now: float, *, diverse: bool, newcomers: bool = False
+) -> bool:
     """Returns whether `a` and `b` may sit at one table (except for the rating window)."""
     if same_account(a.account, b.account) or a.key == b.key:
         return False
@@ -131,7 +133,7 @@ def compatible(a: Candidate, b: Candidate, rules: Rules, now: float, *, diverse:
         return False
     if (a.provisional and not b.builtin) or (b.provisional and not a.builtin):
         return False
-    if a.builtin and b.builtin:
+    if newcomers and a.builtin and b.builtin:
         return False
     return not (diverse and (too_often(a, b.key, rules) or too_often(b, a.key, rules)))
 
@@ -146,6 +148,7 @@ def pair(waiting: Sequence[Candidate], rules: Rules, now: float, seed: str) -> l
     if rules.table_size < 2 or len(pool) < rules.table_size:
         return []
     diverse = len(pool) >= rules.diversity_from
+    newcomers = any(c.provisional for c in pool)
     order = sorted(pool, key=lambda c: (c.since, lot(seed, c.key)))
     seated: set[str] = set()
     tables: list[Table] = []
@@ -162,7 +165,10 @@ def pair(waiting: Sequence[Candidate], rules: Rules, now: float, seed: str) -> l
                 break
             if not in_window(anchor, candidate, rules, now):
                 continue
-            if all(compatible(m, candidate, rules, now, diverse=diverse) for m in members):
+            if all(
+                compatible(m, candidate, rules, now, diverse=diverse, newcomers=newcomers)
+                for m in members
+            ):
                 members.append(candidate)
         if len(members) < rules.table_size:
             continue

@@ -29,9 +29,11 @@ def open_ladder(client: Client, **body: Any) -> str:
     return ladder_id
 
 
-def pair(store: InMemoryEventStore, ladder_id: str, later: float = 0) -> list[str]:
+def pair(
+    store: InMemoryEventStore, ladder_id: str, later: float = 0, rules: Rules | None = None
+) -> list[str]:
     pairing = Pairing(
-        GameCap(InMemoryGameSlots(), 0), InProcessDispatcher(store), lambda g: {}, Rules()
+        GameCap(InMemoryGameSlots(), 0), InProcessDispatcher(store), lambda g: {}, rules or Rules()
     )
     return pair_ladder(store, ladder_id, datetime.now(UTC) + timedelta(seconds=later), pairing)
 
@@ -152,7 +154,7 @@ def test_a_new_version_first_plays_the_hosts_built_in_bots(
     bea = own_bot(client, make_account(client, "bea"), "bea-one")
     joined(client, ladder_id, ada["token"])
     joined(client, ladder_id, bea["token"])
-    game_ids = pair(store, ladder_id)
+    game_ids = pair(store, ladder_id, rules=Rules(provisional_games=5))
     assert len(game_ids) == 2
     for game in client.get(f"/v1/ladders/{ladder_id}").json()["live"]:
         assert len({b.split("-")[0] for b in game["bots"]}) == 2

@@ -171,3 +171,8 @@ def test_a_provisional_bot_meets_only_built_in_bots_which_never_meet_each_other(
         assert len({k for k in table if k.startswith("gate")}) == 1
     alone = [bot("new", 0, provisional=True), bot("old", 0)]
     assert pair(alone, Rules(), NOW + 86_400, "s") == []
+
+
+def test_the_hosts_built_in_bots_meet_each_other_while_no_newcomer_waits() -> None:
+    waiting = [bot(f"gate{i}", 0, account=HOST, builtin=True) for i in range(2)]
+    assert len(pair(waiting, Rules(), NOW, "s")) == 1
