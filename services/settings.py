@@ -58,6 +58,19 @@ class CommonSettings:
     """CARDARENA_QUEUE: the Celery queue of bot turns."""
     webhook_allow_private: bool = False
     """CARDARENA_WEBHOOK_ALLOW_PRIVATE: let webhook URLs reach loopback and private addresses."""
+    ladder_pair_seconds: Annotated[float, msgspec.Meta(ge=0)] = 2.0
+    """CARDARENA_LADDER_PAIR_SECONDS: how often the open ladders are paired (the embedded
+    service's thread, the workers' beat task); 0: never in this process."""
+    ladder_max_concurrent: Annotated[int, msgspec.Meta(ge=1)] = 1
+    """CARDARENA_LADDER_MAX_CONCURRENT: ladder games a bot plays at once, at most."""
+    ladder_max_daily: Annotated[int, msgspec.Meta(ge=1)] = 200
+    """CARDARENA_LADDER_MAX_DAILY: ladder games a bot begins in one UTC day, at most."""
+    ladder_cooldown_seconds: Annotated[float, msgspec.Meta(ge=0)] = 300.0
+    """CARDARENA_LADDER_COOLDOWN_SECONDS: two bots that met on a ladder are not paired again
+    for this long."""
+    ladder_provisional_games: Annotated[int, msgspec.Meta(ge=0)] = 5
+    """CARDARENA_LADDER_PROVISIONAL_GAMES: a new bot version's first ladder games, played only
+    against the host's built-in bots in the ladder's queue (while one is queued; 0: none)."""
     heartbeat_dir: str = ""
     """CARDARENA_HEARTBEAT_DIR: where the projection, workers and beat touch their heartbeat
     files for `cardarena probe` (empty: the system's temporary directory)."""
@@ -234,6 +247,11 @@ _ENV = {
     "redis_wait_timeout_ms": "CARDARENA_REDIS_WAIT_TIMEOUT_MS",
     "schedules_redis_url": "CARDARENA_SCHEDULES_REDIS_URL",
     "queue": "CARDARENA_QUEUE",
+    "ladder_pair_seconds": "CARDARENA_LADDER_PAIR_SECONDS",
+    "ladder_max_concurrent": "CARDARENA_LADDER_MAX_CONCURRENT",
+    "ladder_max_daily": "CARDARENA_LADDER_MAX_DAILY",
+    "ladder_cooldown_seconds": "CARDARENA_LADDER_COOLDOWN_SECONDS",
+    "ladder_provisional_games": "CARDARENA_LADDER_PROVISIONAL_GAMES",
     "projection_group": "CARDARENA_PROJECTION_GROUP",
     "host": "CARDARENA_HOST",
     "port": "CARDARENA_PORT",

@@ -18,8 +18,15 @@ from services.workers.broker import waiting_tasks
 from services.workers.celery_app import create_celery
 from services.workers.dispatch import CeleryDispatcher
 from services.workers.webhooks import play_webhook_turn
+from shared.app.ladder import Pairing, ratings_of, rules_of
 from shared.app.registry import LEASES, RegistryIndex
-from shared.app.runtime import InProcessDispatcher, InProcessScheduler, OutboxDispatcher
+from shared.app.runtime import (
+    InProcessDispatcher,
+    InProcessScheduler,
+    LadderPairer,
+    OutboxDispatcher,
+)
+from shared.app.starting import GameCap
 from shared.model.clocks import entrant_clock
 from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.ports.dispatch import BotTurnDispatcher
@@ -92,6 +99,28 @@ def build_scheduler(settings: CommonSettings, dispatcher: BotTurnDispatcher) -> 
     return RedBeatTournamentScheduler(
         settings.schedules_redis, key_prefix(settings), settings.queue
     )
+
+
+def build_ladder_pairer(
+    settings: GameSettings,
+    store: EventStore,
+    dispatcher: BotTurnDispatcher,
+    views: TournamentViews,
+    access: Access,
+) -> LadderPairer | None:
+    """Returns the embedded stack's thread that pairs the open ladders; None when bot turns go
+    to Celery (the workers' beat task pairs them) or CARDARENA_LADDER_PAIR_SECONDS is 0."""
+    if settings.dispatch != "inprocess" or settings.ladder_pair_seconds == 0:
+        return None
+    rules = rules_of(
+        settings.ladder_max_concurrent,
+        settings.ladder_max_daily,
+        settings.ladder_cooldown_seconds,
+        settings.ladder_provisional_games,
+    )
+    cap = GameCap(access.slots, access.max_games_per_bot)
+    pairing = Pairing(cap, dispatcher, ratings_of(views.leaderboard), rules)
+    return LadderPairer(store, pairing, settings.ladder_pair_seconds)
 
 
 def build_bot_index(settings: CommonSettings, store: EventStore) -> BotIndex:

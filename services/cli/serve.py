@@ -92,6 +92,7 @@ def serve_game(settings: GameSettings) -> int:
         build_bot_index,
         build_dispatcher,
         build_game_metrics,
+        build_ladder_pairer,
         build_readiness,
         build_scheduler,
     )
@@ -118,6 +119,7 @@ def serve_game(settings: GameSettings) -> int:
         game_metrics=build_game_metrics(settings, views),
         streams=StreamConfig(spectators=settings.spectator_streams),
         bot_index=build_bot_index(settings, store),
+        ladder_pairer=build_ladder_pairer(settings, store, dispatcher, views, access),
     )
     print(
         f"cardarena game service on http://{settings.host}:{settings.port} "

@@ -30,6 +30,7 @@ from services.game.http.seals import HANDLERS as SEALS
 from services.game.http.viewer import viewer_handlers
 from services.game.http.waiters import STATE_KEY as STREAMS_KEY
 from services.game.http.waiters import StreamConfig, Streams
+from services.game.ladders.controllers import LaddersController
 from services.game.leaderboards.controllers import LeaderboardsController
 from services.game.replays.controllers import ReplaysController
 from services.game.schedules.controllers import SchedulesController
@@ -43,7 +44,7 @@ from services.game.version import API_VERSION
 from services.ops.health import Readiness, StoreReadiness
 from services.ops.metrics import GameMetrics
 from shared.app import stalls
-from shared.app.runtime import InProcessDispatcher, InProcessScheduler
+from shared.app.runtime import InProcessDispatcher, InProcessScheduler, LadderPairer
 from shared.ports.archive import EventArchive, StoreArchive
 from shared.ports.bot_index import BotIndex
 from shared.ports.dispatch import BotTurnDispatcher
@@ -73,6 +74,7 @@ def create_app(
     game_metrics: GameMetrics | None = None,
     streams: StreamConfig | None = None,
     bot_index: BotIndex | None = None,
+    ladder_pairer: LadderPairer | None = None,
     debug: bool = False,
 ) -> Litestar:
     """Returns the game service over `store`, starting bot turns through `dispatcher`.
@@ -88,7 +90,9 @@ def create_app(
     PostgreSQL). `/metrics` serves `game_metrics`; by default a fresh registry of its own.
     Streams and long polls behave as `streams` says; by default as `StreamConfig()`. The
     bots' games and challenges come from `bot_index`; by default the twin folding `store`'s
-    feed (the real stack passes the projection's, `services.projection.bot_index`).
+    feed (the real stack passes the projection's, `services.projection.bot_index`). The
+    open ladders are paired by `ladder_pairer`'s thread from start-up to shut-down; by
+    default by nothing in this process (the workers' beat task, or a test's own calls).
     """
     access = access if access is not None else auth.Access.embedded(store)
     tournament_views = views if views is not None else InMemoryTournamentViews(store)
@@ -148,6 +152,7 @@ def create_app(
             InvitesController,
             ChallengesController,
             LeaderboardsController,
+            LaddersController,
             SchedulesController,
             GameStreamController,
             BotStreamsController,
@@ -189,9 +194,10 @@ def create_app(
         },
         middleware=[ObserveMiddleware(observed), RateLimitMiddleware(auth.identify_late)],
         plugins=[problems.ProblemDocumentation(), accepted, completion],
-        on_startup=[count_stalls],
+        on_startup=[count_stalls, *([ladder_pairer.start] if ladder_pairer else [])],
         on_shutdown=[
             stop_counting_stalls,
+            *([ladder_pairer.close] if ladder_pairer else []),
             access.close,
             *([] if scheduler is not None else [schedules.close]),
         ],

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from shared.catalog import get_game
 from shared.messages.common import Event, GameCreated, GameFinished, Result
 from shared.messages.envelope import RecordedEvent
-from shared.model import challenges, evaluations, registry
+from shared.model import challenges, evaluations, ladder_events, registry
 from shared.model.tournaments import model as tournament_model
 from shared.ports.bot_index import Answered, Closed, Issued, bot_news
 from shared.store.port import position_key
@@ -43,7 +43,19 @@ def decode(recorded: RecordedEvent) -> Event:
         return challenges.CODEC.decode(recorded)
     if recorded.kind == evaluations.KIND:
         return evaluations.CODEC.decode(recorded)
+    if recorded.kind == ladder_events.KIND:
+        return ladder_events.CODEC.decode(recorded)
     return get_game(recorded.kind).codec.decode(recorded)
+
+
+_NOT_GAMES = (
+    tournament_model.KIND,
+    registry.KIND,
+    challenges.KIND,
+    evaluations.KIND,
+    ladder_events.KIND,
+)
+"""The kinds of the streams that are no game's."""
 
 
 class Created(NamedTuple):
@@ -84,12 +96,7 @@ def game_changes(records: Iterable[RecordedEvent]) -> list[GameChange]:
     changes: dict[str, GameChange] = {}
     for recorded in records:
         event = decode(recorded)
-        if recorded.kind in (
-            tournament_model.KIND,
-            registry.KIND,
-            challenges.KIND,
-            evaluations.KIND,
-        ):
+        if recorded.kind in _NOT_GAMES:
             continue
         change = changes.setdefault(recorded.game_id, GameChange(recorded.game_id))
         change.add(recorded, event)

@@ -35,7 +35,11 @@ from redbeat.schedulers import RedBeatScheduler, RedBeatSchedulerEntry, ensure_c
 
 from services.ops.health import heartbeat_path, touch
 from services.settings import BeatSettings, CommonSettings
-from services.workers.dispatch import RECONCILE_TOURNAMENTS, RUN_SCHEDULED_TOURNAMENT
+from services.workers.dispatch import (
+    PAIR_LADDERS,
+    RECONCILE_TOURNAMENTS,
+    RUN_SCHEDULED_TOURNAMENT,
+)
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.schedule import Schedule
 from shared.ports.scheduler import ScheduledTournament, Scheduler, UnknownSchedule
@@ -306,17 +310,28 @@ def _unavailable() -> Iterator[None]:
 
 
 def reconcile_schedule(settings: BeatSettings) -> dict[str, Any]:
-    """Returns beat's own entries: the reconciliation every `reconcile_seconds` (none at 0).
+    """Returns beat's own entries: the reconciliation every `reconcile_seconds` (none at 0),
+    and the ladders' pairing every `ladder_pair_seconds` (none at 0).
 
     A run not started within its period expires: runs that waited behind a long queue do
     not all run at once.
     """
+    entries: dict[str, Any] = {}
     every = settings.reconcile_seconds
-    if every == 0:
-        return {}
-    options = {"queue": settings.queue, "expires": every}
-    entry = {"task": RECONCILE, "schedule": float(every), "args": (every,), "options": options}
-    return {"cardarena-reconcile": entry}
+    if every:
+        options = {"queue": settings.queue, "expires": every}
+        entry = {"task": RECONCILE, "schedule": float(every), "args": (every,), "options": options}
+        entries["cardarena-reconcile"] = entry
+    pair_every = settings.ladder_pair_seconds
+    if pair_every:
+        options = {"queue": settings.queue, "expires": max(1.0, pair_every)}
+        entries["cardarena-pair-ladders"] = {
+            "task": PAIR_LADDERS,
+            "schedule": pair_every,
+            "args": (),
+            "options": options,
+        }
+    return entries
 
 
 def run_beat(app: Celery, settings: BeatSettings, max_interval: int = DEFAULT_MAX_INTERVAL) -> None:

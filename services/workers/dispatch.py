@@ -32,6 +32,9 @@ RUN_SCHEDULED_TOURNAMENT = "cardarena.run_scheduled_tournament"
 """(definition, schedule_id, slot=...): starts a schedule's run at a slot."""
 RECONCILE_TOURNAMENTS = "cardarena.reconcile_tournaments"
 """(stall_seconds): plays on the running games the platform left waiting."""
+PAIR_LADDERS = "cardarena.pair_ladders"
+"""(): pairs the waiting bots of every open ladder (beat sends it every
+CARDARENA_LADDER_PAIR_SECONDS)."""
 
 
 @contextlib.contextmanager

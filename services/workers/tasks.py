@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -20,6 +20,7 @@ from celery import Celery
 from services.settings import WorkerSettings
 from services.workers.dispatch import (
     BOT_TURNS,
+    PAIR_LADDERS,
     RECONCILE_TOURNAMENTS,
     RUN_SCHEDULED_TOURNAMENT,
     START_TOURNAMENT,
@@ -32,7 +33,9 @@ from services.workers.webhooks import play_webhook_turn
 from shared.app import evaluations
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import enforce_deadline, now_ms, watch_of
+from shared.app.ladder import Pairing, pair_open_ladders, ratings_of, rules_of
 from shared.app.loading import load
+from shared.app.starting import GameCap
 from shared.app.tournaments import (
     abort_stale_games,
     after_game,
@@ -46,6 +49,8 @@ from shared.app.tournaments import (
 from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.schedule import run_id
+from shared.ports.dispatch import BotTurnDispatcher
+from shared.ports.game_slots import InMemoryGameSlots
 from shared.ports.outbox import DispatchUnavailable, Outbox, Pending
 from shared.ports.scheduler import run_definition
 from shared.ports.views.port import TournamentViews
@@ -175,6 +180,25 @@ class Worker:
             sent += evaluations.reconcile(store, stall_ms, now_ms(), self.dispatch, RECONCILE_LIMIT)
         return sent
 
+    def pair_ladders(self) -> int:
+        """Pairs every open ladder (`shared.app.ladder.pair_open_ladders`): its ladder caps
+        hold (CARDARENA_LADDER_*), not the game service's cap of running games, whose slots the
+        workers do not hold. Two runs at once (a beat that fired twice, a task run again after
+        a worker died) seat no bot twice: each pairing appends at the ladder's version it read.
+        Returns how many games it paired."""
+        settings = self.settings
+        rules = rules_of(
+            settings.ladder_max_concurrent,
+            settings.ladder_max_daily,
+            settings.ladder_cooldown_seconds,
+            settings.ladder_provisional_games,
+        )
+        views = self.views()
+        pairing = Pairing(
+            GameCap(InMemoryGameSlots(), 0), _Dispatch(self), ratings_of(views.leaderboard), rules
+        )
+        return len(pair_open_ladders(self.store(), datetime.now(UTC), pairing))
+
     def dispatch(self, game_id: str) -> None:
         """Queues the bot turns of `game_id` on the queue this worker serves (into the outbox
         while the broker is unreachable)."""
@@ -222,6 +246,19 @@ class Worker:
         self.app.send_task(task, args, countdown=countdown, queue=self.settings.queue)
 
 
+class _Dispatch(BotTurnDispatcher):
+    """A worker's dispatch as the port the ladder's pairing starts games through."""
+
+    def __init__(self, worker: Worker) -> None:
+        self._worker = worker
+
+    def dispatch(self, game_id: str) -> None:
+        self._worker.dispatch(game_id)
+
+    def start_tournament(self, definition: TournamentDefinition, tournament_id: str) -> None:
+        raise NotImplementedError("a ladder starts no tournament")
+
+
 def _count_bot_turns(handed: RecordedEvent, moves: int, started_ms: int) -> None:
     """Counts `moves` bot moves and the wait from `handed` (the event that gave the bots the
     turn) to the task starting to play them."""
@@ -259,3 +296,7 @@ def register(app: Celery, worker: Worker) -> None:
     @app.task(name=RECONCILE_TOURNAMENTS, shared=False)
     def reconcile_tournaments(stall_seconds: float) -> int:
         return worker.reconcile_tournaments(stall_seconds)
+
+    @app.task(name=PAIR_LADDERS, shared=False)
+    def pair_ladders() -> int:
+        return worker.pair_ladders()

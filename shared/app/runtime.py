@@ -5,7 +5,8 @@
 - `TimerWatcher` runs a timer thread per clock wait and a thread per webhook call;
 - `InProcessScheduler` fires scheduled tournaments from a daemon thread;
 - `OutboxDispatcher` sends through the broker, and its sender thread sends again what the
-  broker could not take (kept in `shared.ports.outbox`).
+  broker could not take (kept in `shared.ports.outbox`);
+- `LadderPairer` pairs the open ladders from a daemon thread.
 
 The workers' counterparts (Celery tasks, redbeat) live in `services/workers/`.
 """
@@ -26,6 +27,7 @@ import structlog
 from shared.app import evaluations
 from shared.app.bot_turns import play_bot_turns
 from shared.app.deadlines import WebhookRunner, enforce_deadline, now_ms, watch_of
+from shared.app.ladder import Pairing, pair_open_ladders
 from shared.app.loading import load
 from shared.app.tournaments import (
     after_game,
@@ -457,3 +459,32 @@ class OutboxDispatcher(BotTurnDispatcher):
             if failing:
                 delay = min(delay * 2, self._max_retry_s)
             failing = True
+
+
+class LadderPairer:
+    """The embedded twin of the workers' beat task: a daemon thread that pairs every open ladder
+    (`shared.app.ladder.pair_open_ladders`) every `every` seconds, from `start` to `close`."""
+
+    def __init__(self, store: EventStore, pairing: Pairing, every: float) -> None:
+        self._store, self._pairing, self._every = store, pairing, every
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Starts the thread (once; never when `every` is 0)."""
+        if self._thread is None and self._every > 0:
+            self._thread = threading.Thread(target=self._run, name="ladder-pairer", daemon=True)
+            self._thread.start()
+
+    def close(self) -> None:
+        """Stops the thread, waiting for a pairing in progress."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                pair_open_ladders(self._store, _utcnow(), self._pairing)
+            except Exception:
+                log.exception("a ladder pairing failed; the next one tries again")

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Annotated
 
 from litestar import MediaType, Response, get
+from litestar.params import PathParameter
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
 from services.game.http.params import BotName, BotVersion, EvaluationId, GameId, TournamentId
 from services.game.http.viewer import PAGE_HEADERS, viewer_page
+
+LadderId = Annotated[str, PathParameter(description="The ladder's id.")]
 
 STATIC = Path(__file__).parent.parent / "static" / "arena"
 """The arena's HTML, JavaScript and CSS, served as they are (no build step)."""
@@ -64,7 +68,14 @@ def bot_page(name: BotName, version: BotVersion) -> Response[str]:
     return _page("bot.html")
 
 
+@get("/arena/ladders/{ladder_id:str}", include_in_schema=False, sync_to_thread=False)
+def ladder_page(ladder_id: LadderId) -> Response[str]:
+    """Returns the page of the ladder `ladder_id`: its ranking, live games, queue and recent
+    games (the page itself asks the API for it)."""
+    return _page("ladder.html")
+
+
 def arena_handlers() -> list[ControllerRouterHandler]:
     """Returns the arena's route handlers: its pages and its static files (new per app)."""
     static = create_static_files_router("/arena/static", directories=[STATIC], name="arena-static")
-    return [home_page, tournament_page, game_page, evaluation_page, bot_page, static]
+    return [home_page, tournament_page, game_page, evaluation_page, bot_page, ladder_page, static]

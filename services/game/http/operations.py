@@ -41,6 +41,7 @@ _NOT_FOUND_PARAMETERS = {
     "unknown-schedule": ("schedule_id",),
     "unknown-bot": ("name", "version"),
     "unknown-account": ("account",),
+    "unknown-ladder": ("ladder_id",),
 }
 """A 404 type is answered only by operations with one of these path parameters."""
 _RULES_OF_ACTIONS = "illegal-action"

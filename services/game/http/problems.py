@@ -80,6 +80,8 @@ TITLES = {
     "account-suspended": "Account suspended",
     "too-many-bots": "Too many bots for the account",
     "unknown-account": "Unknown account",
+    "unknown-ladder": "Unknown ladder",
+    "ladder-closed": "Ladder closed",
 }
 """The title of each problem type, the same for every occurrence (RFC 9457, 3.1.3)."""
 
@@ -120,6 +122,8 @@ STATUSES = {
     "account-suspended": 403,
     "too-many-bots": 409,
     "unknown-account": 404,
+    "unknown-ladder": 404,
+    "ladder-closed": 409,
 }
 """The status every problem type is answered with (the document lists them per operation)."""
 

@@ -50,6 +50,7 @@ _NOT_FOUND = {
     "name": "unknown-bot",
     "version": "unknown-bot",
     "account": "unknown-account",
+    "ladder_id": "unknown-ladder",
 }
 """The problem type of a path parameter that names nothing (any other: `unknown-route`)."""
 

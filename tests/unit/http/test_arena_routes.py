@@ -19,6 +19,7 @@ PAGES = [
     "/arena/games/some-game",
     "/arena/bots/heuristic/1",
     "/arena/evaluations/some-evaluation",
+    "/arena/ladders/some-ladder",
 ]
 """One address of each arena page (the pages ask the API for what they show)."""
 SECURITY = ("content-security-policy", "x-content-type-options")

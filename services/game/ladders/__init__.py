@@ -1,0 +1,1 @@
+"""The ladders: permanent queues of bots, paired continuously."""
