@@ -10,7 +10,14 @@ import redis
 
 from shared.store.port import EventStore
 from tests.support.redis_cluster import LocalCluster
-from tests.support.stores import Backend, ConsumerFactory, memory_backend, redis_store_backend
+from tests.support.stores import (
+    Backend,
+    ConsumerFactory,
+    Views,
+    memory_backend,
+    redis_store_backend,
+    views_backend,
+)
 
 
 @pytest.fixture(
@@ -58,3 +65,9 @@ def store(backend: Backend) -> EventStore:
 def make_consumer(backend: Backend) -> ConsumerFactory:
     """Returns the consumer factory of the store under test."""
     return backend.make_consumer
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+def views(request: pytest.FixtureRequest) -> Views:
+    """Returns a store and its views (projected first, on PostgreSQL), each in turn."""
+    return views_backend(request, request.param)

@@ -4,14 +4,6 @@ whether a tournament's or ad hoc; their games against others are rated as ever."
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import pytest
-import redis
-
-from services.ops.migrate import migrate
-from services.projection.projector import Projector
-from services.projection.views import PostgresTournamentViews
 from shared.app.accounts import create_account
 from shared.app.bot_turns import play_bot_turns
 from shared.app.games import create_game
@@ -20,13 +12,8 @@ from shared.app.tournaments import run_in_process
 from shared.messages.common import Seat
 from shared.model.registry import BotSpec
 from shared.model.tournaments.model import Entrant, TournamentDefinition
-from shared.ports.views.memory import InMemoryTournamentViews
-from shared.ports.views.port import TournamentViews
-from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
-from shared.store.redis_store import RedisEventStore
-
-Views = tuple[EventStore, Callable[[], TournamentViews]]
+from tests.support.stores import Views
 
 LEAGUE = TournamentDefinition(
     game="autobus",
@@ -36,29 +23,6 @@ LEAGUE = TournamentDefinition(
 )
 """Two built-in bots of the account `ada` and the host's heuristic: three games, one of them
 between ada's bots."""
-
-
-@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
-def views(request: pytest.FixtureRequest) -> Views:
-    """Returns a store and its views (projected first, on PostgreSQL), each in turn."""
-    if request.param == "memory":
-        store = InMemoryEventStore()
-        memory = InMemoryTournamentViews(store)
-        return store, lambda: memory
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    database_url: str = request.getfixturevalue("database_url")
-    migrate(database_url)
-    redis_store = RedisEventStore(client, request.getfixturevalue("namespace"))
-    consumer = redis_store.consumer("projection", "p1")
-    projected = PostgresTournamentViews(database_url)
-
-    def caught_up() -> TournamentViews:
-        with Projector(database_url, consumer) as projector:
-            while projector.run_once(count=250):
-                pass
-        return projected
-
-    return redis_store, caught_up
 
 
 def _ada(store: EventStore) -> None:

@@ -4,49 +4,12 @@ rated, and the projection takes the evaluation's own stream in its stride."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import pytest
-import redis
-
-from services.ops.migrate import migrate
-from services.projection.projector import Projector
-from services.projection.views import PostgresTournamentViews
 from shared.app.evaluations import create_evaluation, load_evaluation, start_pending
 from shared.app.registry import register
 from shared.app.runtime import InProcessDispatcher
 from shared.model.evaluations import Contestant, EvaluationDefinition
 from shared.model.registry import BotSpec
-from shared.ports.views.memory import InMemoryTournamentViews
-from shared.ports.views.port import TournamentViews
-from shared.store.memory import InMemoryEventStore
-from shared.store.port import EventStore
-from shared.store.redis_store import RedisEventStore
-
-Views = tuple[EventStore, Callable[[], TournamentViews]]
-
-
-@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
-def views(request: pytest.FixtureRequest) -> Views:
-    """Returns a store and its views (projected first, on PostgreSQL), each in turn."""
-    if request.param == "memory":
-        store = InMemoryEventStore()
-        memory = InMemoryTournamentViews(store)
-        return store, lambda: memory
-    client: redis.Redis = request.getfixturevalue("redis_client")
-    database_url: str = request.getfixturevalue("database_url")
-    migrate(database_url)
-    redis_store = RedisEventStore(client, request.getfixturevalue("namespace"))
-    consumer = redis_store.consumer("projection", "p1")
-    projected = PostgresTournamentViews(database_url)
-
-    def caught_up() -> TournamentViews:
-        with Projector(database_url, consumer) as projector:
-            while projector.run_once(count=250):
-                pass
-        return projected
-
-    return redis_store, caught_up
+from tests.support.stores import Views
 
 
 def test_an_evaluation_of_two_host_bots_rates_none_of_its_games(views: Views) -> None:

@@ -7,6 +7,7 @@ keys are deleted from every primary afterwards."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -14,7 +15,12 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
+from services.ops.migrate import migrate
+from services.projection.projector import Projector
+from services.projection.views import PostgresTournamentViews
 from shared.messages.envelope import NewEvent
+from shared.ports.views.memory import InMemoryTournamentViews
+from shared.ports.views.port import TournamentViews
 from shared.store.memory import InMemoryEventStore, InMemoryFeedConsumer
 from shared.store.port import (
     EventStore,
@@ -110,3 +116,30 @@ def events(*labels: str) -> list[NewEvent]:
 def event(label: str) -> NewEvent:
     """Returns an event whose payload is `label`."""
     return NewEvent("CardPlayed", label.encode())
+
+
+Views = tuple[EventStore, Callable[[], TournamentViews]]
+"""A store and how to read its tournament views (caught up with the store first)."""
+
+
+def views_backend(request: pytest.FixtureRequest, kind: str) -> Views:
+    """Returns a store and its views: `memory` (the in-memory twin), or `postgres` (a Redis
+    store of the test's namespace, projected into PostgreSQL before each read)."""
+    if kind == "memory":
+        store = InMemoryEventStore()
+        memory = InMemoryTournamentViews(store)
+        return store, lambda: memory
+    client: redis.Redis = request.getfixturevalue("redis_client")
+    database_url: str = request.getfixturevalue("database_url")
+    migrate(database_url)
+    redis_store = RedisEventStore(client, request.getfixturevalue("namespace"))
+    consumer = redis_store.consumer("projection", "p1")
+    projected = PostgresTournamentViews(database_url)
+
+    def caught_up() -> TournamentViews:
+        with Projector(database_url, consumer) as projector:
+            while projector.run_once(count=250):
+                pass
+        return projected
+
+    return redis_store, caught_up
