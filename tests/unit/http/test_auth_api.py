@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from shared.model.registry import (
     WebhookSecretIssued,
 )
 from shared.store.memory import InMemoryEventStore
+from tests.support.accounts import play_out
 from tests.support.api import (
     ADMIN,
     ALICE,
@@ -52,26 +52,6 @@ def bound_game(client: Client, seats: list[dict[str, Any]]) -> str:
     assert created.status_code == 201, created.text
     game_id: str = created.json()["game_id"]
     return game_id
-
-
-def play_out(client: Client, game_id: str, tokens: Mapping[int, str], limit: int = 5000) -> None:
-    """Plays the first legal action of each bound seat (with its token) until the game ends."""
-    for _ in range(limit):
-        for seat, token in tokens.items():
-            view = client.get(
-                f"/v1/games/{game_id}/view", params={"seat": seat}, headers=bearer(token)
-            ).json()
-            if view["status"] != "playing":
-                return
-            if view["legal_actions"]:
-                body = {"seat": seat, "action": view["legal_actions"][0]}
-                posted = client.post(
-                    f"/v1/games/{game_id}/actions",
-                    json={**body, "expected_version": view["version"]},
-                    headers=bearer(token),
-                )
-                assert posted.status_code == 200, posted.text
-    pytest.fail(f"game {game_id} did not end")
 
 
 def test_hosting_operations_need_the_admin_key_and_change_nothing_without_it(
