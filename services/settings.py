@@ -58,6 +58,10 @@ class CommonSettings:
     """CARDARENA_QUEUE: the Celery queue of bot turns."""
     webhook_allow_private: bool = False
     """CARDARENA_WEBHOOK_ALLOW_PRIVATE: let webhook URLs reach loopback and private addresses."""
+    max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
+    """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap); the
+    game service admits its games by it, and the ladders' pairing (a game service's thread or
+    the workers' task) seats no bot that holds as many."""
     ladder_pair_seconds: Annotated[float, msgspec.Meta(ge=0)] = 2.0
     """CARDARENA_LADDER_PAIR_SECONDS: how often the open ladders are paired (the embedded
     service's thread, the workers' beat task); 0: never in this process."""
@@ -134,8 +138,6 @@ class GameSettings(CommonSettings):
     """CARDARENA_TURN_RATE_LIMIT: a bot token's bucket of reads of its own turns (a seat's view
     or turn that waits for it, a turns poll that finds one), refilled over a window (0:
     unlimited); the default is 2 reads a turn, a turn a second, in 20 games, for 60 s."""
-    max_games_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20
-    """CARDARENA_MAX_GAMES_PER_BOT: running games a registered bot may sit in (0: no cap)."""
     spectator_streams: Annotated[int, msgspec.Meta(ge=1)] = 64
     """CARDARENA_SPECTATOR_STREAMS: anonymous spectator streams a game service process keeps
     open at once (more: 503); seats' and bots' streams have their own capacity."""

@@ -1,4 +1,5 @@
-"""Builds the adapters every process shares: the event store, the outbox, the views, the archive."""
+"""Builds the adapters every process shares: the event store, the outbox, the views, the archive,
+the slots of running games."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from services.settings import CommonSettings
 from shared.ports import deal_secret
 from shared.ports.archive import EventArchive, StoreArchive
 from shared.ports.deal_secret import DealSecret, GivenDealSecret, ProcessDealSecret
+from shared.ports.game_slots import GameSlots, InMemoryGameSlots
 from shared.ports.outbox import InMemoryOutbox, Outbox
 from shared.ports.views.memory import InMemoryTournamentViews
 from shared.ports.views.port import TournamentViews
@@ -18,6 +20,7 @@ from shared.store.memory import InMemoryEventStore
 from shared.store.port import EventStore
 from shared.store.redis_common import Client
 from shared.store.redis_deal_secret import RedisDealSecret
+from shared.store.redis_limits import RedisGameSlots
 from shared.store.redis_outbox import RedisOutbox
 from shared.store.redis_store import RedisEventStore
 
@@ -69,6 +72,14 @@ def build_outbox(settings: CommonSettings) -> Outbox:
     if settings.store == "memory":
         return InMemoryOutbox()
     return RedisOutbox(store_client(settings), settings.namespace)
+
+
+def build_slots(settings: CommonSettings) -> GameSlots:
+    """Returns the slots of each bot's running games: this process's (memory store), else
+    the ones every game service process and worker shares in the event store's Redis."""
+    if settings.store == "memory":
+        return InMemoryGameSlots()
+    return RedisGameSlots(store_client(settings), settings.namespace)
 
 
 def build_views(settings: CommonSettings, store: EventStore) -> TournamentViews:

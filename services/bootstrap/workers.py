@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from services.bootstrap.stores import build_outbox, build_store, build_views
+from services.bootstrap.stores import build_outbox, build_slots, build_store, build_views
 from services.settings import WorkerSettings
 from services.workers.celery_app import create_celery
 from services.workers.tasks import Worker, register
@@ -20,6 +20,7 @@ def create_celery_app(settings: WorkerSettings) -> Celery:
         store=lambda: build_store(settings),
         outbox=lambda: build_outbox(settings),
         views=lambda: build_views(settings, worker.store()),
+        slots=lambda: build_slots(settings),
     )
     register(app, worker)
     return app

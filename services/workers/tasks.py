@@ -50,7 +50,7 @@ from shared.messages.envelope import RecordedEvent
 from shared.model.tournaments.model import TournamentDefinition
 from shared.model.tournaments.schedule import run_id
 from shared.ports.dispatch import BotTurnDispatcher
-from shared.ports.game_slots import InMemoryGameSlots
+from shared.ports.game_slots import GameSlots
 from shared.ports.outbox import DispatchUnavailable, Outbox, Pending
 from shared.ports.scheduler import run_definition
 from shared.ports.views.port import TournamentViews
@@ -73,7 +73,8 @@ RECONCILE_LIMIT = 1000
 
 class Worker:
     """The tasks' work on `settings`' queue, over adapters built on first use (`store`,
-    `outbox`, `views`), sending tasks by name through `app`."""
+    `outbox`, `views`, and `slots`: the game service's slots of running games per bot),
+    sending tasks by name through `app`."""
 
     def __init__(
         self,
@@ -83,12 +84,14 @@ class Worker:
         store: Callable[[], EventStore],
         outbox: Callable[[], Outbox],
         views: Callable[[], TournamentViews],
+        slots: Callable[[], GameSlots],
     ) -> None:
         self.app = app
         self.settings = settings
         self.store = functools.cache(store)
         self.outbox = functools.cache(outbox)
         self.views = functools.cache(views)
+        self.slots = functools.cache(slots)
 
     def bot_turns(self, game_id: str) -> int:
         """Plays every consecutive built-in bot move of `game_id`, then lets its tournament (or
@@ -182,8 +185,9 @@ class Worker:
 
     def pair_ladders(self) -> int:
         """Pairs every open ladder (`shared.app.ladder.pair_open_ladders`): its ladder caps
-        hold (CARDARENA_LADDER_*), not the game service's cap of running games, whose slots the
-        workers do not hold. Two runs at once (a beat that fired twice, a task run again after
+        hold (CARDARENA_LADDER_*), and the game service's cap of running games per bot
+        (CARDARENA_MAX_GAMES_PER_BOT, on the slots every game service process shares). Two
+        runs at once (a beat that fired twice, a task run again after
         a worker died) seat no bot twice: each pairing appends at the ladder's version it read.
         Returns how many games it paired."""
         settings = self.settings
@@ -195,7 +199,10 @@ class Worker:
         )
         views = self.views()
         pairing = Pairing(
-            GameCap(InMemoryGameSlots(), 0), _Dispatch(self), ratings_of(views.leaderboard), rules
+            GameCap(self.slots(), settings.max_games_per_bot),
+            _Dispatch(self),
+            ratings_of(views.leaderboard),
+            rules,
         )
         return len(pair_open_ladders(self.store(), datetime.now(UTC), pairing))
 

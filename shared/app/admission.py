@@ -29,6 +29,16 @@ def prune(slots: GameSlots, store: EventStore, bot: str) -> None:
         slots.release(bot, over)
 
 
+def full(slots: GameSlots, store: EventStore, bot: str, cap: int) -> bool:
+    """Returns whether the bot sits in `cap` running games already (its slots pruned of games
+    that are over first, when it seems full); `cap` 0: never full. Reserves nothing: `admit`
+    still decides, atomically, when a game is created."""
+    if cap == 0 or len(slots.games(bot)) < cap:
+        return False
+    prune(slots, store, bot)
+    return len(slots.games(bot)) >= cap
+
+
 class Admission:
     """Slots reserved for a game being created: `confirm` it once created, else `cancel`."""
 

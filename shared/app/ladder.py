@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from shared.app.admission import full
 from shared.app.loading import load
 from shared.app.registry import registered_bots
 from shared.app.starting import GameCap, NewGame, start_game
@@ -78,8 +79,9 @@ class LadderRefused(Exception):
 
 @dataclass(frozen=True)
 class Pairing:
-    """What a pairing needs beside the store: the cap of running games, the dispatcher that
-    starts the platform's play, each game's ratings (`key` to ordinal), and the rules."""
+    """What a pairing needs beside the store: the cap of running games per bot (the game
+    service's: its slots and CARDARENA_MAX_GAMES_PER_BOT), the dispatcher that starts the
+    platform's play, each game's ratings (`key` to ordinal), and the rules."""
 
     cap: GameCap
     dispatcher: BotTurnDispatcher
@@ -237,10 +239,12 @@ def _candidates(
     ratings: Mapping[str, float],
     now: datetime,
     rules: Rules,
+    busy: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
-    """Returns the queued bots that may be paired (registered, not suspended), as the pure
-    pairing sees them: a bot that is no built-in bot of the host's plays its first
-    `rules.provisional_games` ladder games against those, while one of them is queued."""
+    """Returns the queued bots that may be paired (registered, not suspended, not `busy`: at
+    the game service's cap of running games), as the pure pairing sees them: a bot that is no
+    built-in bot of the host's plays its first `rules.provisional_games` ladder games against
+    those, while one of them is queued."""
     today = now.date().isoformat()
     recent: dict[str, list[Met]] = {}
     count_today: dict[str, int] = {}
@@ -260,6 +264,8 @@ def _candidates(
     for queued in ladder.queue:
         registered = bots.get(queued.bot)
         if registered is None or registered.suspended or registered.game != ladder.game:
+            continue
+        if queued.bot in busy:
             continue
         builtin = gatekeeper(registered)
         played = len(recent.get(queued.bot, ()))
@@ -317,7 +323,9 @@ def pair_ladder(store: EventStore, ladder_id: str, now: datetime, pairing: Pairi
         tables: list[tuple[str, ...]] = []
         if ladder.open:
             rules = replace(pairing.rules, table_size=ladder.table_size)
-            candidates = _candidates(current, bots, pairing.ratings(ladder.game), now, rules)
+            busy = _at_cap(store, pairing.cap, [q.bot for q in ladder.queue])
+            ratings = pairing.ratings(ladder.game)
+            candidates = _candidates(current, bots, ratings, now, rules, busy)
             tables = pair(candidates, rules, now.timestamp(), f"{ladder_id}:{ladder.version}")
         first = len(ladder.history)
         game_ids = [game_id_for(game_key(ladder_id, first + i)) for i in range(len(tables))]
@@ -336,6 +344,13 @@ def pair_ladder(store: EventStore, ladder_id: str, now: datetime, pairing: Pairi
     for game in [*missing, *paired]:
         _create(store, ladder, game, registered, pairing, now)
     return game_ids
+
+
+def _at_cap(store: EventStore, cap: GameCap, queued: Sequence[str]) -> frozenset[str]:
+    """Returns the queued bots that sit in as many running games as `cap` allows (its games
+    outside the ladder count too): the pairing leaves them waiting rather than pair a table
+    whose game would be refused."""
+    return frozenset(bot for bot in queued if full(cap.slots, store, bot, cap.cap))
 
 
 def _create(

@@ -18,6 +18,7 @@ from services.workers.beat import reconcile_schedule
 from services.workers.dispatch import PAIR_LADDERS
 from shared.app import ladder as ladders
 from shared.app.accounts import create_account, suspend_account
+from shared.app.games import abort_game
 from shared.app.ladder import LadderRefused, Pairing, UnknownLadder, pair_ladder
 from shared.app.registry import find_bot, register
 from shared.app.runtime import LadderPairer
@@ -29,6 +30,7 @@ from shared.model.ladder_events import stream_id
 from shared.model.registry import BotSpec, RegisteredBot
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import InMemoryGameSlots
+from shared.ports.views.memory import InMemoryTournamentViews
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import AppendResult
 
@@ -253,6 +255,23 @@ def test_bots_are_paired_again_once_their_game_ended_and_a_game_that_cannot_star
     assert stream_id(ladder.ladder_id).startswith("ladder:")
 
 
+def test_a_bot_at_the_game_services_cap_waits_and_is_paired_once_a_game_of_it_ended() -> None:
+    store = InMemoryEventStore()
+    first = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    second = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    for bot in bots(store, 2):
+        ladders.join(store, first.ladder_id, bot, NOW)
+        ladders.join(store, second.ladder_id, bot, NOW)
+    capped = Pairing(GameCap(InMemoryGameSlots(), 1), Recorder(), lambda g: {}, Rules())
+    [running] = pair_ladder(store, first.ladder_id, NOW, capped)
+    assert pair_ladder(store, second.ladder_id, NOW, capped) == [], "both bots sit at their cap"
+    assert ladders.read_ladder(store, second.ladder_id).history == [], "no game refused at start"
+    abort_game(store, running, "host")
+    [paired] = pair_ladder(store, second.ladder_id, NOW, capped)
+    assert store.version(paired) > 0
+    assert [g.game_id for g in ladders.read_ladder(store, second.ladder_id).live] == [paired]
+
+
 def test_the_projection_reads_a_ladders_events_and_makes_no_game_of_them() -> None:
     store = InMemoryEventStore()
     ladder = ladders.open_ladder(store, "shithead", None, 2, NOW)
@@ -296,3 +315,34 @@ def test_a_queued_bot_whose_account_is_suspended_is_paired_no_more() -> None:
     ladders.join(store, ladder.ladder_id, second, NOW)
     suspend_account(store, first.account, "feeding")
     assert pair_ladder(store, ladder.ladder_id, NOW, pairing()) == []
+
+
+def test_the_workers_pairing_holds_the_game_services_cap_of_running_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from services.settings import WorkerSettings  # noqa: PLC0415 - the workers' own test
+    from services.workers.celery_app import create_celery  # noqa: PLC0415
+    from services.workers.tasks import Worker  # noqa: PLC0415
+
+    store = InMemoryEventStore()
+    slots = InMemoryGameSlots()
+    settings = WorkerSettings(max_games_per_bot=1)
+    worker = Worker(
+        create_celery(settings),
+        settings,
+        store=lambda: store,
+        outbox=lambda: pytest.fail("no outbox"),
+        views=lambda: InMemoryTournamentViews(store),
+        slots=lambda: slots,
+    )
+    dispatched: list[str] = []
+    monkeypatch.setattr(worker, "dispatch", dispatched.append)  # no broker: record the sends
+    first = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    second = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    for bot in bots(store, 2):
+        ladders.join(store, first.ladder_id, bot, NOW)
+        ladders.join(store, second.ladder_id, bot, NOW)
+    assert worker.pair_ladders() == 1, "the second ladder waits: both bots sit at the cap of 1"
+    [game] = ladders.read_ladder(store, first.ladder_id).live
+    assert sorted(slots.games(game.bots[0]) + slots.games(game.bots[1])) == [game.game_id] * 2
+    assert ladders.read_ladder(store, second.ladder_id).history == []

@@ -200,6 +200,7 @@ def test_a_worker_keeps_a_task_it_cannot_send_as_the_games_bot_turns() -> None:
         store=InMemoryEventStore,
         outbox=lambda: outbox,
         views=lambda: pytest.fail("no views"),
+        slots=lambda: pytest.fail("no slots"),
     )
 
     def unreachable() -> None:

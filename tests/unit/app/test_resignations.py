@@ -288,6 +288,7 @@ def test_the_workers_reconciliation_aborts_the_games_stale_for_the_setting(
     from services.settings import WorkerSettings  # noqa: PLC0415 - the workers' own test
     from services.workers.celery_app import create_celery  # noqa: PLC0415
     from services.workers.tasks import Worker  # noqa: PLC0415
+    from shared.ports.game_slots import InMemoryGameSlots  # noqa: PLC0415
 
     store = InMemoryEventStore()
     settings = WorkerSettings(stale_game_seconds=stale_seconds)
@@ -297,6 +298,7 @@ def test_the_workers_reconciliation_aborts_the_games_stale_for_the_setting(
         store=lambda: store,
         outbox=InMemoryOutbox,
         views=lambda: InMemoryTournamentViews(store),
+        slots=InMemoryGameSlots,
     )
     game_id = external_game(store, "autobus", 2)
     assert worker.reconcile_tournaments(stall_seconds=3600) == 0
