@@ -34,7 +34,7 @@ from their store times (`recorded_at`), never from a client's clock:
 Prints the figures and verdicts; exit code 0 whatever the verdicts (the machine is noisy).
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.ladder [--bots 100] [--seconds 120]
-        [--game autobus|shithead] [--pair-seconds 1] [--cooldown 0] [--processes 2] [--quick]
+        [--game autobus|shithead] [--pair-seconds 1] [--cooldown 300] [--processes 2] [--quick]
 """
 
 from __future__ import annotations
@@ -156,28 +156,52 @@ async def play(
     bot: Bot, ladder_id: str, until: float, stop: asyncio.Event, left: list[str], tally: Tally
 ) -> None:
     """Joins the ladder, plays every turn it is given until `until` (monotonic), leaves, and
-    plays on until `stop` is set (its last game ends)."""
-    joined = await bot.http.post(f"/v1/ladders/{ladder_id}/queue")
-    tally.answer(joined)
-    queued = joined.is_success
-    while not stop.is_set():
-        if queued and time.monotonic() >= until:
-            gone = await bot.http.delete(f"/v1/ladders/{ladder_id}/queue")
-            queued = not tally.answer(gone)
-            if not queued:
-                left.append(bot.key)
-        wait = 2 if not queued else max(1, min(10, round(until - time.monotonic())))
-        try:
-            response = await bot.http.get("/v1/bots/me/turns", params={"wait": wait}, timeout=70)
-        except httpx.TransportError as error:
-            tally.error("transport", repr(error))
-            await asyncio.sleep(0.1)
-            continue
-        if not tally.answer(response):
-            await asyncio.sleep(0.1)
-            continue
-        for turn in response.json()["turns"]:
-            await move(bot, turn, tally)
+    plays on until `stop` is set (its last game ends). A bot that fails counts as left."""
+    queue = f"/v1/ladders/{ladder_id}/queue"
+    queued = False
+    try:
+        while not queued and not stop.is_set() and time.monotonic() < until:
+            queued = await request(bot, "POST", queue, tally)
+        if not queued:
+            left.append(bot.key)
+        while not stop.is_set():
+            if queued and time.monotonic() >= until:
+                queued = not await request(bot, "DELETE", queue, tally)
+                if not queued:
+                    left.append(bot.key)
+            wait = 2 if not queued else max(1, min(10, round(until - time.monotonic())))
+            try:
+                response = await bot.http.get(
+                    "/v1/bots/me/turns", params={"wait": wait}, timeout=70
+                )
+            except httpx.TransportError as error:
+                tally.error("transport", repr(error))
+                await asyncio.sleep(0.1)
+                continue
+            if not tally.answer(response):
+                await asyncio.sleep(0.1)
+                continue
+            for turn in response.json()["turns"]:
+                await move(bot, turn, tally)
+    except Exception:
+        if bot.key not in left:
+            left.append(bot.key)
+        raise
+
+
+async def request(bot: Bot, method: str, url: str, tally: Tally) -> bool:
+    """Sends one request without a body; returns whether it succeeded (a transport error or a
+    non-2xx is counted, then a short pause)."""
+    try:
+        response = await bot.http.request(method, url)
+    except httpx.TransportError as error:
+        tally.error("transport", repr(error))
+        await asyncio.sleep(0.1)
+        return False
+    if not tally.answer(response):
+        await asyncio.sleep(0.1)
+        return False
+    return True
 
 
 async def move(bot: Bot, turn: dict[str, Any], tally: Tally) -> None:
@@ -598,8 +622,9 @@ def main() -> None:
     parser.add_argument(
         "--cooldown",
         type=float,
-        default=0.0,
-        help="the rematch cooldown (seconds): 0 leaves opponent diversity to its own rule",
+        default=300.0,
+        help="the rematch cooldown (seconds; the deployment's default): at 0 opponent"
+        " diversity is left to its own rule",
     )
     parser.add_argument("--idle-seconds", type=float, default=4.0, help="idle CPU sample")
     parser.add_argument("--quick", action="store_true", help="12 bots for 20 s (a smoke test)")
