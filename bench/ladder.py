@@ -9,7 +9,9 @@ moves). `--bots` simulated bots (asyncio + httpx, in this process) each make an 
 their own (`POST /v1/accounts`), register one external bot with its key, join the ladder
 with the bot's token and play every turn they are given through the public API (the long
 poll `GET /v1/bots/me/turns?wait=` and a random legal action POSTed at the turn's version)
-for `--seconds`; then they leave the ladder and play their last games out.
+for `--seconds` (and until seated once); then they leave the ladder and play their last games
+out. `--quick` (a smoke test, `tests/e2e/test_bench_ladder.py`): 12 bots for 6 s on one
+game-service process.
 
 Afterwards the ladder's stream and its games' streams are read back, and every figure comes
 from their store times (`recorded_at`), never from a client's clock:
@@ -155,8 +157,9 @@ async def make_bot(url: str, run: str, index: int, game: str, tally: Tally) -> B
 async def play(
     bot: Bot, ladder_id: str, until: float, stop: asyncio.Event, left: list[str], tally: Tally
 ) -> None:
-    """Joins the ladder, plays every turn it is given until `until` (monotonic), leaves, and
-    plays on until `stop` is set (its last game ends). A bot that fails counts as left."""
+    """Joins the ladder, plays every turn it is given until `until` (monotonic) and it was
+    seated once (at most DRAIN_SECONDS / 2 longer), leaves, and plays on until `stop` is set
+    (its last game ends). A bot that fails counts as left."""
     queue = f"/v1/ladders/{ladder_id}/queue"
     queued = False
     try:
@@ -164,8 +167,10 @@ async def play(
             queued = await request(bot, "POST", queue, tally)
         if not queued:
             left.append(bot.key)
+        seated = False
         while not stop.is_set():
-            if queued and time.monotonic() >= until:
+            due = seated or time.monotonic() >= until + DRAIN_SECONDS / 2
+            if queued and due and time.monotonic() >= until:
                 queued = not await request(bot, "DELETE", queue, tally)
                 if not queued:
                     left.append(bot.key)
@@ -182,6 +187,7 @@ async def play(
                 await asyncio.sleep(0.1)
                 continue
             for turn in response.json()["turns"]:
+                seated = True
                 await move(bot, turn, tally)
     except Exception:
         if bot.key not in left:
@@ -627,10 +633,14 @@ def main() -> None:
         " diversity is left to its own rule",
     )
     parser.add_argument("--idle-seconds", type=float, default=4.0, help="idle CPU sample")
-    parser.add_argument("--quick", action="store_true", help="12 bots for 20 s (a smoke test)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="12 bots for 6 s on one game-service process (a smoke test)",
+    )
     args = parser.parse_args()
     if args.quick:
-        args.bots, args.seconds, args.idle_seconds = 12, 20.0, 2.0
+        args.bots, args.seconds, args.idle_seconds, args.processes = 12, 6.0, 1.0, 1
     if args.bots < 2 or args.processes < 1 or args.seconds <= 0 or args.pair_seconds <= 0:
         parser.error("needs --bots >= 2, --processes >= 1, --seconds > 0, --pair-seconds > 0")
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
