@@ -11,6 +11,8 @@ pairing creates. A refusal appends nothing.
 
 from __future__ import annotations
 
+import functools
+import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,6 +22,7 @@ from typing import Any
 import msgspec
 
 from shared.app.admission import full
+from shared.app.cache import PerStore
 from shared.app.loading import load
 from shared.app.registry import registered_bots
 from shared.app.starting import GameCap, NewGame, start_game
@@ -36,15 +39,16 @@ from shared.model.ladder_events import (
     KIND,
     BotLeft,
     BotQueued,
+    InvalidLadderStream,
     Ladder,
     LadderClosed,
     LadderEvent,
+    LadderFold,
     LadderGame,
     LadderGameEnded,
     LadderListed,
     LadderOpened,
     LadderPaired,
-    fold,
     game_key,
     stream_id,
 )
@@ -52,6 +56,8 @@ from shared.model.registry import RegisteredBot, bound_seat
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.store.port import ConcurrencyConflict, EventStore, StoreUnavailable
 
+RECENT_GAMES = 100
+"""How many of a bot's last ladder games the pairing weighs (rematches and diversity)."""
 RECOVER_AFTER = timedelta(seconds=30)
 """A recorded ladder game not created this long after its pairing is created by the next one
 (its pairer died in between)."""
@@ -98,12 +104,48 @@ def _plausible(ladder_id: str) -> bool:
     return len(ladder_id) == 32 and all(c in "0123456789abcdef" for c in ladder_id)
 
 
+class _Folds:
+    """The ladders a process read from one store, each as its fold so far and its version."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.folds: dict[str, tuple[LadderFold, int]] = {}
+
+
+_folds: PerStore[_Folds] = PerStore(_Folds)
+
+
 def read_ladder(store: EventStore, ladder_id: str) -> Ladder:
-    """Returns the ladder; raises UnknownLadder."""
-    recorded = store.read(stream_id(ladder_id)) if _plausible(ladder_id) else []
-    if not recorded or recorded[0].kind != KIND:
+    """Returns the ladder; raises UnknownLadder.
+
+    A ladder this process read before from `store` is folded on with only the events its
+    stream gained since (read from the last one folded, to see that the stream still holds
+    it), so a read costs what the ladder gained, not its whole history."""
+    if not _plausible(ladder_id):
         raise UnknownLadder(ladder_id)
-    return fold(CODEC.decode_all(recorded), recorded[-1].version)
+    known = _folds.of(store)
+    stream = stream_id(ladder_id)
+    with known.lock:
+        if (cached := known.folds.pop(ladder_id, None)) is not None:
+            folding, version = cached
+            recorded = store.read(stream, version - 1)
+            if recorded and recorded[0].version == version and recorded[0].kind == KIND:
+                for event in CODEC.decode_all(recorded[1:]):
+                    folding.step(event)
+                version = recorded[-1].version
+                known.folds[ladder_id] = (folding, version)
+                return folding.ladder(version)
+        recorded = store.read(stream)
+        if not recorded or recorded[0].kind != KIND:
+            raise UnknownLadder(ladder_id)
+        events = CODEC.decode_all(recorded)
+        if not isinstance(events[0], LadderOpened):
+            raise InvalidLadderStream("a ladder's stream begins with LadderOpened")
+        folding = LadderFold(events[0])
+        for event in events[1:]:
+            folding.step(event)
+        known.folds[ladder_id] = (folding, recorded[-1].version)
+        return folding.ladder(recorded[-1].version)
 
 
 def list_ladders(store: EventStore) -> list[Ladder]:
@@ -246,14 +288,7 @@ def _candidates(
     built-in bot of the host's plays its first `rules.provisional_games` ladder games against
     those, while one of them is queued."""
     today = now.date().isoformat()
-    recent: dict[str, list[Met]] = {}
-    count_today: dict[str, int] = {}
-    for game in reversed(ladder.history):
-        at = datetime.fromisoformat(game.paired_at).timestamp()
-        for bot in game.bots:
-            recent.setdefault(bot, []).append(Met(tuple(b for b in game.bots if b != bot), at))
-            if game.paired_at.startswith(today):
-                count_today[bot] = count_today.get(bot, 0) + 1
+    yesterday = (now - timedelta(days=1)).date().isoformat()
     live: dict[str, int] = {}
     for game in ladder.live:
         for bot in game.bots:
@@ -268,7 +303,8 @@ def _candidates(
         if queued.bot in busy:
             continue
         builtin = gatekeeper(registered)
-        played = len(recent.get(queued.bot, ()))
+        places = ladder.games_of.get(queued.bot, ())
+        played = len(places)
         found.append(
             Candidate(
                 key=queued.bot,
@@ -276,13 +312,41 @@ def _candidates(
                 ordinal=ratings.get(queued.bot, 0.0),
                 since=datetime.fromisoformat(queued.since).timestamp(),
                 in_progress=live.get(queued.bot, 0),
-                today=count_today.get(queued.bot, 0),
-                recent=tuple(recent.get(queued.bot, ())[:100]),
+                today=_today(ladder, places, today, yesterday),
+                recent=_recent(ladder, queued.bot, places),
                 provisional=not builtin and played < series,
                 builtin=builtin,
             )
         )
     return found
+
+
+def _recent(ladder: Ladder, bot: str, places: Sequence[int]) -> tuple[Met, ...]:
+    """Returns the bot's last RECENT_GAMES ladder games (its `places` in the history), most
+    recent first, as the pairing sees them."""
+    games = (ladder.history[i] for i in reversed(places[-RECENT_GAMES:]))
+    return tuple(
+        Met(tuple(b for b in game.bots if b != bot), _seconds(game.paired_at)) for game in games
+    )
+
+
+def _today(ladder: Ladder, places: Sequence[int], today: str, yesterday: str) -> int:
+    """Returns how many of the bot's games (its `places` in the history) began on the UTC day
+    `today`; it looks back to the first one paired before `yesterday` (pairers' clocks may
+    differ by a little, never by a day)."""
+    count = 0
+    for i in reversed(places):
+        day = ladder.history[i].paired_at[:10]
+        if day < yesterday:
+            break
+        count += day == today
+    return count
+
+
+@functools.lru_cache(maxsize=4096)
+def _seconds(at: str) -> float:
+    """Returns an ISO 8601 time as seconds since the epoch (one pairing's games share it)."""
+    return datetime.fromisoformat(at).timestamp()
 
 
 def gatekeeper(bot: RegisteredBot) -> bool:

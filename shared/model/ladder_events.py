@@ -134,6 +134,9 @@ class Ladder(msgspec.Struct, frozen=True):
     history: list[LadderGame]
     """Every game it paired, oldest first."""
     version: int
+    games_of: dict[str, tuple[int, ...]] = msgspec.field(default_factory=dict)
+    """Each bot's games, as their places in `history`, oldest first: what a pairing reads of a
+    bot's past without going through the whole history."""
 
 
 class InvalidLadderStream(ValueError):
@@ -154,43 +157,67 @@ def fold(events: Sequence[LadderEvent], version: int) -> Ladder:
     """Returns the ladder `events` (its whole stream, at `version`) make."""
     if not events or not isinstance(events[0], LadderOpened):
         raise InvalidLadderStream("a ladder's stream begins with LadderOpened")
-    opened = events[0]
-    is_open = True
-    queue: dict[str, QueuedBot] = {}
-    live: dict[str, LadderGame] = {}
-    history: list[LadderGame] = []
+    folding = LadderFold(events[0])
     for event in events[1:]:
+        folding.step(event)
+    return folding.ladder(version)
+
+
+class LadderFold:
+    """A ladder's fold that goes on: `step` folds the next event of its stream in, `ladder`
+    returns the ladder so far (later steps leave a returned ladder as it is). Folding a stream
+    in steps makes the ladder `fold` makes of it at once."""
+
+    def __init__(self, opened: LadderOpened) -> None:
+        self.opened = opened
+        self.open = True
+        self.queue: dict[str, QueuedBot] = {}
+        self.live: dict[str, LadderGame] = {}
+        self.history: list[LadderGame] = []
+        self.games_of: dict[str, tuple[int, ...]] = {}
+
+    def step(self, event: LadderEvent) -> None:
+        """Folds in the stream's next event."""
         match event:
             case LadderClosed():
-                is_open = False
+                self.open = False
             case BotQueued(bot=bot, account=account, at=at):
-                queue.setdefault(bot, QueuedBot(bot, account, at))
+                self.queue.setdefault(bot, QueuedBot(bot, account, at))
             case BotLeft(bot=bot):
-                queue.pop(bot, None)
+                self.queue.pop(bot, None)
             case LadderPaired(tables=tables, game_ids=game_ids, at=at):
                 for table, game_id in zip(tables, game_ids, strict=True):
-                    game = LadderGame(len(history), game_id, list(table), at)
-                    live[game_id] = game
-                    history.append(game)
+                    game = LadderGame(len(self.history), game_id, list(table), at)
+                    self.live[game_id] = game
+                    self.history.append(game)
                     for bot in table:
-                        if bot in queue:
-                            queue[bot] = msgspec.structs.replace(queue[bot], since=at)
+                        self.games_of[bot] = (*self.games_of.get(bot, ()), game.number)
+                    self._waits(table, at)
             case LadderGameEnded(game_id=game_id, at=at):
-                ended = live.pop(game_id, None)
-                for bot in ended.bots if ended is not None else ():
-                    if bot in queue:
-                        queue[bot] = msgspec.structs.replace(queue[bot], since=at)
+                ended = self.live.pop(game_id, None)
+                self._waits(ended.bots if ended is not None else [], at)
             case LadderOpened() | LadderListed():
                 pass
-    return Ladder(
-        ladder_id=opened.ladder_id,
-        game=opened.game,
-        ruleset=opened.ruleset,
-        table_size=opened.table_size,
-        open=is_open,
-        opened_at=opened.opened_at,
-        queue=list(queue.values()),
-        live=list(live.values()),
-        history=history,
-        version=version,
-    )
+
+    def _waits(self, bots: Sequence[str], at: str) -> None:
+        """Records that the queued ones of `bots` wait since `at`."""
+        for bot in bots:
+            if bot in self.queue:
+                self.queue[bot] = msgspec.structs.replace(self.queue[bot], since=at)
+
+    def ladder(self, version: int) -> Ladder:
+        """Returns the ladder folded so far, at `version` (its last event's)."""
+        opened = self.opened
+        return Ladder(
+            ladder_id=opened.ladder_id,
+            game=opened.game,
+            ruleset=opened.ruleset,
+            table_size=opened.table_size,
+            open=self.open,
+            opened_at=opened.opened_at,
+            queue=list(self.queue.values()),
+            live=list(self.live.values()),
+            history=list(self.history),
+            version=version,
+            games_of=dict(self.games_of),
+        )

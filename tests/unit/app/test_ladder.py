@@ -24,9 +24,10 @@ from shared.app.registry import find_bot, register
 from shared.app.runtime import LadderPairer
 from shared.app.starting import GameCap
 from shared.errors import InvalidRequest
+from shared.messages.codec import encode_all
 from shared.messages.envelope import NewEvent
 from shared.model.ladder import Rules
-from shared.model.ladder_events import stream_id
+from shared.model.ladder_events import KIND, BotQueued, stream_id
 from shared.model.registry import BotSpec, RegisteredBot
 from shared.ports.dispatch import BotTurnDispatcher
 from shared.ports.game_slots import InMemoryGameSlots
@@ -346,3 +347,50 @@ def test_the_workers_pairing_holds_the_game_services_cap_of_running_games(
     [game] = ladders.read_ladder(store, first.ladder_id).live
     assert sorted(slots.games(game.bots[0]) + slots.games(game.bots[1])) == [game.game_id] * 2
     assert ladders.read_ladder(store, second.ladder_id).history == []
+
+
+class CountingStore(InMemoryEventStore):
+    """An in-memory store that counts the events its reads returned, per stream."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.returned: dict[str, int] = {}
+
+    def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[Any]:
+        found = super().read(stream, after, limit)
+        self.returned[stream] = self.returned.get(stream, 0) + len(found)
+        return found
+
+
+def test_a_pairing_reads_only_the_events_its_ladder_gained_since_this_process_read_it() -> None:
+    store = CountingStore()
+    ladder = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    for bot in bots(store, 6):
+        ladders.join(store, ladder.ladder_id, bot, NOW)
+    assert len(pair_ladder(store, ladder.ladder_id, NOW, pairing())) == 3
+    stream = stream_id(ladder.ladder_id)
+    before = store.returned[stream]
+    assert pair_ladder(store, ladder.ladder_id, NOW, pairing()) == []
+    assert store.returned[stream] - before == 2  # the last one it folded, and LadderPaired
+    before = store.returned[stream]
+    assert pair_ladder(store, ladder.ladder_id, NOW, pairing()) == []
+    assert store.returned[stream] - before == 1  # the last one it folded, to see it is still there
+    (late,) = bots(store, 1, account="late")
+    queued = encode_all([BotQueued(bot=late.key, account=late.account, at=NOW.isoformat())])
+    store.append(stream, KIND, store.version(stream), queued)  # as another process would
+    assert late.key in {q.bot for q in ladders.read_ladder(store, ladder.ladder_id).queue}
+
+
+def test_the_daily_cap_counts_the_games_a_bot_began_that_utc_day() -> None:
+    store = InMemoryEventStore()
+    ladder = ladders.open_ladder(store, "shithead", None, 2, NOW)
+    for bot in bots(store, 2):
+        ladders.join(store, ladder.ladder_id, bot, NOW)
+    busy = InMemoryGameSlots()
+    for queued in ladders.read_ladder(store, ladder.ladder_id).queue:
+        assert busy.reserve(queued.bot, "elsewhere", 1, 60_000)
+    rules = Rules(cooldown_s=0, cooldown_games=0, max_daily=1)
+    unstarted = Pairing(GameCap(busy, 1), Recorder(), lambda g: {}, rules)  # each game ends at once
+    assert len(pair_ladder(store, ladder.ladder_id, NOW, unstarted)) == 1
+    assert pair_ladder(store, ladder.ladder_id, NOW + timedelta(hours=11), unstarted) == []
+    assert len(pair_ladder(store, ladder.ladder_id, NOW + timedelta(hours=12), unstarted)) == 1
