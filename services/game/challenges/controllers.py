@@ -11,6 +11,7 @@ from litestar.params import JSONBody, PathParameter
 
 from services.game.challenges.schemas import Decline, IssueChallenge
 from services.game.http.auth import BEARER, Access, Caller, Unauthorized, calling_bot
+from services.game.http.limits import BOT_BODY_SIZE
 from services.game.http.problems import Problem, problem, responses
 from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
@@ -137,6 +138,7 @@ class ChallengesController(Controller):
         status_code=201,
         security=BEARER,
         responses=responses(400, 401, 403, 422, 429, 503),
+        request_max_body_size=BOT_BODY_SIZE,
     )
     def issue(
         self,
@@ -213,6 +215,7 @@ class ChallengesController(Controller):
         status_code=200,
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 503),
+        request_max_body_size=BOT_BODY_SIZE,
     )
     def decline(
         self,

@@ -36,7 +36,13 @@ from services.game.http.auth import (
     host_only,
 )
 from services.game.http.context import GameContext
-from services.game.http.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
+from services.game.http.limits import (
+    BOT_BODY_SIZE,
+    CHARGED_ON_ANSWER,
+    Charge,
+    charged_as,
+    view_charge,
+)
 from services.game.http.notes import readable_notes
 from services.game.http.params import (
     GameId,
@@ -385,6 +391,7 @@ class GamesController(Controller):
         responses=responses(400, 401, 403, 404, 409, 422, 429, 503),
         opt={IDENTIFIED_BY_HANDLER: True, CHARGED_ON_ANSWER: "moves"},
         after_request=charged_as(_action_charge),
+        request_max_body_size=BOT_BODY_SIZE,
     )
     async def post_action(
         self,

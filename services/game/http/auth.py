@@ -26,6 +26,7 @@ import anyio.to_thread
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import Provide
+from litestar.handlers import HTTPRouteHandler
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.spec import Reference, SecurityRequirement, SecurityScheme
 from litestar.types import ExceptionHandlersMap, Scope
@@ -205,6 +206,14 @@ class Access:
         admin = self.admin_key.encode()
         return bool(self.admin_key) and hmac.compare_digest(credential.encode(), admin)
 
+    def screen(self, authorization: str | None) -> None:
+        """Raises Unauthorized for a bearer credential that is not one, when that takes no
+        read (the registry's fold is trusted: `follower`); else checks nothing (the handler's
+        `identify` does). A route whose handler identifies its caller (a move) calls it at the
+        door, so that a stranger's body is never read."""
+        if self.registry.trusted:
+            self.identify(authorization)
+
     def identify(self, authorization: str | None) -> Caller:
         """Returns the caller presenting `authorization` (an Authorization header, or None).
 
@@ -290,13 +299,35 @@ async def authenticate(
 
     A credential that needs no look-up (none, the admin key, a malformed one) is checked at
     once; a bot token (a registry look-up, a rate-limit hit) in a worker thread, or by the
-    handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway.
+    handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway (after
+    `Access.screen` refused a credential that is none, where that reads nothing). Guards run
+    before the route's input is checked and its body read: a request without credentials to
+    an operation that needs them is 401 here, so a stranger's body is never read (nor its
+    parameters judged).
     """
     access: Access = connection.app.state[STATE_KEY]
-    if not access.looks_up(connection.headers.get("authorization")):
-        caller_of(connection)
+    authorization = connection.headers.get("authorization")
+    if not access.looks_up(authorization):
+        caller = caller_of(connection)
+        if caller.role == "anonymous" and not caller.host and needs_credentials(handler):
+            raise Unauthorized(
+                "this operation needs Authorization: Bearer <admin key, account key or bot token>"
+            )
     elif not handler.opt.get(IDENTIFIED_BY_HANDLER):
         await anyio.to_thread.run_sync(caller_of, connection)
+    else:
+        access.screen(authorization)
+
+
+def needs_credentials(handler: BaseRouteHandler) -> bool:
+    """Returns whether every `security` requirement of `handler`'s operation names the bearer
+    scheme (`BEARER`, not `BEARER_OPTIONAL`): a request without credentials is then 401 at the
+    door, before its input is checked or its body read. (Litestar resolves a handler's
+    security once and keeps it.)"""
+    if not isinstance(handler, HTTPRouteHandler):
+        return False
+    security = handler.resolve_security()
+    return bool(security) and all(SECURITY_SCHEME in s for s in security)
 
 
 def host_only(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:

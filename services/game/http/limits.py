@@ -49,6 +49,11 @@ non-move answer then is replaced by the 429."""
 
 _CHARGES: dict[str, Charge] = {"move": "move", "turn": "turn"}
 
+BOT_BODY_SIZE = 16 * 1024
+"""The largest body a bot's own writes read (16 KiB: a move with its 1 KiB note escaped
+sixfold, a challenge, joining a ladder or an arena); a larger one is 413 before it is read
+whole. (The app's default for the host's writes is 1 MiB.)"""
+
 CHARGED_ON_ANSWER = "cardarena.charged_on_answer"
 """A route handler's `opt` key: its request is charged once answered (see the module); the
 value, an `OnAnswer`, says how it is checked before it runs."""

@@ -20,6 +20,7 @@ from services.game.http.auth import (
     calling_bot,
     host_only,
 )
+from services.game.http.limits import BOT_BODY_SIZE
 from services.game.http.problems import Problem, problem, responses
 from services.game.ladders.schemas import JoinLadder, LadderView, OpenLadder, view
 from shared.app import ladder as ladders
@@ -192,6 +193,7 @@ class LaddersController(Controller):
         guards=[_bot_or_host],
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 422, 503),
+        request_max_body_size=BOT_BODY_SIZE,
     )
     def join(
         self,

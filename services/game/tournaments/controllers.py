@@ -13,6 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
+from services.game.http.limits import BOT_BODY_SIZE
 from services.game.http.params import TournamentId, client_key_of
 from services.game.http.problems import check_game_filter, responses
 from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
@@ -376,6 +377,7 @@ class TournamentsController(Controller):
         status_code=201,
         security=BEARER,
         responses=responses(400, 401, 403, 404, 409, 422, 503),
+        request_max_body_size=BOT_BODY_SIZE,
     )
     def join(
         self,

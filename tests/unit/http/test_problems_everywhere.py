@@ -12,6 +12,7 @@ from litestar.testing import TestClient
 
 from services.game.app import MAX_BODY_SIZE
 from services.game.exports.controllers import IMPORT_MAX_BODY_SIZE
+from services.game.http.limits import BOT_BODY_SIZE
 from services.game.http.problems import MEDIA_TYPE, TYPE_PREFIX
 from tests.support.api import ADMIN, KEY, problem
 
@@ -152,11 +153,11 @@ def test_a_bots_own_token_or_a_wrong_one_gets_the_same_problems(
         "/v1/bots", json={"name": "prober", "game": "shithead", "kind": "external"}, headers=ADMIN
     )
     live, wrong = registered.json()["token"], "cab_0000000000000000.not-a-token"
-    over = b" " * (MAX_BODY_SIZE + 1)
+    over = b" " * (BOT_BODY_SIZE + 1)
     for token in (live, wrong):
         bearer = {"Authorization": f"Bearer {token}", "content-type": "application/json"}
         problem(client.get("/v1/nope", headers=bearer), 404, "unknown-route")
         problem(client.put("/v1/games/x/actions", headers=bearer), 405, "method-not-allowed")
-        # The limit holds for every caller: the body is refused before it is read whole.
+        # The move's limit holds for every caller: the body is refused before it is read whole.
         answer = client.post("/v1/games/x/actions", content=over, headers=bearer)
-        assert problem(answer, 413, "body-too-large")["limit"] == MAX_BODY_SIZE
+        assert problem(answer, 413, "body-too-large")["limit"] == BOT_BODY_SIZE
