@@ -141,6 +141,9 @@ class GameSettings(CommonSettings):
     spectator_streams: Annotated[int, msgspec.Meta(ge=1)] = 64
     """CARDARENA_SPECTATOR_STREAMS: anonymous spectator streams a game service process keeps
     open at once (more: 503); seats' and bots' streams have their own capacity."""
+    max_streams_per_token: Annotated[int, msgspec.Meta(ge=0)] = 32
+    """CARDARENA_MAX_STREAMS_PER_TOKEN: streams and long polls one bot token holds open at once
+    on a game service process (more: 429; 0: no cap); a move's wait is never counted."""
     spectator_rate_limit: Annotated[int, msgspec.Meta(ge=0)] = 60
     """CARDARENA_SPECTATOR_RATE_LIMIT: anonymous streams a client address may open per rate
     window (more: 429; 0: unlimited)."""
@@ -263,6 +266,7 @@ _ENV = {
     "turn_rate_limit": "CARDARENA_TURN_RATE_LIMIT",
     "max_games_per_bot": "CARDARENA_MAX_GAMES_PER_BOT",
     "spectator_streams": "CARDARENA_SPECTATOR_STREAMS",
+    "max_streams_per_token": "CARDARENA_MAX_STREAMS_PER_TOKEN",
     "spectator_rate_limit": "CARDARENA_SPECTATOR_RATE_LIMIT",
     "max_open_challenges": "CARDARENA_MAX_OPEN_CHALLENGES",
     "registry_lease_seconds": "CARDARENA_REGISTRY_LEASE_SECONDS",

@@ -117,7 +117,9 @@ def serve_game(settings: GameSettings) -> int:
         archive=archive,
         readiness=build_readiness(settings, store),
         game_metrics=build_game_metrics(settings, views),
-        streams=StreamConfig(spectators=settings.spectator_streams),
+        streams=StreamConfig(
+            spectators=settings.spectator_streams, per_token=settings.max_streams_per_token
+        ),
         bot_index=build_bot_index(settings, store),
         ladder_pairer=build_ladder_pairer(settings, store, dispatcher, views, access),
     )

@@ -1,7 +1,9 @@
 """The streams' thread limiter: every blocking store call of a stream, a long poll or an action's
 wait runs in a worker thread under the streams' own capacity, so that waiting streams cannot
 starve the API's other handlers. Anonymous spectator streams take their own places
-(`StreamConfig.spectators`) and tickets; a full house is StreamsBusy (503). Tests set their own
+(`StreamConfig.spectators`) and tickets; a full house is StreamsBusy (503). A bot token's
+streams and long polls take tickets of the token's own (`StreamConfig.per_token`); one more is
+TooManyStreams (429). Tests set their own
 `Streams` in `app.state[STATE_KEY]` before the first request.
 """
 
@@ -47,6 +49,9 @@ class StreamConfig:
     spectators: int = 64
     """Anonymous spectator streams open at once (one more is refused with 503); also the
     threads that spectator streams (anyone's) wait in, apart from `waiters`."""
+    per_token: int = 32
+    """Streams and long polls one bot token holds open at once (one more is refused with
+    429; 0: no cap). A move's wait for its next turn is never counted: a move always lands."""
 
 
 class StreamsBusy(Exception):
@@ -62,18 +67,32 @@ class StreamsBusy(Exception):
         self.retry_after = retry_after
 
 
-class Ticket:
-    """An anonymous spectator stream's place among `StreamConfig.spectators`; given back once."""
+class TooManyStreams(Exception):
+    """A bot token holds as many streams and long polls open as the process allows one."""
 
-    def __init__(self, streams: Streams) -> None:
-        self._streams: Streams | None = streams
+    def __init__(self, limit: int, retry_after: int) -> None:
+        super().__init__(
+            f"this bot token holds {limit} streams and long polls open on this server, the most"
+            f" one may (CARDARENA_MAX_STREAMS_PER_TOKEN); close one, or retry after"
+            f" {retry_after} s"
+        )
+        self.message = str(self)
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class Ticket:
+    """A stream's place (an anonymous spectator's among `StreamConfig.spectators`, a bot
+    token's among its `StreamConfig.per_token`); given back once."""
+
+    def __init__(self, give_back: Callable[[], None]) -> None:
+        self._give_back: Callable[[], None] | None = give_back
 
     def release(self) -> None:
         """Gives the place back (again: nothing)."""
-        streams, self._streams = self._streams, None
-        if streams is not None:
-            with streams._lock:
-                streams.spectating -= 1
+        give_back, self._give_back = self._give_back, None
+        if give_back is not None:
+            give_back()
 
 
 @dataclass
@@ -89,6 +108,8 @@ class Streams:
     """Streams whose generator runs now (a disconnected client's ends within a keep-alive)."""
     spectating: int = 0
     """Anonymous spectator streams admitted and not yet over."""
+    by_token: dict[str, int] = field(default_factory=dict)
+    """Per bot token (its id): its streams and long polls admitted and not yet over."""
     _limiter: anyio.CapacityLimiter | None = None
     _spectators: anyio.CapacityLimiter | None = None
     _unbounded: anyio.CapacityLimiter | None = None
@@ -113,7 +134,41 @@ class Streams:
             if self.spectating >= self.config.spectators:
                 raise StreamsBusy(self.config.spectators, math.ceil(self.config.keepalive_s))
             self.spectating += 1
-        return Ticket(self)
+        return Ticket(self._spectator_left)
+
+    def _spectator_left(self) -> None:
+        with self._lock:
+            self.spectating -= 1
+
+    def admit_token(self, token_id: str | None) -> Ticket | None:
+        """Returns a place for one more stream or long poll of the bot token `token_id` (None:
+        the admin key or anyone, who take none); raises TooManyStreams."""
+        limit = self.config.per_token
+        if token_id is None or limit == 0:
+            return None
+        with self._lock:
+            held = self.by_token.get(token_id, 0)
+            if held >= limit:
+                raise TooManyStreams(limit, math.ceil(self.config.keepalive_s))
+            self.by_token[token_id] = held + 1
+        return Ticket(functools.partial(self._token_left, token_id))
+
+    def _token_left(self, token_id: str) -> None:
+        with self._lock:
+            held = self.by_token.pop(token_id, 0) - 1
+            if held > 0:
+                self.by_token[token_id] = held
+
+    @contextlib.contextmanager
+    def token_place(self, token_id: str | None) -> Iterator[None]:
+        """Holds a place of the bot token `token_id` while the block runs (a long poll);
+        raises TooManyStreams."""
+        ticket = self.admit_token(token_id)
+        try:
+            yield
+        finally:
+            if ticket is not None:
+                ticket.release()
 
     def watch(self, store: EventStore, registry: RegistryIndex) -> TokenWatch:
         """Returns the watch that ends the holds of rotated and revoked tokens."""

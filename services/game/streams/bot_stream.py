@@ -23,7 +23,7 @@ from litestar.response import ServerSentEventMessage
 
 from services.game.http.auth import Caller
 from services.game.http.credentials import CredentialEnded, Hold, TokenWatch, checked
-from services.game.http.waiters import Streams
+from services.game.http.waiters import Streams, Ticket
 from services.game.streams.notices import Notes, note
 from services.game.streams.schemas import GameOver, StartedGame, Turn
 from services.game.streams.sse import keepalive, sse_event
@@ -69,6 +69,8 @@ class BotStream:
     still open are followed, and their expiries recorded when due."""
     expiring: dict[str, datetime] = field(default_factory=dict)
     """The open challenges the bot issued: when each expires."""
+    ticket: Ticket | None = None
+    """The stream's place among its token's (`Streams.admit_token`), given back at its end."""
     _hold: Hold = field(default_factory=Hold)
 
     async def _call(self, function: Callable[..., T], *args: Any) -> T:
@@ -197,6 +199,8 @@ class BotStream:
         finally:
             self.watch.give(self._hold)
             streams.open -= 1
+            if self.ticket is not None:
+                self.ticket.release()
 
     def _follow_issued(self) -> None:
         """Follows the open challenges the bot issued (its places of open challenges) and

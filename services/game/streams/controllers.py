@@ -24,6 +24,7 @@ from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent
+from litestar.types import ExceptionHandlersMap
 
 from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, calling_bot
 from services.game.http.credentials import checked
@@ -32,7 +33,7 @@ from services.game.http.operations import SSE_OPT
 from services.game.http.params import GameId, SeatNumber, TournamentId, ViewerSeat, Wait
 from services.game.http.problems import Problem, problem, responses
 from services.game.http.schemas import SeatView
-from services.game.http.waiters import StreamsBusy, streams_of
+from services.game.http.waiters import StreamsBusy, Ticket, TooManyStreams, streams_of
 from services.game.streams.bot_stream import BotStream
 from services.game.streams.game_stream import GameStream, admit_spectator
 from services.game.streams.schemas import BotGames, ChallengeList, Turns
@@ -59,6 +60,15 @@ T = TypeVar("T")
 def _busy(_: Request[Any, Any, Any], error: StreamsBusy) -> Response[Problem]:
     headers = {"Retry-After": str(error.retry_after)}
     return problem(503, "streams-busy", error.message, headers=headers, limit=error.limit)
+
+
+def _too_many(_: Request[Any, Any, Any], error: TooManyStreams) -> Response[Problem]:
+    headers = {"Retry-After": str(error.retry_after)}
+    return problem(429, "too-many-streams", error.message, headers=headers, limit=error.limit)
+
+
+STREAM_PROBLEMS: ExceptionHandlersMap = {StreamsBusy: _busy, TooManyStreams: _too_many}
+"""The problems of admitting a stream or long poll: a full house (503), a token's cap (429)."""
 
 
 LastVersion = Annotated[
@@ -141,7 +151,7 @@ class GameStreamController(Controller):
 
     path = "/v1/games"
     tags = ("games",)
-    exception_handlers = {StreamsBusy: _busy}
+    exception_handlers = STREAM_PROBLEMS
 
     @get(
         "/{game_id:str}/stream",
@@ -161,7 +171,7 @@ class GameStreamController(Controller):
             " 403, rule `deal_sealed`)."
         ),
         security=BEARER_OPTIONAL,
-        responses={**_SSE, **responses(400, 401, 403, 404, 422, 503)},
+        responses={**_SSE, **responses(400, 401, 403, 404, 422, 429, 503)},
         opt={SSE_OPT: GAME_STREAM},
     )
     async def stream(
@@ -178,7 +188,11 @@ class GameStreamController(Controller):
         """Returns the game's event stream as `seat` (none: a spectator) may see it."""
         streams, spectator = streams_of(request), seat is None
         anonymous = spectator and caller.role == "anonymous"
-        ticket = await admit_spectator(request, streams, access) if anonymous else None
+        ticket: Ticket | None
+        if anonymous:
+            ticket = await admit_spectator(request, streams, access)
+        else:
+            ticket = streams.admit_token(caller.token_id)
         try:
             loaded, sealed = await streams.run(
                 opened_sealed,
@@ -234,7 +248,10 @@ class GameStreamController(Controller):
         401 at once when the caller's token is rotated or revoked meanwhile."""
         streams = streams_of(request)
         chunk = streams.config.keepalive_s
-        with streams.watch(store, access.registry).hold(caller) as hold:
+        with (
+            streams.token_place(caller.token_id),
+            streams.watch(store, access.registry).hold(caller) as hold,
+        ):
             args = (store, archive, game_id, seat, caller, wait, chunk, hold)
             return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
 
@@ -257,7 +274,7 @@ class TournamentStreamController(Controller):
 
     path = "/v1/tournaments"
     tags = ("tournaments",)
-    exception_handlers = {StreamsBusy: _busy}
+    exception_handlers = STREAM_PROBLEMS
 
     @get(
         "/{tournament_id:str}/stream",
@@ -296,7 +313,11 @@ class TournamentStreamController(Controller):
         after = _resume_after(last_event_id)
         streams = streams_of(request)
         anonymous = caller.role == "anonymous"
-        ticket = await admit_spectator(request, streams, access) if anonymous else None
+        ticket: Ticket | None
+        if anonymous:
+            ticket = await admit_spectator(request, streams, access)
+        else:
+            ticket = streams.admit_token(caller.token_id)
         try:  # admitted first: an anonymous read of a log is charged, found or not
             log = await streams.run(tournament_log, store, archive, tournament_id, spectator=True)
         except BaseException:
@@ -342,7 +363,7 @@ class BotStreamsController(Controller):
 
     path = "/v1/bots/me"
     tags = ("bots",)
-    exception_handlers = {CursorTrimmed: _trimmed}
+    exception_handlers = {**STREAM_PROBLEMS, CursorTrimmed: _trimmed}
 
     @get(
         "/events",
@@ -370,7 +391,7 @@ class BotStreamsController(Controller):
             " `reason`). The stream closes after a while: reconnect."
         ),
         security=BEARER,
-        responses={**_SSE, **responses(400, 401, 403, 410, 503)},
+        responses={**_SSE, **responses(400, 401, 403, 410, 429, 503)},
         opt={SSE_OPT: BOT_STREAM},
     )
     async def events(
@@ -387,10 +408,21 @@ class BotStreamsController(Controller):
         if last_event_id is not None:
             await streams.run(check_kept, store, last_event_id)
         watch = streams.watch(store, access.registry)
+        ticket = streams.admit_token(caller.token_id)
         stream = BotStream(
-            streams, store, bot, last_event_id, caller, watch, issued=access.challenges
+            streams,
+            store,
+            bot,
+            last_event_id,
+            caller,
+            watch,
+            issued=access.challenges,
+            ticket=ticket,
         )
-        return ServerSentEvent(stream.events())
+        events = stream.events()
+        if ticket is not None:  # a stream never iterated gives its place back when collected
+            weakref.finalize(events, ticket.release)
+        return ServerSentEvent(events)
 
     @get(
         "/turns",
@@ -418,7 +450,10 @@ class BotStreamsController(Controller):
         """Returns the turns waiting for the calling bot, waiting up to `wait` s for one; 401
         at once when its token is rotated or revoked meanwhile."""
         bot, streams = calling_bot(caller), streams_of(request)
-        with streams.watch(store, access.registry).hold(caller) as hold:
+        with (
+            streams.token_place(caller.token_id),
+            streams.watch(store, access.registry).hold(caller) as hold,
+        ):
 
             async def call(function: Callable[..., T], *args: Any) -> T:
                 return await hold.wait(lambda: streams.run(checked, hold, function, *args))

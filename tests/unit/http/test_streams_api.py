@@ -8,6 +8,7 @@ serves the app with uvicorn to see a client that disconnects mid-stream end its 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -20,7 +21,7 @@ import uvicorn
 
 from services.game.http.waiters import StreamConfig
 from shared.app.loading import load
-from tests.support.api import ADMIN, bearer
+from tests.support.api import ADMIN, bearer, problem
 from tests.support.browsing import served
 from tests.support.streams import ALICE, BOB, LONG, SHORT, Sse, World, opened, parse
 
@@ -417,3 +418,45 @@ def test_a_seats_turn_follows_the_seats_access_rules(world: World) -> None:
     missing = world.client.get("/v1/games/nope/turn", params={"seat": 0}, headers=ADMIN)
     assert (missing.status_code, missing.json()["game_id"]) == (404, "nope")
     assert world.store.version(game_id) == version
+
+
+def test_a_token_holds_at_most_its_cap_of_streams_and_long_polls() -> None:
+    world = World(StreamConfig(keepalive_s=0.05, lifetime_s=120, per_token=3))
+    world.register("alice")
+    world.register("bob")
+    game_id = world.game(ALICE, BOB)
+    alice, bob = bearer(world.tokens["alice"]), bearer(world.tokens["bob"])
+    with (
+        served(world.app, "token-streams") as base,
+        httpx.Client(base_url=base, timeout=30) as http,
+        contextlib.ExitStack() as held,
+    ):
+        opened_streams = [
+            held.enter_context(http.stream("GET", path, headers=alice))
+            for path in (
+                f"/v1/games/{game_id}/stream?seat=0",
+                f"/v1/games/{game_id}/stream",
+                "/v1/bots/me/events",
+            )
+        ]
+        assert [r.status_code for r in opened_streams] == [200, 200, 200]
+        for path in (
+            "/v1/bots/me/events",
+            f"/v1/games/{game_id}/stream?seat=0",
+            f"/v1/games/{game_id}/turn?seat=0&wait=0",
+            "/v1/bots/me/turns?wait=0",
+        ):
+            refused = http.get(path, headers=alice)
+            assert problem(refused, 429, "too-many-streams")["limit"] == 3, path
+            assert refused.headers["retry-after"] == "1"
+        assert http.get("/v1/bots/me/turns?wait=0", headers=bob).status_code == 200
+        view = http.get(f"/v1/games/{game_id}/view?seat=0", headers=alice).json()
+        move = {"seat": 0, "action": view["legal_actions"][0], "expected_version": view["version"]}
+        moved = http.post(f"/v1/games/{game_id}/actions?wait=0", json=move, headers=alice)
+        assert moved.status_code == 200, "a move at the cap lands, and its wait is not counted"
+        opened_streams[2].close()
+        deadline = time.monotonic() + 30
+        while (again := http.get("/v1/bots/me/turns?wait=0", headers=alice)).status_code == 429:
+            assert time.monotonic() < deadline, "a closed stream never gave its place back"
+            time.sleep(0.05)
+        assert again.status_code == 200
