@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from litestar.types import HTTPRequestEvent, Message
 
+from services.game.http import strict
 from services.game.http.limits import BOT_BODY_SIZE
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import (
@@ -147,3 +148,16 @@ def test_a_bots_writes_read_at_most_bot_body_size_bytes(client: Client) -> None:
         "/v1/ladders/" + "0" * 32 + "/queue", content=padding.encode(), headers=bearer(token)
     )
     assert problem(ladder, 413, "body-too-large")["limit"] == BOT_BODY_SIZE
+
+
+def test_no_route_sets_a_before_request_hook_of_its_own(client: Client) -> None:
+    # Litestar takes the nearest layer's `before_request`: a route (or controller, or router)
+    # with its own would skip the app's strict-input guard for that route.
+    app = client.app
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            layers = [layer for layer in handler.ownership_layers if layer is not app]
+            own = [layer for layer in layers if getattr(layer, "before_request", None)]
+            assert not own, f"{route.path}: {handler} sets its own before_request"
+            assert handler.resolve_before_request() is app.before_request, route.path
+    assert app.before_request is strict.guard
