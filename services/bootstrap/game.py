@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 
 from services.bootstrap.stores import build_outbox, store_client
-from services.game.http.auth import Access
-from services.game.http.follower import RegistryFollower
+from services.game.http.pipeline.auth import Access
+from services.game.http.pipeline.follower import RegistryFollower
 from services.ops.health import Readiness, StackReadiness, StoreReadiness
 from services.ops.metrics import GameMetrics, outbox_records, queue_depth, tournaments_running
 from services.projection.bot_index import ProjectedBotIndex

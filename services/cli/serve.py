@@ -98,7 +98,7 @@ def serve_game(settings: GameSettings) -> int:
     )
     from services.bootstrap.stores import build_archive, build_store, build_views  # noqa: PLC0415
     from services.game.app import create_app  # noqa: PLC0415
-    from services.game.http.auth import warn_if_open  # noqa: PLC0415
+    from services.game.http.pipeline.auth import warn_if_open  # noqa: PLC0415
     from services.game.http.waiters import StreamConfig  # noqa: PLC0415
 
     warn_if_open(settings)

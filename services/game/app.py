@@ -20,14 +20,15 @@ from services.game.challenges.controllers import ChallengesController
 from services.game.evaluations.controllers import EvaluationsController
 from services.game.exports.controllers import ExportsController
 from services.game.games.controllers import GamesController
-from services.game.http import auth, docs, document, openapi, problems, strict
-from services.game.http.arena import arena_handlers
 from services.game.http.context import GameContext
-from services.game.http.limits import RateLimitMiddleware
+from services.game.http.openapi import docs, document, openapi
 from services.game.http.ops import HANDLERS as OPS_HANDLERS
 from services.game.http.ops import ObserveMiddleware, health, metrics, ready
+from services.game.http.pages.arena import arena_handlers
+from services.game.http.pages.viewer import viewer_handlers
+from services.game.http.pipeline import auth, problems, strict
+from services.game.http.pipeline.limits import RateLimitMiddleware
 from services.game.http.seals import HANDLERS as SEALS
-from services.game.http.viewer import viewer_handlers
 from services.game.http.waiters import STATE_KEY as STREAMS_KEY
 from services.game.http.waiters import StreamConfig, Streams
 from services.game.ladders.controllers import LaddersController

@@ -77,7 +77,7 @@ class RegistryIndex:
 
     So a token rotated or revoked through any process stops working at this one's next
     look-up. While a follower keeps the fold current and holds a read lease for it (`trust`,
-    `services.game.http.follower.RegistryFollower`), look-ups read nothing: a change
+    `services.game.http.pipeline.follower.RegistryFollower`), look-ups read nothing: a change
     waits for every lease before it answers (`settle`). Safe to share between threads.
     """
 

@@ -1,8 +1,8 @@
 """Text the stores can hold: no NUL (PostgreSQL's text and jsonb refuse it) and no lone
 surrogate (UTF-8, and so Redis and PostgreSQL, cannot encode one).
 
-Pure: the game service refuses such text at its door (`services.game.http.strict`), the export
-reader refuses it in a log, and the projection keeps it out of its tables.
+Pure: the game service refuses such text at its door (`services.game.http.pipeline.strict`),
+the export reader refuses it in a log, and the projection keeps it out of its tables.
 """
 
 from __future__ import annotations

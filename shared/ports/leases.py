@@ -1,7 +1,7 @@
 """Read leases: which processes have folded a stream up to which version, and for how long.
 
 A process that answers from its own fold of a stream (the game service's bot registry,
-`services.game.http.follower.RegistryFollower`) holds a lease naming the version it has
+`services.game.http.pipeline.follower.RegistryFollower`) holds a lease naming the version it has
 folded; it renews the lease after every successful read, and trusts its fold only while
 the lease lasts. A writer that must take effect everywhere at once (a token rotated or
 revoked) waits, after its append, until no live lease shows an older version: by then

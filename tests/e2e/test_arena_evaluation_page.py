@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore

@@ -11,7 +11,7 @@ import redis
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.ops.migrate import migrate
 from services.projection.archive import PostgresEventArchive
 from services.projection.projector import Projector

@@ -14,7 +14,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.game.http.waiters import StreamConfig
 from services.ops.migrate import migrate
 from services.projection.bot_index import ProjectedBotIndex

@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 from services.bootstrap.game import build_access
 from services.bootstrap.stores import build_store, store_client
 from services.game.app import create_app
-from services.game.http.follower import RegistryFollower
+from services.game.http.pipeline.follower import RegistryFollower
 from services.settings import Settings, load_settings
 from shared.app.registry import LEASES, RegistryIndex
 from shared.app.runtime import InProcessDispatcher

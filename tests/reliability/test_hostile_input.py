@@ -23,7 +23,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.catalog import game_names, get_game

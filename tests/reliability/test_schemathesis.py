@@ -52,7 +52,7 @@ from schemathesis.specs.openapi.checks import (
 
 from services.cli.dev import service_ready
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.store.memory import InMemoryEventStore

@@ -12,8 +12,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
-from services.game.http.problems import MEDIA_TYPE, TITLES, TYPE_PREFIX
+from services.game.http.pipeline.auth import Access
+from services.game.http.pipeline.problems import MEDIA_TYPE, TITLES, TYPE_PREFIX
 from services.settings import Settings
 from shared.app.runtime import InProcessDispatcher
 from shared.ports.archive import EventArchive

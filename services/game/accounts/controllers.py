@@ -20,7 +20,8 @@ from services.game.accounts.schemas import (
     Suspended,
     Suspension,
 )
-from services.game.http.auth import (
+from services.game.http.params import AccountName
+from services.game.http.pipeline.auth import (
     BEARER,
     BEARER_OPTIONAL,
     Access,
@@ -29,10 +30,9 @@ from services.game.http.auth import (
     Unauthorized,
     host_only,
 )
-from services.game.http.owners import HANDLERS as OWNERS
-from services.game.http.owners import AccountSuspended, charge_registration
-from services.game.http.params import AccountName
-from services.game.http.problems import responses
+from services.game.http.pipeline.owners import HANDLERS as OWNERS
+from services.game.http.pipeline.owners import AccountSuspended, charge_registration
+from services.game.http.pipeline.problems import responses
 from services.game.http.waiters import streams_of
 from shared.app.accounts import (
     abort_games,

@@ -13,11 +13,11 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 
 from services.game.bots.schemas import Bot, Bots
-from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized
-from services.game.http.owners import HANDLERS as OWNERS
-from services.game.http.owners import acting_for, charge_registration, owner, registrar
 from services.game.http.params import BotName, BotVersion
-from services.game.http.problems import Problem, check_game_filter, problem, responses
+from services.game.http.pipeline.auth import BEARER, Access, Caller, Forbidden, Unauthorized
+from services.game.http.pipeline.owners import HANDLERS as OWNERS
+from services.game.http.pipeline.owners import acting_for, charge_registration, owner, registrar
+from services.game.http.pipeline.problems import Problem, check_game_filter, problem, responses
 from shared.app.registry import find_bot, register, registered_bots, revoke_token, rotate_token
 from shared.model.registry import (
     BotSpec,

@@ -7,7 +7,7 @@ from litestar import Controller, get
 from litestar.datastructures import CacheControlHeader
 
 from services.game.catalog.schemas import CatalogGame, GameCatalog
-from services.game.http.problems import responses
+from services.game.http.pipeline.problems import responses
 from shared.catalog import game_names, get_game
 
 CATALOG_MAX_AGE_S = 300

@@ -10,9 +10,9 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody, PathParameter
 
 from services.game.challenges.schemas import Decline, IssueChallenge
-from services.game.http.auth import BEARER, Access, Caller, Unauthorized, calling_bot
-from services.game.http.limits import BOT_BODY_SIZE
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.auth import BEARER, Access, Caller, Unauthorized, calling_bot
+from services.game.http.pipeline.limits import BOT_BODY_SIZE
+from services.game.http.pipeline.problems import Problem, problem, responses
 from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
 from shared.app.starting import admit_challenge, refuse_suspended, start_challenge

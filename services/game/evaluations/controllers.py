@@ -17,7 +17,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.params import JSONBody
 
 from services.game.evaluations.schemas import Evaluation, EvaluationPage, NewEvaluation
-from services.game.http.auth import (
+from services.game.http.params import EvaluationId
+from services.game.http.pipeline.auth import (
     BEARER,
     BEARER_OPTIONAL,
     Caller,
@@ -25,10 +26,9 @@ from services.game.http.auth import (
     Unauthorized,
     caller_of,
 )
-from services.game.http.owners import HANDLERS as OWNERS
-from services.game.http.owners import AccountSuspended, owner
-from services.game.http.params import EvaluationId
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.owners import HANDLERS as OWNERS
+from services.game.http.pipeline.owners import AccountSuspended, owner
+from services.game.http.pipeline.problems import Problem, problem, responses
 from shared.app.evaluations import (
     NotOwnBot,
     UnknownEvaluation,

@@ -14,10 +14,16 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, RequestBody, Sc
 from litestar.params import RawBody
 
 from services.game.exports.schemas import ImportedGame
-from services.game.http.auth import BEARER, BEARER_OPTIONAL, Caller, host_only
 from services.game.http.notes import readable_notes
 from services.game.http.params import GameId
-from services.game.http.problems import MEDIA_TYPE, Problem, ProblemOperation, problem, responses
+from services.game.http.pipeline.auth import BEARER, BEARER_OPTIONAL, Caller, host_only
+from services.game.http.pipeline.problems import (
+    MEDIA_TYPE,
+    Problem,
+    ProblemOperation,
+    problem,
+    responses,
+)
 from services.game.http.seals import DealSealed, sealed
 from shared.app import exports as exchange
 from shared.app.loading import load_logged

@@ -14,10 +14,10 @@ from litestar import Request
 from litestar.connection import ASGIConnection
 
 from services.game.games.schemas import ActionAccepted, PostAction
-from services.game.http.auth import Caller, caller_of, check_seat
 from services.game.http.context import GameContext
-from services.game.http.credentials import CredentialEnded, Hold
 from services.game.http.params import client_key_of
+from services.game.http.pipeline.auth import Caller, caller_of, check_seat
+from services.game.http.pipeline.credentials import CredentialEnded, Hold
 from services.game.http.schemas import SeatView
 from services.game.http.waiters import held, streams_of
 from services.ops.metrics import GameMetrics

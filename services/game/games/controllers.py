@@ -26,23 +26,7 @@ from services.game.games.schemas import (
     GamePage,
     PostAction,
 )
-from services.game.http.auth import (
-    BEARER,
-    BEARER_OPTIONAL,
-    IDENTIFIED_BY_HANDLER,
-    Access,
-    Caller,
-    check_seat,
-    host_only,
-)
 from services.game.http.context import GameContext
-from services.game.http.limits import (
-    BOT_BODY_SIZE,
-    CHARGED_ON_ANSWER,
-    Charge,
-    charged_as,
-    view_charge,
-)
 from services.game.http.notes import readable_notes
 from services.game.http.params import (
     GameId,
@@ -52,7 +36,23 @@ from services.game.http.params import (
     ViewerSeat,
     client_key_of,
 )
-from services.game.http.problems import check_game_filter, responses
+from services.game.http.pipeline.auth import (
+    BEARER,
+    BEARER_OPTIONAL,
+    IDENTIFIED_BY_HANDLER,
+    Access,
+    Caller,
+    check_seat,
+    host_only,
+)
+from services.game.http.pipeline.limits import (
+    BOT_BODY_SIZE,
+    CHARGED_ON_ANSWER,
+    Charge,
+    charged_as,
+    view_charge,
+)
+from services.game.http.pipeline.problems import check_game_filter, responses
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.seals import check_unsealed
 from services.ops.metrics import GameMetrics

@@ -1,2 +1,4 @@
-"""HTTP plumbing the game service's bounded contexts share: access, problems, strict input,
-parameters, seals, the shared bodies, the streams' thread limiter, the viewer and ops routes."""
+"""HTTP plumbing the game service's bounded contexts share: the request pipeline (`pipeline`:
+identification, limits, strict input, problems), the OpenAPI document (`openapi`), the pages
+(`pages`), and beside them the parameters, seals, shared bodies, the streams' thread limiter
+and the ops routes."""

@@ -15,7 +15,7 @@ class GameContext:
 
     Litestar resolves two or more dependencies of a request in a task group, a task each;
     a move's handler takes this one instead (and no `caller`: see
-    `services.game.http.auth.IDENTIFIED_BY_HANDLER`), so its dependencies cost one call.
+    `services.game.http.pipeline.auth.IDENTIFIED_BY_HANDLER`), so its dependencies cost one call.
     """
 
     store: EventStore

@@ -8,7 +8,7 @@ version of that bot), the account the bot belongs to (its account key; the seat 
 
 from __future__ import annotations
 
-from services.game.http.auth import Caller
+from services.game.http.pipeline.auth import Caller
 from shared.app.loading import LoadedGame
 from shared.messages.common import Seat
 

@@ -16,7 +16,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.types import ASGIApp, ExceptionHandlersMap, Message, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from services.game.http.problems import MEDIA_TYPE, TYPE_PREFIX, Problem, problem
+from services.game.http.pipeline.problems import MEDIA_TYPE, TYPE_PREFIX, Problem, problem
 from services.ops.health import Readiness
 from services.ops.logs import ids_of
 from services.ops.metrics import GameMetrics

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from services.game.http.auth import Caller
+from services.game.http.pipeline.auth import Caller
 from shared.model.idempotency import HOST, ClientKey, scoped
 
 IdempotencyKey = Annotated[

@@ -15,8 +15,8 @@ from typing import Any
 from litestar import Request, Response
 from litestar.types import ExceptionHandlersMap
 
-from services.game.http.auth import Caller
-from services.game.http.problems import Problem, problem
+from services.game.http.pipeline.auth import Caller
+from services.game.http.pipeline.problems import Problem, problem
 from shared.app.loading import LoadedGame
 from shared.app.sealing import game_sealed
 from shared.messages.common import GameCreated

@@ -9,7 +9,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from services.game.http.game_schemas import REF, Components
+from services.game.http.openapi.game_schemas import REF, Components
 from services.game.http.schemas import GAME_STATUSES, RESULT_STATUSES
 from shared.model.challenges import Status as ChallengeStatus
 from shared.model.tournaments.model import Format, TournamentState

@@ -21,9 +21,9 @@ import anyio
 import anyio.to_thread
 from litestar.connection import ASGIConnection
 
-from services.game.http.auth import STATE_KEY as AUTH_KEY
-from services.game.http.auth import Access, caller_of
-from services.game.http.credentials import Hold, TokenWatch
+from services.game.http.pipeline.auth import STATE_KEY as AUTH_KEY
+from services.game.http.pipeline.auth import Access, caller_of
+from services.game.http.pipeline.credentials import Hold, TokenWatch
 from shared.app.registry import RegistryIndex
 from shared.ports.bot_index import BotIndex, FeedBotIndex
 from shared.store.port import EventStore

@@ -12,7 +12,7 @@ from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import JSONBody, PathParameter
 
-from services.game.http.auth import (
+from services.game.http.pipeline.auth import (
     BEARER,
     Caller,
     Forbidden,
@@ -20,8 +20,8 @@ from services.game.http.auth import (
     calling_bot,
     host_only,
 )
-from services.game.http.limits import BOT_BODY_SIZE
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.limits import BOT_BODY_SIZE
+from services.game.http.pipeline.problems import Problem, problem, responses
 from services.game.ladders.schemas import JoinLadder, LadderView, OpenLadder, view
 from shared.app import ladder as ladders
 from shared.app.ladder import LadderRefused, UnknownLadder

@@ -16,7 +16,7 @@ from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 
 from services.game.http.params import BotName, BotVersion
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.problems import Problem, problem, responses
 from services.game.leaderboards.schemas import Leaderboard, RatingHistory, RatingStep
 from shared.catalog import game_names, get_game
 from shared.errors import GameNotFound

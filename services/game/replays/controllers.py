@@ -12,10 +12,17 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body, QueryParameter
 
-from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, check_seat, host_only
 from services.game.http.notes import readable_notes
 from services.game.http.params import GameId, IdempotencyKey, client_key_of
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.auth import (
+    BEARER,
+    BEARER_OPTIONAL,
+    Access,
+    Caller,
+    check_seat,
+    host_only,
+)
+from services.game.http.pipeline.problems import Problem, problem, responses
 from services.game.http.schemas import EventItem, Game
 from services.game.http.seals import DealSealed, check_created, sealed
 from services.game.replays.schemas import ForkGame, Replay

@@ -13,8 +13,8 @@ from litestar import Controller, Request, Response, delete, get
 from litestar.di import NamedDependency
 from litestar.params import PathParameter
 
-from services.game.http.auth import BEARER, host_only
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.auth import BEARER, host_only
+from services.game.http.pipeline.problems import Problem, problem, responses
 from services.game.http.scheduled import ScheduleDetail, detail, summary
 from services.game.schedules.schemas import SchedulePage
 from shared.ports.scheduler import Scheduler, UnknownSchedule

@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 from litestar.response import ServerSentEventMessage
 
-from services.game.http.auth import Caller
-from services.game.http.credentials import CredentialEnded, Hold, TokenWatch, checked
+from services.game.http.pipeline.auth import Caller
+from services.game.http.pipeline.credentials import CredentialEnded, Hold, TokenWatch, checked
 from services.game.http.waiters import Streams, Ticket
 from services.game.streams.notices import Notes, note
 from services.game.streams.schemas import GameOver, StartedGame, Turn

@@ -16,29 +16,37 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Request, get
 from litestar.di import NamedDependency
-from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent
-from litestar.types import ExceptionHandlersMap
 
-from services.game.http.auth import BEARER, BEARER_OPTIONAL, Access, Caller, calling_bot
-from services.game.http.credentials import checked
-from services.game.http.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
-from services.game.http.operations import SSE_OPT
+from services.game.http.openapi.operations import SSE_OPT
 from services.game.http.params import GameId, SeatNumber, TournamentId, ViewerSeat, Wait
-from services.game.http.problems import Problem, problem, responses
+from services.game.http.pipeline.auth import BEARER, BEARER_OPTIONAL, Access, Caller, calling_bot
+from services.game.http.pipeline.credentials import checked
+from services.game.http.pipeline.limits import CHARGED_ON_ANSWER, Charge, charged_as, view_charge
+from services.game.http.pipeline.problems import responses
 from services.game.http.schemas import SeatView
-from services.game.http.waiters import StreamsBusy, Ticket, TooManyStreams, streams_of
+from services.game.http.waiters import Ticket, streams_of
 from services.game.streams.bot_stream import BotStream
 from services.game.streams.game_stream import GameStream, admit_spectator
+from services.game.streams.params import (
+    BOT_STREAM_PROBLEMS,
+    GAME_STATUSES,
+    STREAM_PROBLEMS,
+    GameStatus,
+    LastMessage,
+    LastPosition,
+    LastVersion,
+    check_kept,
+    check_position,
+    resume_after,
+)
 from services.game.streams.schemas import BotGames, ChallengeList, Turns
 from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM, TOURNAMENT_STREAM
-from services.game.streams.tournament_feed import EVENT_ID, BadEventId, parse_event_id
 from services.game.streams.tournament_stream import TournamentStream, tournament_log
 from services.game.streams.turns import (
     all_waiting,
@@ -52,88 +60,9 @@ from services.game.streams.turns import (
 from shared.app.waiting import wait_ms
 from shared.errors import InvalidRequest
 from shared.ports.archive import EventArchive
-from shared.store.port import EventStore, InvalidCursor, cursor_positions, position_key
+from shared.store.port import EventStore
 
 T = TypeVar("T")
-
-
-def _busy(_: Request[Any, Any, Any], error: StreamsBusy) -> Response[Problem]:
-    headers = {"Retry-After": str(error.retry_after)}
-    return problem(503, "streams-busy", error.message, headers=headers, limit=error.limit)
-
-
-def _too_many(_: Request[Any, Any, Any], error: TooManyStreams) -> Response[Problem]:
-    headers = {"Retry-After": str(error.retry_after)}
-    return problem(429, "too-many-streams", error.message, headers=headers, limit=error.limit)
-
-
-STREAM_PROBLEMS: ExceptionHandlersMap = {StreamsBusy: _busy, TooManyStreams: _too_many}
-"""The problems of admitting a stream or long poll: a full house (503), a token's cap (429)."""
-
-
-LastVersion = Annotated[
-    int | None,
-    HeaderParameter(
-        name="Last-Event-ID",
-        required=False,
-        ge=0,
-        description="Resume after this version (the last `id:` received): no snapshot, no gap",
-        schema_extra={"minimum": 0},  # Litestar 2 leaves an optional parameter's 0 bound out
-    ),
-]
-LastPosition = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Last-Event-ID",
-        required=False,
-        pattern=r"^\d{1,20}(-\d{1,20})?(,\d{1,20}(-\d{1,20})?){0,1023}$",
-        description="Replay the starts and finishes after this feed position (the last `id:`)",
-    ),
-]
-LastMessage = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Last-Event-ID",
-        required=False,
-        description=(
-            "Resume after this message (the last `id:` received, `V-i`): what came after it,"
-            " nothing twice"
-        ),
-        schema_extra={"pattern": EVENT_ID.pattern},
-    ),
-]
-GAME_STATUSES = ("playing",)
-"""The statuses `listBotGames` lists games in (the finished ones are in the leaderboards,
-the tournaments' standings and the replays)."""
-GameStatus = Annotated[
-    str,
-    QueryParameter(
-        description="Only the games in this status: `playing` (the running games)",
-        schema_extra={"enum": list(GAME_STATUSES)},
-    ),
-]
-MAX_ID_PART = 2**64 - 1
-"""The largest part of a Redis stream id (`ms-seq`, each an unsigned 64-bit integer)."""
-
-
-def check_position(position: str | None, partitions: int = 1) -> None:
-    """Raises a 400 naming `Last-Event-ID` unless `position` is None or a feed cursor of a
-    store of `partitions` partitions that it can read after (each position's parts at most
-    2**64 - 1, not both)."""
-    if position is None:
-        return
-    try:
-        keys = [position_key(part) for part in cursor_positions(position, partitions)]
-    except InvalidCursor as error:
-        message = f"not a feed cursor of this service: {error}"
-        raise ValidationException(
-            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
-        ) from None
-    if any(max(key) > MAX_ID_PART or key == (MAX_ID_PART, MAX_ID_PART) for key in keys):
-        message = "no feed position is there: each part is at most 2**64 - 1"
-        raise ValidationException(
-            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
-        )
 
 
 _SSE = {
@@ -256,19 +185,6 @@ class GameStreamController(Controller):
             return await hold.wait(lambda: streams.run(checked, hold, seat_turn, *args))
 
 
-def _resume_after(last_event_id: str | None) -> tuple[int, int] | None:
-    """Returns the message a Last-Event-ID resumes after; raises a 400 naming the header."""
-    if last_event_id is None:
-        return None
-    try:
-        return parse_event_id(last_event_id)
-    except BadEventId as error:
-        message = str(error)
-        raise ValidationException(
-            message, extra=[{"key": "last_event_id", "message": message, "source": "header"}]
-        ) from None
-
-
 class TournamentStreamController(Controller):
     """A tournament's public server-sent events."""
 
@@ -310,7 +226,7 @@ class TournamentStreamController(Controller):
         last_event_id: LastMessage = None,
     ) -> ServerSentEvent:
         """Returns the tournament's event stream."""
-        after = _resume_after(last_event_id)
+        after = resume_after(last_event_id)
         streams = streams_of(request)
         anonymous = caller.role == "anonymous"
         ticket: Ticket | None
@@ -336,34 +252,12 @@ def _turns_charge(body: Any) -> Charge:
     return "turn" if isinstance(body, Turns) and body.turns else "other"
 
 
-class CursorTrimmed(Exception):
-    """A Last-Event-ID older than what the feed keeps: resuming from it would skip events."""
-
-    def __init__(self, partition: int, trimmed: str) -> None:
-        super().__init__(
-            f"the feed no longer holds what follows Last-Event-ID (partition {partition} is"
-            f" trimmed up to {trimmed}): reconnect without Last-Event-ID"
-        )
-
-
-def check_kept(store: EventStore, cursor: str) -> None:
-    """Raises CursorTrimmed when the feed trimmed entries after `cursor` in a partition."""
-    for partition, position in enumerate(cursor_positions(cursor, store.partitions)):
-        trimmed = store.feed_trimmed(partition)
-        if trimmed != "0" and position_key(position) < position_key(trimmed):
-            raise CursorTrimmed(partition, trimmed)
-
-
-def _trimmed(_: Request[Any, Any, Any], error: CursorTrimmed) -> Response[Problem]:
-    return problem(410, "feed-trimmed", str(error), field="Last-Event-ID", rule="feed_trimmed")
-
-
 class BotStreamsController(Controller):
     """The calling bot's events and turns."""
 
     path = "/v1/bots/me"
     tags = ("bots",)
-    exception_handlers = {**STREAM_PROBLEMS, CursorTrimmed: _trimmed}
+    exception_handlers = BOT_STREAM_PROBLEMS
 
     @get(
         "/events",

@@ -12,9 +12,9 @@ import anyio.to_thread
 from litestar import Request
 from litestar.response import ServerSentEventMessage
 
-from services.game.http.auth import Access, Caller
-from services.game.http.credentials import CredentialEnded, Hold, TokenWatch, checked
-from services.game.http.limits import RateLimited
+from services.game.http.pipeline.auth import Access, Caller
+from services.game.http.pipeline.credentials import CredentialEnded, Hold, TokenWatch, checked
+from services.game.http.pipeline.limits import RateLimited
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.http.waiters import Streams, Ticket
 from services.game.streams.sse import keepalive, sse_event

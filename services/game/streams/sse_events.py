@@ -4,7 +4,7 @@ OpenAPI document describes each from here: a new event is one entry."""
 
 from __future__ import annotations
 
-from services.game.http.operations import SseEvent
+from services.game.http.openapi.operations import SseEvent
 from services.game.http.schemas import EventItem, Game, SeatView
 from services.game.streams.schemas import (
     CancelledChallenge,

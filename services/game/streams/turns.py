@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from services.game.http.auth import Caller, check_seat
-from services.game.http.credentials import Hold
+from services.game.http.pipeline.auth import Caller, check_seat
+from services.game.http.pipeline.credentials import Hold
 from services.game.http.schemas import SeatView
 from services.game.http.seals import check_unsealed
 from services.game.streams.schemas import BotGame, Turn

@@ -12,10 +12,17 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, PathParameter, QueryParameter
 
-from services.game.http.auth import BEARER, Access, Caller, Forbidden, Unauthorized, host_only
-from services.game.http.limits import BOT_BODY_SIZE
 from services.game.http.params import TournamentId, client_key_of
-from services.game.http.problems import check_game_filter, responses
+from services.game.http.pipeline.auth import (
+    BEARER,
+    Access,
+    Caller,
+    Forbidden,
+    Unauthorized,
+    host_only,
+)
+from services.game.http.pipeline.limits import BOT_BODY_SIZE
+from services.game.http.pipeline.problems import check_game_filter, responses
 from services.game.http.scheduled import ScheduleDetail, detail, schedule_id_for
 from services.game.tournaments.schemas import (
     CancelTournament,

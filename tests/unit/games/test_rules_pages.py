@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from services.game.http.operations import illegal_action_rules
+from services.game.http.openapi.operations import illegal_action_rules
 from shared.catalog import game_names, get_game
 from shared.games.base import AnyGame
 from shared.messages.common import PLATFORM_ACTIONS

@@ -8,7 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.http.viewer import STATIC
+from services.game.http.pages.viewer import STATIC
 from tests.support.api import KEY
 
 pytestmark = pytest.mark.service(admin_key=KEY)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from services.game.http.auth import warn_if_open
+from services.game.http.pipeline.auth import warn_if_open
 from services.projection.changes import decode
 from services.settings import Settings
 from shared.app.loading import load

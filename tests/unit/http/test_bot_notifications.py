@@ -15,7 +15,7 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.game.http.waiters import STATE_KEY, StreamConfig
 from services.settings import Settings
 from shared.app import challenges as challenge_app

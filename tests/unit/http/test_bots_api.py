@@ -8,7 +8,7 @@ import pytest
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.settings import Settings
 from shared.app.bot_turns import play_bot_turns
 from shared.app.loading import load

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from litestar.types import HTTPRequestEvent, Message
 
-from services.game.http import strict
-from services.game.http.limits import BOT_BODY_SIZE
+from services.game.http.pipeline import strict
+from services.game.http.pipeline.limits import BOT_BODY_SIZE
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import (
     ADMIN,

@@ -12,7 +12,7 @@ from litestar import Litestar, post
 from litestar.params import JSONBody
 from litestar.testing import TestClient
 
-from services.game.http.openapi import AcceptedValues, preset_names, strategy_names
+from services.game.http.openapi.openapi import AcceptedValues, preset_names, strategy_names
 from shared.catalog import game_names
 
 Document = dict[str, Any]

@@ -16,9 +16,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from openapi_spec_validator import validate
 
-from services.game.http.document import is_bare_object, walk_schemas
-from services.game.http.operations import illegal_action_rules
-from services.game.http.problems import STATUSES, TITLES, TYPE_PREFIX
+from services.game.http.openapi.document import is_bare_object, walk_schemas
+from services.game.http.openapi.operations import illegal_action_rules
+from services.game.http.pipeline.problems import STATUSES, TITLES, TYPE_PREFIX
 from services.game.streams.notices import CHALLENGE_EVENTS, TOURNAMENT_EVENTS
 from services.game.streams.sse_events import BOT_STREAM, GAME_STREAM, TOURNAMENT_STREAM
 from services.game.streams.tournament_feed import EVENTS as FEED_EVENTS

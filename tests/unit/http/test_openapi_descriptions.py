@@ -8,7 +8,7 @@ import msgspec
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.http.descriptions import field_docs, tag_doc
+from services.game.http.openapi.descriptions import field_docs, tag_doc
 from shared.messages.common import Event, Resign
 
 

@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.game.app import MAX_BODY_SIZE
-from services.game.http.problems import MEDIA_TYPE
+from services.game.http.pipeline.problems import MEDIA_TYPE
 from tests.support.api import ADMIN, KEY
 
 pytestmark = pytest.mark.service(admin_key=KEY)

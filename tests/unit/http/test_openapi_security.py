@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from services.game.http.operations import OPTIONAL, REQUIRED
+from services.game.http.openapi.operations import OPTIONAL, REQUIRED
 from shared.store.memory import InMemoryEventStore
 from tests.support.api import ADMIN, admin_client, register
 

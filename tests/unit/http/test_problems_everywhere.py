@@ -12,8 +12,8 @@ from litestar.testing import TestClient
 
 from services.game.app import MAX_BODY_SIZE
 from services.game.exports.controllers import IMPORT_MAX_BODY_SIZE
-from services.game.http.limits import BOT_BODY_SIZE
-from services.game.http.problems import MEDIA_TYPE, TYPE_PREFIX
+from services.game.http.pipeline.limits import BOT_BODY_SIZE
+from services.game.http.pipeline.problems import MEDIA_TYPE, TYPE_PREFIX
 from tests.support.api import ADMIN, KEY, problem
 
 pytestmark = pytest.mark.service(admin_key=KEY)

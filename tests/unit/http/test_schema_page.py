@@ -12,7 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from services.game.http import docs
+from services.game.http.openapi import docs
 
 
 class Resources(html.parser.HTMLParser):

@@ -1,5 +1,6 @@
-"""The game service's door (`services.game.http.strict`), in process over the in-memory store: the
-same guard the real stack runs (tests/reliability/test_poison_input.py attacks that one)."""
+"""The game service's door (`services.game.http.pipeline.strict`), in process over the in-memory
+store: the same guard the real stack runs (tests/reliability/test_poison_input.py attacks that
+one)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from litestar.testing import TestClient
 
 from services.game.app import create_app
-from services.game.http.auth import Access
+from services.game.http.pipeline.auth import Access
 from services.game.http.waiters import STATE_KEY, StreamConfig, Streams
 from services.game.streams.tournament_feed import EVENTS
 from services.settings import Settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from litestar.exceptions import ValidationException
 
-from services.game.streams.controllers import check_position
+from services.game.streams.params import check_position
 from shared.messages.text import find_unstorable, printable, unstorable
 
 

@@ -30,7 +30,7 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from litestar.types import ExceptionHandlersMap
 from litestar.typing import FieldDefinition
 
-from services.game.http.problems import Problem, problem
+from services.game.http.pipeline.problems import Problem, problem
 from shared.errors import InvalidRequest
 from shared.messages.text import find_unstorable, unstorable
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from litestar.handlers import HTTPRouteHandler
 
-from services.game.http import examples
-from services.game.http.auth import SECURITY_SCHEME
-from services.game.http.game_schemas import Components
-from services.game.http.problems import STATUSES, TYPE_PREFIX
+from services.game.http.openapi import examples
+from services.game.http.openapi.game_schemas import Components
+from services.game.http.pipeline.auth import SECURITY_SCHEME
+from services.game.http.pipeline.problems import STATUSES, TYPE_PREFIX
 from services.game.http.schemas import WebhookAnswer
 from shared.app.deadlines import WebhookTurn
 from shared.catalog import game_names, get_game
@@ -63,7 +63,7 @@ RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
     },
 }
 """The IETF draft's rate-limit headers (httpapi-ratelimit-headers), in `components.headers`:
-every answer to a bot token carries them (services/game/http/limits.py)."""
+every answer to a bot token carries them (services/game/http/pipeline/limits.py)."""
 RETRY_AFTER = {
     "description": "Seconds to wait before a request is allowed again.",
     "schema": {"type": "integer", "minimum": 0},

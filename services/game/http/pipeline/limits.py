@@ -36,7 +36,7 @@ from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.game.http.problems import MEDIA_TYPE, TITLES, TYPE_PREFIX, Problem
+from services.game.http.pipeline.problems import MEDIA_TYPE, TITLES, TYPE_PREFIX, Problem
 from services.game.http.schemas import SeatView
 from shared.ports.ratelimit import RateDecision, RateLimiter
 
@@ -61,7 +61,7 @@ CHARGE_HEADER = "x-cardarena-charge"
 """The header by which a route's `after_request` hook says what its answer was; the
 middleware removes it before the answer leaves."""
 CALLER_KEY = "cardarena.caller"
-"""Where a request keeps its identified caller (`services.game.http.auth.caller_of`)."""
+"""Where a request keeps its identified caller (`services.game.http.pipeline.auth.caller_of`)."""
 TICKET_KEY = "cardarena.rate_ticket"
 """Where a bot token's request keeps its `Ticket` in the request's state."""
 

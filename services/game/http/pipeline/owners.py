@@ -12,9 +12,9 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from litestar.types import ExceptionHandlersMap
 
-from services.game.http.auth import Access, Caller, Forbidden, Unauthorized, caller_of
-from services.game.http.limits import RateLimited
-from services.game.http.problems import Problem, problem
+from services.game.http.pipeline.auth import Access, Caller, Forbidden, Unauthorized, caller_of
+from services.game.http.pipeline.limits import RateLimited
+from services.game.http.pipeline.problems import Problem, problem
 from shared.model.accounts import (
     HOST,
     AccountExists,

@@ -15,10 +15,11 @@ from litestar.openapi.spec import OpenAPI
 from litestar.plugins import ReceiveRoutePlugin
 from litestar.routes import BaseRoute, HTTPRoute
 
-from services.game.http import operations, values
-from services.game.http.descriptions import field_docs, tag_doc
-from services.game.http.game_schemas import REF, UNIONS, Components, add_games
-from services.game.http.openapi import AcceptedValues
+from services.game.http import values
+from services.game.http.openapi import operations
+from services.game.http.openapi.descriptions import field_docs, tag_doc
+from services.game.http.openapi.game_schemas import REF, UNIONS, Components, add_games
+from services.game.http.openapi.openapi import AcceptedValues
 
 Document = dict[str, Any]
 

@@ -23,7 +23,7 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-from services.game.http.auth import Caller, Unauthorized
+from services.game.http.pipeline.auth import Caller, Unauthorized
 from shared.app.registry import RegistryIndex
 from shared.model.registry import STREAM
 from shared.store.port import EventStore

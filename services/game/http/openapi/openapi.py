@@ -11,7 +11,7 @@ from litestar.openapi.spec import OpenAPIType, Reference, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
-from services.game.http.descriptions import field_docs
+from services.game.http.openapi.descriptions import field_docs
 from shared.catalog import game_names, get_game
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from litestar.types import ControllerRouterHandler
 
 from services.game.http.params import GameId
 
-STATIC = Path(__file__).parent.parent / "static" / "replay"
+STATIC = Path(__file__).parents[2] / "static" / "replay"
 """The viewer's HTML, JavaScript and CSS, served as they are (no build step)."""
 
 PAGE_HEADERS = {

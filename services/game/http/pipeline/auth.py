@@ -5,7 +5,7 @@ Callers present `Authorization: Bearer <credential>`: the admin key (setting
 account key (`caa_<id>.<secret>`, see `shared.model.accounts`: it registers and manages its own
 bots, never hosts nor plays a seat). The app
 guard `authenticate` resolves every request's `Caller` once (401 for a credential that is
-neither, 429 for a bot token over its rate limits, see `services.game.http.limits`);
+neither, 429 for a bot token over its rate limits, see `services.game.http.pipeline.limits`);
 handlers take it as the dependency `caller`. Hosting operations carry the guard
 `host_only`; seat access is `check_seat`.
 
@@ -31,15 +31,15 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.spec import Reference, SecurityRequirement, SecurityScheme
 from litestar.types import ExceptionHandlersMap, Scope
 
-from services.game.http.follower import RegistryFollower
-from services.game.http.limits import (
+from services.game.http.pipeline.follower import RegistryFollower
+from services.game.http.pipeline.limits import (
     CALLER_KEY,
     CHARGED_ON_ANSWER,
     TICKET_KEY,
     RateLimited,
     Ticket,
 )
-from services.game.http.problems import Problem, problem
+from services.game.http.pipeline.problems import Problem, problem
 from services.settings import GameSettings, Settings
 from shared.app.registry import RegistryIndex
 from shared.app.starting import GameCap
@@ -84,7 +84,7 @@ class Caller:
     bot: RegisteredBot | None = None
     host: bool = False
     token_id: str | None = None
-    """The id of the bot token presented (see `services.game.http.credentials`)."""
+    """The id of the bot token presented (see `services.game.http.pipeline.credentials`)."""
     account: Account | None = None
     """The account whose key was presented (suspended or not), None for anyone else."""
 
@@ -258,7 +258,7 @@ def _bearer(authorization: str | None) -> str | None:
 
 def caller_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     """Returns the caller of `connection`, identified once per request (see Access.identify);
-    a bot token's request is charged to its rate limits there (`services.game.http.limits`:
+    a bot token's request is charged to its rate limits there (`services.game.http.pipeline.limits`:
     RateLimited, 429, when it may not run)."""
     state = connection.state
     known = state.get(CALLER_KEY)

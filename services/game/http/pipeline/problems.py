@@ -343,7 +343,7 @@ def _problem_spec(description: str) -> ResponseSpec:
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
     """Returns the OpenAPI documentation of the problem responses with these statuses, and
-    401, 429 (every request is authenticated, see services.game.http.auth) and 500.
+    401, 429 (every request is authenticated, see services.game.http.pipeline.auth) and 500.
 
     413 (a body over the operation's limit) and the Retry-After header of 429 and 503 are
     added to every operation by `ProblemDocumentation`, not listed here.

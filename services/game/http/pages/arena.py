@@ -16,12 +16,12 @@ from litestar.params import PathParameter
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
+from services.game.http.pages.viewer import PAGE_HEADERS, viewer_page
 from services.game.http.params import BotName, BotVersion, EvaluationId, GameId, TournamentId
-from services.game.http.viewer import PAGE_HEADERS, viewer_page
 
 LadderId = Annotated[str, PathParameter(description="The ladder's id.")]
 
-STATIC = Path(__file__).parent.parent / "static" / "arena"
+STATIC = Path(__file__).parents[2] / "static" / "arena"
 """The arena's HTML, JavaScript and CSS, served as they are (no build step)."""
 
 
