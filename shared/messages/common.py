@@ -234,7 +234,7 @@ class NoteTaken(ClockEvent, frozen=True, kw_only=True):
     """`seat`'s bot took a private note with its move: the events of that move (or its
     resignation) follow. The engines never see it (`GameSpec.step` skips it like the clock's
     events). Its `text` is withheld (empty) from every reader while the game runs, and after
-    it from all but the seat's bot and the host (see `shared.model.notes`)."""
+    it from all but the seat's bot, its account and the host (see `shared.model.notes`)."""
 
     seat: int
     """The seat whose bot took the note."""

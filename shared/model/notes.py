@@ -4,9 +4,9 @@ A client seat's move (a posted action, a webhook's answer, a local program's lin
 a note: what the bot was thinking. The platform appends it as a `NoteTaken` right before the
 move's events, in the same append, so it is stored with the move and never reaches an engine
 (`GameSpec.step` skips it). Its text is withheld (`withheld`: empty) from every reader while
-the game runs; after the game only the seat's bot and the host read it (the service decides
-who is who: `services.game.http.notes`). Everything else about the log stays public: that a
-move carried a note (its event, its version) is visible, its text is not.
+the game runs; after the game only the seat's bot, its account and the host read it (the
+service decides who is who: `services.game.http.notes`). Everything else about the log stays
+public: that a move carried a note (its event, its version) is visible, its text is not.
 """
 
 from __future__ import annotations

@@ -130,6 +130,9 @@ class Stack:
         self.store = store
 
 
+BEAT_PAIR_SECONDS = "0.5"
+"""How often beat sends the ladders' pairing in a `running_stack(..., beat=True)`."""
+
 ADMIN_KEY = "e2e-admin-key-0123456789"
 """The admin key of the `secured_stack`."""
 
@@ -153,9 +156,13 @@ def running_stack(
     namespace: str,
     database_url: str,
     extra_env: dict[str, str] | None = None,
+    *,
+    beat: bool = False,
 ) -> Iterator[Stack]:
-    """Runs the game service, a worker and the projection service while the block runs; they
-    deal with the tests' given deal secret, as `Stack.store` does."""
+    """Runs the game service, a worker and the projection service while the block runs (and,
+    with `beat`, beat, sending the ladders' pairing every `BEAT_PAIR_SECONDS` unless
+    `extra_env` says otherwise); they deal with the tests' given deal secret, as
+    `Stack.store` does."""
     port = free_port()
     heartbeats = tempfile.mkdtemp(prefix="cardarena-heartbeats-")
     env = {
@@ -167,13 +174,14 @@ def running_stack(
         "CARDARENA_PROJECTION_METRICS_PORT": "0",
         "CARDARENA_WORKERS_METRICS_PORT": "0",
         **deals.ENVIRONMENT,  # every deal pinned: the tests' given deal secret
+        **({"CARDARENA_LADDER_PAIR_SECONDS": BEAT_PAIR_SECONDS} if beat else {}),
         **(extra_env or {}),
     }
     base_url = f"http://127.0.0.1:{port}"
     try:
         with Launcher(env, cwd=ROOT, grace=30) as launcher:
             for name, command in stack_commands(concurrency=2):
-                if name != "beat":
+                if beat or name != "beat":
                     launcher.start(name, command)
             wait_until_healthy(base_url, "the game service")
             store = deals.attached(RedisEventStore(redis_client, namespace=namespace))
