@@ -22,9 +22,11 @@ interpreter) and has started before the bot plays:
    past the cap, CARDARENA_MAX_STREAMS_PER_TOKEN: 32 unless `--cap`) and holds them.
 
 Prints p50 and p99 of alice's turn time per phase, the ratio of each flood's over the quiet
-one beside the target (1.5, issue 32), and how the flood's requests were answered (status
-counts; a transport error by its name). Before the door (main 55bcbb0): two anonymous posters
-made the median turn 44 times slower, the readers 5.8 times, and one token held 80 streams.
+one beside the target (1.5, issue 32), how the flood's requests were answered (status
+counts; a transport error by its name) and the game service's CPU in each phase (the
+floods' clients run on the same machine: their CPU is not the service's). Before the door
+(main 55bcbb0): two anonymous posters made the median turn 44 times slower, the readers 5.8
+times, and one token held 80 streams.
 Exit code 0 whatever the verdict (the machine is noisy).
 
     REDIS_URL=... DATABASE_URL=... uv run python -m bench.floods [--samples 100]
@@ -280,10 +282,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # clean up when told to stop
     times: dict[str, list[float]] = {phase: [] for phase in PHASES}
     answers: dict[str, Counter[str]] = {phase: Counter() for phase in PHASES}
+    busy = dict.fromkeys(PHASES, 0.0)
+    spent = dict.fromkeys(PHASES, 0.0)
     games = 0
     try:
         settings = {"CARDARENA_MAX_STREAMS_PER_TOKEN": str(args.cap)} if args.cap else {}
-        with game_service("floods", ADMIN_KEY, settings) as url:
+        with game_service("floods", ADMIN_KEY, settings) as service:
+            url = service.url
             names = ["alice", "bob", "mallory", *(f"reader{i}" for i in range(READER_TOKENS))]
             tokens = register_bots(url, ADMIN_KEY, names)
             table = Table(url, tokens[:2])
@@ -299,7 +304,10 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in range(args.rounds):
                     for phase, flood in floods.items():
                         with flooding(flood, answers[phase]):
+                            cpu, started = service.cpu_seconds(), time.monotonic()
                             times[phase] += table.alice(args.samples)
+                            busy[phase] += service.cpu_seconds() - cpu
+                            spent[phase] += time.monotonic() - started
             finally:
                 games = table.games
                 table.close()
@@ -307,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
         print("the game service did not start", file=sys.stderr)
         return 1
     report(times, answers, games, args)
+    print("game service's CPU while the bot played (share of one core):")
+    for phase in PHASES:
+        print(f"  {phase:<12} {busy[phase] / spent[phase]:6.0%}")
     return 0
 
 

@@ -10,11 +10,12 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from bench.load import clean_redis, free_port, temporary_database
+from bench.load import clean_redis, cpu_seconds, free_port, temporary_database
 from services.cli.dev import Launcher, cardarena, service_ready, stack_environment
 from services.ops.migrate import migrate
 
@@ -26,11 +27,23 @@ class ServiceDidNotStart(Exception):
     """The game service exited or was not ready in `HANG_SECONDS`."""
 
 
+@dataclass(frozen=True)
+class Service:
+    """A running game service: its base URL and the launcher of its process."""
+
+    url: str
+    launcher: Launcher
+
+    def cpu_seconds(self) -> float:
+        """Returns the CPU seconds (user + system) its process used so far."""
+        return cpu_seconds([self.launcher], "game")
+
+
 @contextlib.contextmanager
-def game_service(name: str, admin_key: str, settings: Mapping[str, str]) -> Iterator[str]:
+def game_service(name: str, admin_key: str, settings: Mapping[str, str]) -> Iterator[Service]:
     """Runs one game service (its `settings` over the environment's, the admin key
     `admin_key`) on a namespace and a temporary database named after `name` while the block
-    runs; yields its base URL. Raises ServiceDidNotStart."""
+    runs. Raises ServiceDidNotStart."""
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     server_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
     namespace = f"bench-{name}:{uuid.uuid4().hex[:8]}:"
@@ -53,7 +66,7 @@ def game_service(name: str, admin_key: str, settings: Mapping[str, str]) -> Iter
                     if time.monotonic() > deadline or launcher.exited():
                         raise ServiceDidNotStart(url)
                     time.sleep(0.2)
-                yield url
+                yield Service(url, launcher)
         finally:
             clean_redis(redis_url, namespace, "cardarena")
 

@@ -137,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         **({"CARDARENA_SPECTATOR_STREAMS": str(args.cap)} if args.cap else {}),
     }
     try:
-        with game_service("spectators", ADMIN_KEY, settings) as url:
+        with game_service("spectators", ADMIN_KEY, settings) as service:
+            url = service.url
             game_id, token = setup(url)
             bot_headers = {"Authorization": f"Bearer {token}"}
             with httpx.Client(base_url=url, headers=bot_headers, timeout=HANG_SECONDS) as bot:
