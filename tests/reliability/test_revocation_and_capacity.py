@@ -7,6 +7,10 @@ worker and projection over Redis and PostgreSQL) with public requests and bot to
   it, not the opponent's move).
 - A hundred and more anonymous spectator streams leave the bots their long polls, turns and
   streams, and those beyond the cap get 503 (beyond the rate limit: 429), with Retry-After.
+- Floods (issue 32): strangers' 1 MiB writes (anonymous, a forged token) are 401 without
+  their body being read (answered when it is never sent) while the bots play on; a bot's
+  write padded past 16 KiB is 413; a token's streams and long polls past
+  `CARDARENA_MAX_STREAMS_PER_TOKEN` are 429 while another token streams and it still moves.
 - A bot holds at most `CARDARENA_MAX_OPEN_CHALLENGES` open challenges; a webhook bot is
   seated by a challenge only as its `accept_challenges` allows.
 
@@ -395,7 +399,7 @@ def answered_unread(url: str, path: str, authorization: str | None, size: int) -
             received += chunk
     head, _, content = received.partition(b"\r\n\r\n")
     status_line, *fields = head.decode("latin-1").split("\r\n")
-    headers = [tuple(f.split(": ", 1)) for f in fields]
+    headers = [(name, value) for name, _, value in (f.partition(": ") for f in fields)]
     request = httpx.Request("POST", url + path)
     return httpx.Response(
         int(status_line.split()[1]), headers=headers, content=content, request=request
