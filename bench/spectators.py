@@ -25,29 +25,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import statistics
 import sys
-import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 
-from bench.load import clean_redis, free_port, temporary_database
-from services.cli.dev import Launcher, cardarena, service_ready, stack_environment
-from services.ops.migrate import migrate
+from bench.service import (
+    HANG_SECONDS,
+    ServiceDidNotStart,
+    create_game,
+    game_service,
+    percentile,
+    register_bots,
+)
 
 ADMIN_KEY = "bench-spectators-admin-key"
 TARGET_RATIO = 2.0
 """Crowded p50 over quiet p50, below."""
-HANG_SECONDS = 120.0
-"""How long anything may take before it counts as a hang."""
 
 
 class Spectator:
@@ -112,26 +111,11 @@ def crowd(url: str, game_id: str, count: int, answers: Counter[int]) -> Iterator
             spectator.join()
 
 
-def percentile(values: list[float], share: float) -> float:
-    """Returns the `share` quantile of `values` (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
 def setup(url: str) -> tuple[str, str]:
     """Registers two external bots and seats them at an Autobus game waiting for the first;
     returns the game's id and the first bot's token."""
-    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    with httpx.Client(base_url=url, headers=admin, timeout=HANG_SECONDS) as host:
-        tokens = []
-        for name in ("alice", "bob"):
-            bot = host.post("/v1/bots", json={"name": name, "game": "autobus", "kind": "external"})
-            bot.raise_for_status()
-            tokens.append(bot.json()["token"])
-        seats = [{"kind": "external", "bot": name, "version": "1"} for name in ("alice", "bob")]
-        created = host.post("/v1/games", json={"game": "autobus", "seats": seats})
-        created.raise_for_status()
-        return created.json()["game_id"], tokens[0]
+    tokens = register_bots(url, ADMIN_KEY, ("alice", "bob"))
+    return create_game(url, ADMIN_KEY, ("alice", "bob")), tokens[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,43 +128,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate-limit", type=int, default=0, help="CARDARENA_SPECTATOR_RATE_LIMIT")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # clean up when told to stop
-    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    server_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-    namespace = f"bench-spectators:{uuid.uuid4().hex[:8]}:"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     quiet: list[float] = []
     crowded: list[float] = []
     answers: Counter[int] = Counter()
-    with temporary_database(server_url, "bench_spectators") as database_url:
-        migrate(database_url)
-        env = {
-            **stack_environment(os.environ, redis_url, database_url, "127.0.0.1", port),
-            "CARDARENA_NAMESPACE": namespace,
-            "CARDARENA_ADMIN_KEY": ADMIN_KEY,
-            "CARDARENA_RATE_LIMIT": "0",
-            "CARDARENA_SPECTATOR_RATE_LIMIT": str(args.rate_limit),
-            "CARDARENA_LOG_JSON": "false",
-            **({"CARDARENA_SPECTATOR_STREAMS": str(args.cap)} if args.cap else {}),
-        }
-        try:
-            with tempfile.TemporaryDirectory() as logs, Launcher(env, logs=Path(logs)) as launcher:
-                launcher.start("game", cardarena("serve", "game"))
-                deadline = time.monotonic() + HANG_SECONDS
-                while not service_ready(url):
-                    if time.monotonic() > deadline or launcher.exited():
-                        print("the game service did not start", file=sys.stderr)
-                        return 1
-                    time.sleep(0.2)
-                game_id, token = setup(url)
-                bot_headers = {"Authorization": f"Bearer {token}"}
-                with httpx.Client(base_url=url, headers=bot_headers, timeout=HANG_SECONDS) as bot:
-                    for _ in range(args.rounds):
-                        quiet += latencies(bot, game_id, args.samples)
-                        with crowd(url, game_id, args.spectators, answers):
-                            crowded += latencies(bot, game_id, args.samples)
-        finally:
-            clean_redis(redis_url, namespace, "cardarena")
+    settings = {
+        "CARDARENA_RATE_LIMIT": "0",
+        "CARDARENA_SPECTATOR_RATE_LIMIT": str(args.rate_limit),
+        **({"CARDARENA_SPECTATOR_STREAMS": str(args.cap)} if args.cap else {}),
+    }
+    try:
+        with game_service("spectators", ADMIN_KEY, settings) as service:
+            url = service.url
+            game_id, token = setup(url)
+            bot_headers = {"Authorization": f"Bearer {token}"}
+            with httpx.Client(base_url=url, headers=bot_headers, timeout=HANG_SECONDS) as bot:
+                for _ in range(args.rounds):
+                    quiet += latencies(bot, game_id, args.samples)
+                    with crowd(url, game_id, args.spectators, answers):
+                        crowded += latencies(bot, game_id, args.samples)
+    except ServiceDidNotStart:
+        print("the game service did not start", file=sys.stderr)
+        return 1
     report(quiet, crowded, answers, args.spectators)
     return 0
 

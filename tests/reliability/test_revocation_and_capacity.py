@@ -7,6 +7,10 @@ worker and projection over Redis and PostgreSQL) with public requests and bot to
   it, not the opponent's move).
 - A hundred and more anonymous spectator streams leave the bots their long polls, turns and
   streams, and those beyond the cap get 503 (beyond the rate limit: 429), with Retry-After.
+- Floods (issue 32): strangers' 1 MiB writes (anonymous, a forged token) are 401 without
+  their body being read (answered when it is never sent) while the bots play on; a bot's
+  write padded past 16 KiB is 413; a token's streams and long polls past
+  `CARDARENA_MAX_STREAMS_PER_TOKEN` are 429 while another token streams and it still moves.
 - A bot holds at most `CARDARENA_MAX_OPEN_CHALLENGES` open challenges; a webhook bot is
   seated by a challenge only as its `accept_challenges` allows.
 
@@ -17,6 +21,7 @@ the time an open stream went on for after its token's revocation before this was
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -30,7 +35,7 @@ import redis
 from shared.messages.envelope import RecordedEvent
 from shared.model import registry
 from shared.sdk.client import StreamEvent, parse_sse
-from tests.support.api import bot_client, register
+from tests.support.api import bot_client, problem, register, unauthorized
 from tests.support.faults import wait_for
 from tests.support.stack import ADMIN_KEY, Stack, running_stack
 
@@ -352,6 +357,170 @@ def test_anonymous_streams_over_the_rate_limit_get_429_and_a_bot_token_is_not_li
             with Streamed(url, f"/v1/games/{game_id}/stream", alice) as watching_bot:
                 assert watching_bot.opened.wait(BOUND_S)
                 assert watching_bot.status == 200
+
+
+# Floods (issue 32) ------------------------------------------------------------------------
+
+MIB = 1024 * 1024
+"""A stranger's body: 1 MiB."""
+
+
+def padded(body: dict[str, Any], size: int) -> bytes:
+    """Returns `body` as JSON padded (a `pad` field) to `size` bytes."""
+    head = msgspec.json.encode({**body, "pad": ""})
+    return head[:-2] + b"x" * (size - len(head)) + head[-2:]
+
+
+def forged(token: str) -> str:
+    """Returns a live token's id with a wrong secret."""
+    head, _, secret = token.partition(".")
+    return f"{head}.{'A' * len(secret)}"
+
+
+def answered_unread(url: str, path: str, authorization: str | None, size: int) -> httpx.Response:
+    """Sends a POST's head announcing a JSON body of `size` bytes and none of it; returns the
+    answer that came without it (a server that reads the body first waits for it: a hang,
+    BOUND_S)."""
+    target = httpx.URL(url)
+    assert target.host
+    assert target.port
+    lines = [
+        f"POST {path} HTTP/1.1",
+        f"Host: {target.host}:{target.port}",
+        "Content-Type: application/json",
+        f"Content-Length: {size}",
+        "Connection: close",
+        *([f"Authorization: {authorization}"] if authorization else []),
+    ]
+    received = b""
+    with socket.create_connection((target.host, target.port), timeout=BOUND_S) as sent:
+        sent.sendall("\r\n".join([*lines, "", ""]).encode())
+        while chunk := sent.recv(65536):  # the server closes once it answered
+            received += chunk
+    head, _, content = received.partition(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    headers = [(name, value) for name, _, value in (f.partition(": ") for f in fields)]
+    request = httpx.Request("POST", url + path)
+    return httpx.Response(
+        int(status_line.split()[1]), headers=headers, content=content, request=request
+    )
+
+
+def test_strangers_1_mib_writes_are_401_unread_and_a_bots_padded_write_is_413_while_it_plays(
+    secured: Stack,
+) -> None:
+    url = secured.base_url
+    with Host(url) as host:
+        alice, bob = host.register("alice")["token"], host.register("bob")["token"]
+        game_id = host.game("alice", "bob")
+        move_body = action(url, alice, game_id, 0)
+        writes = {  # a move, and other writes: a bot's, then the host's
+            f"/v1/games/{game_id}/actions": move_body,
+            "/v1/challenges": {"game": "autobus", "opponents": [{"bot": "bob"}]},
+            "/v1/ladders/autobus-open/queue": {"bot": "alice", "version": "1"},
+            "/v1/games": {"game": "autobus", "seats": []},
+            "/v1/bots": {"name": "eve", "game": "autobus", "kind": "external"},
+        }
+        strangers = {"anonymous": None, "forged": f"Bearer {forged(alice)}"}  # alice's id
+        for seat, (path, body) in enumerate(writes.items()):
+            for authorization in strangers.values():
+                # Sent whole (1 MiB): 401 with a problem body.
+                headers = {"Content-Type": "application/json"}
+                if authorization:
+                    headers["Authorization"] = authorization
+                with httpx.Client(base_url=url, timeout=BOUND_S) as stranger:
+                    sent = stranger.post(path, content=padded(body, MIB), headers=headers)
+                unauthorized(sent)
+                # Announced and never sent: answered all the same, so never read.
+                unread = answered_unread(url, path, authorization, MIB)
+                unauthorized(unread)
+            # The bots' game goes on between the floods: each move lands.
+            move(url, [alice, bob][seat % 2], game_id, seat % 2, ending=True)
+
+        # A bot's own write padded past 16 KiB is 413 naming the limit, sent or announced.
+        seat, token = (1, bob) if len(writes) % 2 else (0, alice)
+        body = action(url, token, game_id, seat)
+        path = f"/v1/games/{game_id}/actions"
+        with bot_client(url, token, timeout=BOUND_S) as bot:
+            headers = {"Content-Type": "application/json"}
+            large = bot.post(path, content=padded(body, 16 * 1024 + 1), headers=headers)
+            refused = problem(large, 413, "body-too-large")
+            assert refused["limit"] == 16 * 1024
+            challenged = padded({"game": "autobus", "opponents": [{"bot": "alice"}]}, 20_000)
+            large = bot.post("/v1/challenges", content=challenged, headers=headers)
+            assert problem(large, 413, "body-too-large")["limit"] == 16 * 1024
+            unread = answered_unread(url, path, f"Bearer {token}", 16 * 1024 + 1)
+            assert problem(unread, 413, "body-too-large")["limit"] == 16 * 1024
+            played = bot.post(path, json=body)  # the same move, unpadded, lands
+            assert played.status_code == 200, played.text
+
+
+def test_one_tokens_streams_past_its_cap_get_429_while_another_token_streams_and_it_moves(
+    redis_url: str, redis_client: redis.Redis, namespace: str, database_url: str
+) -> None:
+    with stack_with(
+        redis_url, redis_client, namespace, database_url, CARDARENA_MAX_STREAMS_PER_TOKEN="4"
+    ) as stack:
+        url = stack.base_url
+        with Host(url) as host:
+            mallory, alice = host.register("mallory")["token"], host.register("alice")["token"]
+            game_id = host.game("mallory", "alice")
+            seat_stream = f"/v1/games/{game_id}/stream"
+            with contextlib.ExitStack() as held:
+                streams = [
+                    held.enter_context(Streamed(url, "/v1/bots/me/events", mallory))
+                    for _ in range(3)
+                ]
+                streams.append(held.enter_context(Streamed(url, seat_stream, mallory, seat=0)))
+                for stream in streams:
+                    assert stream.opened.wait(BOUND_S)
+                    assert stream.status == 200, stream.body
+                with bot_client(url, mallory, timeout=BOUND_S) as capped:
+                    refused = [
+                        capped.get("/v1/bots/me/turns", params={"wait": 30}),
+                        capped.get(f"/v1/games/{game_id}/turn", params={"seat": 0, "wait": 30}),
+                    ]
+                for path, params in (("/v1/bots/me/events", {}), (seat_stream, {"seat": 0})):
+                    with Streamed(url, path, mallory, **params) as more:
+                        assert more.opened.wait(BOUND_S)
+                        assert more.headers is not None
+                        refused.append(
+                            httpx.Response(
+                                more.status or 0,
+                                headers=more.headers,
+                                content=more.body,
+                                request=httpx.Request("GET", url + path),
+                            )
+                        )
+                for response in refused:
+                    body = problem(response, 429, "too-many-streams")
+                    assert body["limit"] == 4
+                    assert int(response.headers["Retry-After"]) >= 1
+                    assert "CARDARENA_MAX_STREAMS_PER_TOKEN" in body["detail"]
+
+                # Another token's streams are its own; the capped token still moves.
+                other = held.enter_context(Streamed(url, "/v1/bots/me/events", alice))
+                assert other.opened.wait(BOUND_S)
+                assert other.status == 200
+                with bot_client(url, mallory, timeout=BOUND_S) as capped:
+                    body = action(url, mallory, game_id, 0, ending=True)
+                    played = capped.post(
+                        f"/v1/games/{game_id}/actions", params={"wait": 1}, json=body
+                    )
+                    assert played.status_code == 200, played.text
+
+                # A stream that ends gives its place back (noticed within a keep-alive).
+                streams[0].cut()
+
+                def admitted() -> bool:
+                    again = held.enter_context(Streamed(url, "/v1/bots/me/events", mallory))
+                    assert again.opened.wait(BOUND_S)
+                    return again.status == 200
+
+                wait_for(admitted, "the ended stream's place")
+                # First of all, cut them all at once: each reader ends at its next keep-alive.
+                for stream in [*streams, other]:
+                    held.callback(stream.cut)
 
 
 # Challenges -------------------------------------------------------------------------------
