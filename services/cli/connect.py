@@ -34,6 +34,10 @@ from services.cli.programs import (
 )
 from shared.sdk.client import ApiError, Client, SeatView, Turn
 
+IDLE_LOOK_S = 2
+"""While a game it plays has no turn for it, how long one long poll waits before the games are
+asked whether an opponent's move ended them."""
+
 MAX_PAUSE = 30.0
 """The longest pause between two tries to reach the server, in seconds."""
 REFUSED = frozenset({400, 422})
@@ -113,14 +117,19 @@ def play_online(
     reached = False
     while games is None or len(ended) < games:
         try:
-            turns = _turns(client, wait)
+            # While a game of its may end on an opponent's move (which no turn tells), look
+            # again within IDLE_LOOK_S rather than wait out the whole long poll.
+            look = min(wait, IDLE_LOOK_S) if playing - ended else wait
+            turns = _turns(client, look)
             reached = True
+            moved: dict[str, str | None] = {}
             for turn in turns:
                 playing.add(turn.game_id)
-                play_turn(client, program, turn, report)
+                moved[turn.game_id] = play_turn(client, program, turn, report)
             for game_id in sorted(playing - ended):
-                status = _status(client, game_id)
-                if status != "playing":
+                # A move's answer tells whether it ended its game; any other game is asked.
+                status = moved[game_id] if game_id in moved else _status(client, game_id)
+                if status is not None and status != "playing":
                     ended.add(game_id)
                     report(f"game {game_id}: {status}")
             wait_next = 1.0
@@ -153,9 +162,13 @@ def line_of(game: str, view: SeatView) -> dict[str, Any]:
     return line
 
 
-def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[str], None]) -> None:
-    """Posts the program's action for `turn`; resigns the game for the seat if the program
-    fails its turn or the server refuses what it answered."""
+def play_turn(
+    client: Client, program: Program, turn: Turn, report: Callable[[str], None]
+) -> str | None:
+    """Posts the program's action for `turn` (its answer carries the game as the move left it:
+    one request a move); resigns the game for the seat if the program fails its turn or the
+    server refuses what it answered. Returns the game's status after the move, None when
+    unknown (no move landed)."""
     view = SeatView(
         game_id=turn.game_id,
         seat=turn.seat,
@@ -173,8 +186,11 @@ def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[st
         return action
 
     try:
-        client.act(turn.game_id, turn.seat, choose, view=view, note=lambda _v, _a: noted[0])
-        return
+        answer = client.act(
+            turn.game_id, turn.seat, choose, view=view, wait=0, note=lambda _v, _a: noted[0]
+        )
+        after = None if answer is None else answer.get("turn")
+        return None if after is None else str(after["status"])
     except ProgramFailed as failure:
         reason = str(failure)
     except ApiError as error:
@@ -182,7 +198,7 @@ def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[st
             raise ServerError(str(error)) from error
         if error.status == 409:  # the game moved on under every try: its next turn comes
             report(f"game {turn.game_id}: seat {turn.seat}'s turn passed ({error})")
-            return
+            return None
         if error.status not in REFUSED:
             raise
         detail = error.problem.get("detail") or error.problem.get("title") or ""
@@ -192,6 +208,7 @@ def play_turn(client: Client, program: Program, turn: Turn, report: Callable[[st
         client.act(turn.game_id, turn.seat, lambda _: {"type": "Resign"})
     except ApiError as error:  # the game ended meanwhile, or the seat may not resign
         report(f"game {turn.game_id}: could not resign seat {turn.seat}: {error}")
+    return None
 
 
 def _turns(client: Client, wait: int) -> list[Turn]:
