@@ -100,8 +100,7 @@ def project(conn: psycopg.Connection[Any], batches: Sequence[Batch]) -> int:
     for entries, watermark in batches:
         fresh += project_guarded(conn, NAME, entries, project_batch).fresh
         if watermark is not None:
-            ratings.advance_watermarks(conn, NAME, list(range(PARTITIONS)), watermark)
-            ratings.fold_ordered_ratings(conn, NAME, PARTITIONS)
+            ratings.fold_ordered_ratings(conn, NAME, PARTITIONS, range(PARTITIONS), watermark)
     return fresh
 
 

@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 
 Cursor = psycopg.Cursor[Any]
 
+_COLUMNS = "game_id, version, kind, type, data, schema, recorded_at, feed_position"
 _ARCHIVE = (
     "INSERT INTO events (game_id, version, kind, type, data, schema, recorded_at, feed_position)"
     " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bytea[],"
@@ -88,16 +89,21 @@ class RebuildCounts:
 
 
 def update_views(cur: Cursor, records: Sequence[RecordedEvent]) -> None:
-    """Folds `records` (each game's in version order) into the views; idempotent per event."""
+    """Folds `records` (each game's in version order) into the views; idempotent per event.
+
+    Its statements go in one pipeline (one round trip, not one each); an error of one is
+    raised at the pipeline's end."""
     changes = game_changes(records)
-    cur.executemany(
-        _CREATE_GAME, [_created_params(c.game_id, c.created) for c in changes if c.created]
-    )
-    cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
-    cur.executemany(
-        _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
-    )
-    _update_bot_challenges(cur, challenge_changes(records))
+    challenged = challenge_changes(records)
+    with cur.connection.pipeline():
+        cur.executemany(
+            _CREATE_GAME, [_created_params(c.game_id, c.created) for c in changes if c.created]
+        )
+        cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
+        cur.executemany(
+            _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
+        )
+        _update_bot_challenges(cur, challenged)
 
 
 def _update_bot_challenges(cur: Cursor, changes: Sequence[ChallengeChange]) -> None:
@@ -148,11 +154,33 @@ def _archive_params(entries: Sequence[FeedEntry]) -> tuple[list[Any], ...]:
     )
 
 
+_ARCHIVED = (
+    "SELECT game_id, version FROM events JOIN unnest(%b::text[], %b::integer[])"
+    " AS batch (game_id, version) USING (game_id, version)"
+)
+_COPY = f"COPY events ({_COLUMNS}) FROM STDIN (FORMAT BINARY)"
+_TYPES = ["text", "integer", "text", "text", "bytea", "integer", "timestamptz", "text"]
+
+
 def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
     """Archives `entries`; returns those the archive did not hold yet, in their order."""
-    rows = cur.execute(_ARCHIVE, _archive_params(entries)).fetchall()
-    inserted = {(str(row[0]), int(row[1])) for row in rows}
-    return [e for e in entries if (e.event.game_id, e.event.version) in inserted]
+    keys = [(e.event.game_id, e.event.version) for e in entries]
+    held = cur.execute(_ARCHIVED, ([k[0] for k in keys], [k[1] for k in keys])).fetchall()
+    archived = {(str(row[0]), int(row[1])) for row in held}
+    fresh = [e for e, key in zip(entries, keys, strict=True) if key not in archived]
+    copied: set[tuple[str, int]] = set()
+    with cur.copy(_COPY) as copy:
+        copy.set_types(_TYPES)
+        for entry in fresh:
+            e = entry.event
+            if (e.game_id, e.version) in copied:
+                continue
+            copied.add((e.game_id, e.version))
+            copy.write_row(
+                (e.game_id, e.version, e.kind, e.type, e.data, e.schema,
+                 to_datetime(e.recorded_at), entry.position)
+            )  # fmt: skip
+    return fresh
 
 
 def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
@@ -312,8 +340,9 @@ class Projector:
             self.consumer.ack_entries(entries)
         watermark = self._watermark(entries, count)
         if watermark is not None:
-            ratings.advance_watermarks(self._connection(), self.name, self.owned, watermark)
-            ratings.fold_ordered_ratings(self._connection(), self.name, self.partitions)
+            ratings.fold_ordered_ratings(
+                self._connection(), self.name, self.partitions, self.owned, watermark
+            )
         return len(entries), projected.fresh if entries else 0
 
     def _watermark(self, entries: Sequence[FeedEntry], count: int) -> tuple[int, int] | None:
