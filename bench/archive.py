@@ -43,7 +43,12 @@ from bench.scale_workload import Call, record, replay
 from services.ops.migrate import migrate
 from services.projection import ratings
 from services.projection.dead_letters import project_guarded
-from services.projection.projector import _archive_params, project_batch
+from services.projection.projector import (
+    ARCHIVE_COLUMNS,
+    ARCHIVE_TYPES,
+    archive_row,
+    project_batch,
+)
 from shared.store.memory import InMemoryEventStore
 from shared.store.port import FeedEntry
 
@@ -51,12 +56,10 @@ NAME = "bench"
 """The projection's name (its checkpoints)."""
 TARGET = 0.4
 """The projection's events per second at least this share of COPY's (issue 32)."""
-COLUMNS = "game_id, version, kind, type, data, schema, recorded_at, feed_position"
 _INSERT = (
-    f"INSERT INTO {{table}} ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    f"INSERT INTO {{table}} ({ARCHIVE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT (game_id, version) DO NOTHING"
 )
-_TYPES = ("text", "integer", "text", "text", "bytea", "integer", "timestamptz", "text")
 
 
 Batch = tuple[list[FeedEntry], tuple[int, int] | None]
@@ -90,7 +93,7 @@ def feed_batches(games: int, concurrent: int, count: int) -> list[Batch]:
 
 def rows_of(entries: Sequence[FeedEntry]) -> list[tuple[Any, ...]]:
     """Returns the archive's rows of `entries`, one tuple a row."""
-    return list(zip(*_archive_params(entries), strict=True))
+    return [archive_row(entry) for entry in entries]
 
 
 def project(conn: psycopg.Connection[Any], batches: Sequence[Batch]) -> int:
@@ -110,9 +113,9 @@ def copy(conn: psycopg.Connection[Any], batches: Sequence[Batch]) -> int:
         with (
             conn.transaction(),
             conn.cursor() as cur,
-            cur.copy(f"COPY events_copy ({COLUMNS}) FROM STDIN (FORMAT BINARY)") as out,
+            cur.copy(f"COPY events_copy ({ARCHIVE_COLUMNS}) FROM STDIN (FORMAT BINARY)") as out,
         ):
-            out.set_types(list(_TYPES))
+            out.set_types(list(ARCHIVE_TYPES))
             for row in rows_of(entries):
                 out.write_row(row)
     return sum(len(entries) for entries, _ in batches)

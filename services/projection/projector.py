@@ -54,15 +54,16 @@ log = logging.getLogger(__name__)
 
 Cursor = psycopg.Cursor[Any]
 
-_COLUMNS = "game_id, version, kind, type, data, schema, recorded_at, feed_position"
-_ARCHIVE = (
-    "INSERT INTO events (game_id, version, kind, type, data, schema, recorded_at, feed_position)"
-    " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bytea[],"
-    " %b::integer[], %b::timestamptz[], %b::text[])"
-    " ON CONFLICT (game_id, version) DO NOTHING RETURNING game_id, version"
+ARCHIVE_COLUMNS = "game_id, version, kind, type, data, schema, recorded_at, feed_position"
+"""The columns of an archived event (`archive_row`)."""
+ARCHIVE_TYPES = ("text", "integer", "text", "text", "bytea", "integer", "timestamptz", "text")
+"""Their PostgreSQL types, as a binary COPY sends them."""
+_ARCHIVED = (
+    "SELECT game_id, version FROM events JOIN unnest(%b::text[], %b::integer[])"
+    " AS batch (game_id, version) USING (game_id, version)"
 )
-"""Archives a batch in one statement (a column of parameters each, not a row each: one
-round of parsing and planning for the batch), its arrays sent in binary."""
+"""Which of a batch's (game, version) keys the archive holds (its primary key's index)."""
+_COPY = f"COPY events ({ARCHIVE_COLUMNS}) FROM STDIN (FORMAT BINARY)"
 _CREATE_GAME = (
     "INSERT INTO games (game_id, game, ruleset, status, seats, version, created_at, forked_from)"
     " VALUES (%s, %s, %s, 'playing', %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING"
@@ -139,47 +140,33 @@ def _finished_params(game_id: str, finished: Finished) -> tuple[Any, ...]:
     return finished.result.status, result, to_datetime(finished.at_ms), game_id
 
 
-def _archive_params(entries: Sequence[FeedEntry]) -> tuple[list[Any], ...]:
-    """Returns the `_ARCHIVE` parameters of feed entries: a list of each column."""
-    events = [entry.event for entry in entries]
-    return (
-        [e.game_id for e in events],
-        [e.version for e in events],
-        [e.kind for e in events],
-        [e.type for e in events],
-        [e.data for e in events],
-        [e.schema for e in events],
-        [to_datetime(e.recorded_at) for e in events],
-        [entry.position for entry in entries],
-    )
-
-
-_ARCHIVED = (
-    "SELECT game_id, version FROM events JOIN unnest(%b::text[], %b::integer[])"
-    " AS batch (game_id, version) USING (game_id, version)"
-)
-_COPY = f"COPY events ({_COLUMNS}) FROM STDIN (FORMAT BINARY)"
-_TYPES = ["text", "integer", "text", "text", "bytea", "integer", "timestamptz", "text"]
+def archive_row(entry: FeedEntry) -> tuple[Any, ...]:
+    """Returns the archive's row of a feed entry (`ARCHIVE_COLUMNS`)."""
+    e = entry.event
+    at = to_datetime(e.recorded_at)
+    return e.game_id, e.version, e.kind, e.type, e.data, e.schema, at, entry.position
 
 
 def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
-    """Archives `entries`; returns those the archive did not hold yet, in their order."""
+    """Archives `entries`; returns those the archive did not hold yet, in their order (an
+    event the batch repeats each time, archived once, at its first position).
+
+    One look-up of the batch's keys, then one binary COPY of the new rows (no parameter
+    arrays to build, no conflict handling). Another projector archiving one of them in
+    between (an entry claimed from it while it still ran) makes the COPY fail on the key once
+    that projector commits: the batch is then projected entry by entry
+    (`dead_letters.project_guarded`), and each such entry found archived.
+    """
     keys = [(e.event.game_id, e.event.version) for e in entries]
     held = cur.execute(_ARCHIVED, ([k[0] for k in keys], [k[1] for k in keys])).fetchall()
     archived = {(str(row[0]), int(row[1])) for row in held}
     fresh = [e for e, key in zip(entries, keys, strict=True) if key not in archived]
-    copied: set[tuple[str, int]] = set()
     with cur.copy(_COPY) as copy:
-        copy.set_types(_TYPES)
-        for entry in fresh:
-            e = entry.event
-            if (e.game_id, e.version) in copied:
-                continue
-            copied.add((e.game_id, e.version))
-            copy.write_row(
-                (e.game_id, e.version, e.kind, e.type, e.data, e.schema,
-                 to_datetime(e.recorded_at), entry.position)
-            )  # fmt: skip
+        copy.set_types(list(ARCHIVE_TYPES))
+        for entry, key in zip(entries, keys, strict=True):
+            if key not in archived:
+                archived.add(key)
+                copy.write_row(archive_row(entry))
     return fresh
 
 
