@@ -1,26 +1,27 @@
 """Archive: the projection's write of a batch against a bare psycopg COPY of the same rows.
 
 The workload of `bench.scale` (`bench.scale_workload`: `--games` two-seat games of each
-game of the mix, built-in bots, played in memory) is replayed into an in-memory store, and
-its feed read back as feed entries (positions of the store's, partition 0), cut into batches
-of `--batch` entries (the service reads 500). Each round, in a fresh temporary database on
-DATABASE_URL's server (migrated), and in an order that turns with the rounds:
+game of the mix, built-in bots, played in memory, `--concurrent` games at a time) is
+replayed into an in-memory store of 16 partitions, and its feed read as a projector reads it
+(a merged consumer, reads of up to `--batch` entries, the watermark after each). Each round,
+in a fresh temporary database on DATABASE_URL's server (migrated), three ways write every
+read, taking turns read by read (in an order that turns with the reads, so that the load of
+the shared machine weighs on all three alike):
 
-1. projection: every batch through the projection's real path, `project_guarded` with
-   `project_batch` (one transaction a batch: archive, views, tournament views, ratings
-   checkpoints), as `Projector.run_once` does after its read;
-2. COPY: every batch's rows as one `COPY ... FROM STDIN` (binary) a transaction, into a
-   fresh table of the events table's schema (`LIKE events INCLUDING ALL`: its key and
-   indexes);
-3. executemany: every batch's rows as one `executemany` of a plain `INSERT ... VALUES` with
-   the archive's `ON CONFLICT (game_id, version) DO NOTHING`, one transaction a batch, into
-   another such table.
+1. projection: the projection's real path after its read, `project_guarded` with
+   `project_batch` (one transaction: archive, views, tournament views, checkpoints), then
+   the watermarks and the ordered step (`ratings.fold_ordered_ratings`), as
+   `Projector.run_once` does;
+2. COPY: the read's rows as one binary `COPY ... FROM STDIN` in a transaction, into a table
+   of the events table's schema (`LIKE events INCLUDING ALL`: its key and indexes);
+3. executemany: the read's rows as one `executemany` of an `INSERT ... VALUES` with the
+   archive's `ON CONFLICT (game_id, version) DO NOTHING`, in a transaction, into another.
 
-Prints events per second of each (the median of the rounds: the machine is shared and noisy)
-and the ratios projection : COPY and executemany : COPY (the median of each round's own)
-beside the target (projection at least 0.4 of COPY). Exits 0 whatever the verdict.
+Prints each round's events per second, their medians, and the ratios projection : COPY and
+executemany : COPY (the median of each round's own) beside the target (the projection at
+least 0.4 of COPY). Exits 0 whatever the verdict.
 
-    DATABASE_URL=... uv run python -m bench.archive [--games 60] [--rounds 3] [--batch 500]
+    DATABASE_URL=... uv run python -m bench.archive [--games 60] [--rounds 5] [--batch 500]
 """
 
 from __future__ import annotations
@@ -136,25 +137,28 @@ WAYS: dict[str, Way] = {"projection": project, "COPY": copy, "executemany": exec
 
 
 def measure(database_server: str, batches: Sequence[Batch], turn: int) -> dict[str, float]:
-    """Runs every way once in a fresh database, starting with way `turn` (modulo); returns
-    each one's events per second."""
+    """Runs every way on every batch in a fresh database, the ways taking turns batch by
+    batch (the first batch's first way is way `turn`, modulo): the machine's load, shared and
+    noisy, weighs on each alike. Returns each way's events per second."""
     names = list(WAYS)
-    names = names[turn % len(names) :] + names[: turn % len(names)]
-    rates = {}
+    seconds = dict.fromkeys(names, 0.0)
     with temporary_database(database_server, prefix="bench_archive") as url:
         migrate(url)
         with psycopg.connect(url, autocommit=True) as conn:
             for table in ("events_copy", "events_many"):
                 conn.execute(f"CREATE TABLE {table} (LIKE events INCLUDING ALL)")
             conn.execute("CHECKPOINT")
-            for name in names:
-                started = time.perf_counter()
-                written = WAYS[name](conn, batches)
-                rates[name] = written / (time.perf_counter() - started)
+            for n, batch in enumerate(batches):
+                first = (turn + n) % len(names)
+                for name in names[first:] + names[:first]:
+                    started = time.perf_counter()
+                    WAYS[name](conn, [batch])
+                    seconds[name] += time.perf_counter() - started
             row = conn.execute("SELECT count(*) FROM events").fetchone()
-            if not row or row[0] != sum(len(entries) for entries, _ in batches):
-                raise RuntimeError(f"the projection archived {row} events")
-    return rates
+            events = sum(len(entries) for entries, _ in batches)
+            if not row or row[0] != events:
+                raise RuntimeError(f"the projection archived {row} of {events} events")
+    return {name: events / spent for name, spent in seconds.items()}
 
 
 def main() -> None:
