@@ -179,9 +179,13 @@ def fold_ordered_ratings(
     With a `watermark`, first records it as the watermark of the `owned` partitions
     (`advance_watermarks`) in the same transaction: one commit for both. Runs in a pipeline:
     the statements whose results it does not read wait for the next one it does (the
-    watermarks go with the lock, the checkpoint with the commit).
+    watermarks go with the lock, the checkpoint with the commit). Its commit does not wait for
+    the disk (`synchronous_commit` off): what it writes is derived (from the archive, and
+    from reads a projector repeats), all or nothing, durable with the next batch's commit; a
+    database crash before that loses it whole, and the next step folds it again.
     """
     with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
+        cur.execute("SET LOCAL synchronous_commit = off")
         if watermark is not None:
             _store_rows(cur, [(watermark_name(name, p), text(watermark)) for p in owned])
         locked = cur.execute("SELECT pg_try_advisory_xact_lock(%s)", (RATINGS_LOCK,)).fetchone()
