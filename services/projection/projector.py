@@ -205,12 +205,14 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
         # (whose games may have had no row yet): refold their games from the archive.
         _refold_games(cur, sorted({entry.event.game_id for entry in fresh}))
         refold_tournaments(cur, sorted({e.event.game_id for e in fresh if e.event.kind == KIND}))
+        ratings.advance_checkpoints(cur, name, done, fresh)
     else:
-        update_views(cur, [entry.event for entry in fresh])
-        update_tournament_views(cur, fresh)
+        with cur.connection.pipeline():  # the checkpoints go with the views' round trip
+            update_views(cur, [entry.event for entry in fresh])
+            update_tournament_views(cur, fresh)
+            ratings.advance_checkpoints(cur, name, done, fresh)
     late = [position_key(e.position) for e in fresh if finished(e.event)]
     ratings.refold_if_late(cur, name, late)
-    ratings.advance_checkpoints(cur, name, done, fresh)
     return len(fresh)
 
 
