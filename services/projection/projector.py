@@ -151,23 +151,37 @@ def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
     """Archives `entries`; returns those the archive did not hold yet, in their order (an
     event the batch repeats each time, archived once, at its first position).
 
-    One look-up of the batch's keys, then one binary COPY of the new rows (no parameter
-    arrays to build, no conflict handling). Another projector archiving one of them in
-    between (an entry claimed from it while it still ran) makes the COPY fail on the key once
-    that projector commits: the batch is then projected entry by entry
-    (`dead_letters.project_guarded`), and each such entry found archived.
+    One binary COPY of the batch, in a savepoint (no parameter arrays to build, no conflict
+    handling); when it meets a key the archive holds (a redelivery after a crash between
+    commit and ack, or an entry another projector archived meanwhile: the COPY waits for its
+    commit), it is rolled back, the batch's keys looked up, and only the new rows copied.
     """
     keys = [(e.event.game_id, e.event.version) for e in entries]
+    if len(set(keys)) == len(keys):
+        try:
+            with cur.connection.transaction():
+                _copy(cur, entries, keys, set())
+            return list(entries)
+        except psycopg.errors.UniqueViolation:
+            pass
     held = cur.execute(_ARCHIVED, ([k[0] for k in keys], [k[1] for k in keys])).fetchall()
     archived = {(str(row[0]), int(row[1])) for row in held}
     fresh = [e for e, key in zip(entries, keys, strict=True) if key not in archived]
+    _copy(cur, entries, keys, archived)
+    return fresh
+
+
+def _copy(
+    cur: Cursor, entries: Sequence[FeedEntry], keys: Sequence[tuple[str, int]], skip: set[Any]
+) -> None:
+    """COPYs the rows of `entries` whose key is not in `skip` (each key once) into the
+    archive."""
     with cur.copy(_COPY) as copy:
         copy.set_types(list(ARCHIVE_TYPES))
         for entry, key in zip(entries, keys, strict=True):
-            if key not in archived:
-                archived.add(key)
+            if key not in skip:
+                skip.add(key)
                 copy.write_row(archive_row(entry))
-    return fresh
 
 
 def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
