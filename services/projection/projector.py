@@ -54,14 +54,16 @@ log = logging.getLogger(__name__)
 
 Cursor = psycopg.Cursor[Any]
 
-_ARCHIVE = (
-    "INSERT INTO events (game_id, version, kind, type, data, schema, recorded_at, feed_position)"
-    " SELECT * FROM unnest(%b::text[], %b::integer[], %b::text[], %b::text[], %b::bytea[],"
-    " %b::integer[], %b::timestamptz[], %b::text[])"
-    " ON CONFLICT (game_id, version) DO NOTHING RETURNING game_id, version"
+ARCHIVE_COLUMNS = "game_id, version, kind, type, data, schema, recorded_at, feed_position"
+"""The columns of an archived event (`archive_row`)."""
+ARCHIVE_TYPES = ("text", "integer", "text", "text", "bytea", "integer", "timestamptz", "text")
+"""Their PostgreSQL types, as a binary COPY sends them."""
+_ARCHIVED = (
+    "SELECT game_id, version FROM events JOIN unnest(%b::text[], %b::integer[])"
+    " AS batch (game_id, version) USING (game_id, version)"
 )
-"""Archives a batch in one statement (a column of parameters each, not a row each: one
-round of parsing and planning for the batch), its arrays sent in binary."""
+"""Which of a batch's (game, version) keys the archive holds (its primary key's index)."""
+_COPY = f"COPY events ({ARCHIVE_COLUMNS}) FROM STDIN (FORMAT BINARY)"
 _CREATE_GAME = (
     "INSERT INTO games (game_id, game, ruleset, status, seats, version, created_at, forked_from)"
     " VALUES (%s, %s, %s, 'playing', %s, %s, %s, %s) ON CONFLICT (game_id) DO NOTHING"
@@ -88,16 +90,21 @@ class RebuildCounts:
 
 
 def update_views(cur: Cursor, records: Sequence[RecordedEvent]) -> None:
-    """Folds `records` (each game's in version order) into the views; idempotent per event."""
+    """Folds `records` (each game's in version order) into the views; idempotent per event.
+
+    Its statements go in one pipeline (one round trip, not one each); an error of one is
+    raised at the pipeline's end."""
     changes = game_changes(records)
-    cur.executemany(
-        _CREATE_GAME, [_created_params(c.game_id, c.created) for c in changes if c.created]
-    )
-    cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
-    cur.executemany(
-        _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
-    )
-    _update_bot_challenges(cur, challenge_changes(records))
+    challenged = challenge_changes(records)
+    with cur.connection.pipeline():
+        cur.executemany(
+            _CREATE_GAME, [_created_params(c.game_id, c.created) for c in changes if c.created]
+        )
+        cur.executemany(_BUMP_VERSION, [(c.version, c.game_id) for c in changes])
+        cur.executemany(
+            _FINISH_GAME, [_finished_params(c.game_id, c.finished) for c in changes if c.finished]
+        )
+        _update_bot_challenges(cur, challenged)
 
 
 def _update_bot_challenges(cur: Cursor, changes: Sequence[ChallengeChange]) -> None:
@@ -133,26 +140,48 @@ def _finished_params(game_id: str, finished: Finished) -> tuple[Any, ...]:
     return finished.result.status, result, to_datetime(finished.at_ms), game_id
 
 
-def _archive_params(entries: Sequence[FeedEntry]) -> tuple[list[Any], ...]:
-    """Returns the `_ARCHIVE` parameters of feed entries: a list of each column."""
-    events = [entry.event for entry in entries]
-    return (
-        [e.game_id for e in events],
-        [e.version for e in events],
-        [e.kind for e in events],
-        [e.type for e in events],
-        [e.data for e in events],
-        [e.schema for e in events],
-        [to_datetime(e.recorded_at) for e in events],
-        [entry.position for entry in entries],
-    )
+def archive_row(entry: FeedEntry) -> tuple[Any, ...]:
+    """Returns the archive's row of a feed entry (`ARCHIVE_COLUMNS`)."""
+    e = entry.event
+    at = to_datetime(e.recorded_at)
+    return e.game_id, e.version, e.kind, e.type, e.data, e.schema, at, entry.position
 
 
 def _archive(cur: Cursor, entries: Sequence[FeedEntry]) -> list[FeedEntry]:
-    """Archives `entries`; returns those the archive did not hold yet, in their order."""
-    rows = cur.execute(_ARCHIVE, _archive_params(entries)).fetchall()
-    inserted = {(str(row[0]), int(row[1])) for row in rows}
-    return [e for e in entries if (e.event.game_id, e.event.version) in inserted]
+    """Archives `entries`; returns those the archive did not hold yet, in their order (an
+    event the batch repeats each time, archived once, at its first position).
+
+    One binary COPY of the batch, in a savepoint (no parameter arrays to build, no conflict
+    handling); when it meets a key the archive holds (a redelivery after a crash between
+    commit and ack, or an entry another projector archived meanwhile: the COPY waits for its
+    commit), it is rolled back, the batch's keys looked up, and only the new rows copied.
+    """
+    keys = [(e.event.game_id, e.event.version) for e in entries]
+    if len(set(keys)) == len(keys):
+        try:
+            with cur.connection.transaction():
+                _copy(cur, entries, keys, set())
+            return list(entries)
+        except psycopg.errors.UniqueViolation:
+            pass
+    held = cur.execute(_ARCHIVED, ([k[0] for k in keys], [k[1] for k in keys])).fetchall()
+    archived = {(str(row[0]), int(row[1])) for row in held}
+    fresh = [e for e, key in zip(entries, keys, strict=True) if key not in archived]
+    _copy(cur, entries, keys, archived)
+    return fresh
+
+
+def _copy(
+    cur: Cursor, entries: Sequence[FeedEntry], keys: Sequence[tuple[str, int]], skip: set[Any]
+) -> None:
+    """COPYs the rows of `entries` whose key is not in `skip` (each key once) into the
+    archive."""
+    with cur.copy(_COPY) as copy:
+        copy.set_types(list(ARCHIVE_TYPES))
+        for entry, key in zip(entries, keys, strict=True):
+            if key not in skip:
+                skip.add(key)
+                copy.write_row(archive_row(entry))
 
 
 def _refold_games(cur: Cursor, game_ids: Sequence[str]) -> None:
@@ -190,12 +219,14 @@ def project_batch(cur: Cursor, name: str, entries: Sequence[FeedEntry]) -> int:
         # (whose games may have had no row yet): refold their games from the archive.
         _refold_games(cur, sorted({entry.event.game_id for entry in fresh}))
         refold_tournaments(cur, sorted({e.event.game_id for e in fresh if e.event.kind == KIND}))
+        ratings.advance_checkpoints(cur, name, done, fresh)
     else:
-        update_views(cur, [entry.event for entry in fresh])
-        update_tournament_views(cur, fresh)
+        with cur.connection.pipeline():  # the checkpoints go with the views' round trip
+            update_views(cur, [entry.event for entry in fresh])
+            update_tournament_views(cur, fresh)
+            ratings.advance_checkpoints(cur, name, done, fresh)
     late = [position_key(e.position) for e in fresh if finished(e.event)]
     ratings.refold_if_late(cur, name, late)
-    ratings.advance_checkpoints(cur, name, done, fresh)
     return len(fresh)
 
 
@@ -312,8 +343,9 @@ class Projector:
             self.consumer.ack_entries(entries)
         watermark = self._watermark(entries, count)
         if watermark is not None:
-            ratings.advance_watermarks(self._connection(), self.name, self.owned, watermark)
-            ratings.fold_ordered_ratings(self._connection(), self.name, self.partitions)
+            ratings.fold_ordered_ratings(
+                self._connection(), self.name, self.partitions, self.owned, watermark
+            )
         return len(entries), projected.fresh if entries else 0
 
     def _watermark(self, entries: Sequence[FeedEntry], count: int) -> tuple[int, int] | None:

@@ -165,11 +165,29 @@ def lowest_watermark(cur: Cursor, name: str, partitions: int) -> Key | None:
     return min(mark for mark in found if mark is not None)
 
 
-def fold_ordered_ratings(conn: psycopg.Connection[Any], name: str, partitions: int) -> int:
+def fold_ordered_ratings(
+    conn: psycopg.Connection[Any],
+    name: str,
+    partitions: int,
+    owned: Iterable[int] = (),
+    watermark: Key | None = None,
+) -> int:
     """Folds the finished games between the ratings checkpoint and the lowest watermark of
     the `partitions` partitions into the ratings, in feed order, and moves the checkpoint
-    there; returns how many games it folded (0 too while another step runs)."""
-    with conn.transaction(), conn.cursor() as cur:
+    there; returns how many games it folded (0 too while another step runs).
+
+    With a `watermark`, first records it as the watermark of the `owned` partitions
+    (`advance_watermarks`) in the same transaction: one commit for both. Runs in a pipeline:
+    the statements whose results it does not read wait for the next one it does (the
+    watermarks go with the lock, the checkpoint with the commit). Its commit does not wait for
+    the disk (`synchronous_commit` off): what it writes is derived (from the archive, and
+    from reads a projector repeats), all or nothing, durable with the next batch's commit; a
+    database crash before that loses it whole, and the next step folds it again.
+    """
+    with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
+        cur.execute("SET LOCAL synchronous_commit = off")
+        if watermark is not None:
+            _store_rows(cur, [(watermark_name(name, p), text(watermark)) for p in owned])
         locked = cur.execute("SELECT pg_try_advisory_xact_lock(%s)", (RATINGS_LOCK,)).fetchone()
         if not locked or not locked[0]:
             return 0

@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from services.ops.migrate import MIGRATIONS_DIR, applied, migrate
-from services.projection.projector import Projector, rebuild
+from services.projection.projector import Projector, project_batch, rebuild
 from services.projection.queries import archived_events, checkpoint, get_game_row, list_games
 from shared.app import challenges as challenge_app
 from shared.app.registry import register
@@ -184,6 +184,21 @@ def test_a_crash_between_commit_and_ack_projects_nothing_twice(db: str) -> None:
     assert checkpoint(db) == f"{feed_size(store)}-0"
     for game_id, _, _ in GAMES:
         assert archived_events(db, game_id) == store.read(game_id)
+
+
+def test_a_batch_archives_once_what_it_repeats_and_what_the_archive_holds(db: str) -> None:
+    store, _ = played_store()
+    first, second, third = store.read_partition(0, "0", 3)
+    again = msgspec.structs.replace(first, position="99-0")  # the same event, redelivered
+    with psycopg.connect(db, autocommit=True) as conn:
+        with conn.transaction(), conn.cursor() as cur:
+            assert project_batch(cur, "main", [first, second]) == 2
+        with conn.transaction(), conn.cursor() as cur:
+            assert project_batch(cur, "main", [second, third, third, again]) == 2
+        rows = conn.execute(b"SELECT version, feed_position FROM events ORDER BY version")
+
+        assert rows.fetchall() == [(1, "1-0"), (2, "2-0"), (3, "3-0")]
+    assert checkpoint(db) == "3-0"
 
 
 def fail_next_checkpoint_write(url: str) -> None:
