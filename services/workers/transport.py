@@ -15,6 +15,12 @@ as a channel of it reaches the broker again: when one opens (the worker reconnec
 before each of its polls (`restore_by_tag`, a transaction that does nothing for a message
 already restored). Celery drops a lost connection's held tasks itself, so each runs once
 more; tasks are idempotent (moves are version-checked).
+
+A task that was running when its channel closed still acknowledges (or rejects) its message
+through that channel once it ends; kombu then reaches for the channel's connection, which the
+close dropped, and the worker crashed again ("Unrecoverable error: AttributeError ... 'client'").
+Here an acknowledgement or rejection on a closed channel does nothing: its message went back
+to its queue (or is kept for that) with the close, and runs once more.
 """
 
 from __future__ import annotations
@@ -51,6 +57,18 @@ class Channel(kombu_redis.Channel):
                 except connection.connection_errors:
                     _keep_held(qos)
         super().close()
+
+    def basic_ack(self, delivery_tag: Any, multiple: bool = False) -> None:
+        """Acknowledges a message; nothing on a closed channel (see the module)."""
+        if self.connection is None:
+            return
+        super().basic_ack(delivery_tag, multiple=multiple)
+
+    def basic_reject(self, delivery_tag: Any, requeue: bool = False) -> None:
+        """Rejects a message; nothing on a closed channel (see the module)."""
+        if self.connection is None:
+            return
+        super().basic_reject(delivery_tag, requeue=requeue)
 
     def _brpop_start(self, timeout: Any = None) -> Any:
         """Restores the messages closed channels kept (if any) before each poll."""

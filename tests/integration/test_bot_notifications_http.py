@@ -53,7 +53,9 @@ class Listener:
         assert self._opened.wait(30), "the stream did not open"
 
     def _run(self, base_url: str, headers: dict[str, str]) -> None:
-        timeout = httpx.Timeout(30, read=10)
+        # No read timeout shorter than a busy machine's delay of a keep-alive (every few
+        # seconds): a read that timed out ended the stream and failed the test under load.
+        timeout = httpx.Timeout(30, read=120)
         with (
             httpx.Client(base_url=base_url, timeout=timeout) as http,
             http.stream("GET", "/v1/bots/me/events", headers=headers) as response,
