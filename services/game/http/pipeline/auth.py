@@ -206,14 +206,6 @@ class Access:
         admin = self.admin_key.encode()
         return bool(self.admin_key) and hmac.compare_digest(credential.encode(), admin)
 
-    def screen(self, authorization: str | None) -> None:
-        """Raises Unauthorized for a bearer credential that is not one, when that takes no
-        read (the registry's fold is trusted: `follower`); else checks nothing (the handler's
-        `identify` does). A route whose handler identifies its caller (a move) calls it at the
-        door, so that a stranger's body is never read."""
-        if self.registry.trusted:
-            self.identify(authorization)
-
     def identify(self, authorization: str | None) -> Caller:
         """Returns the caller presenting `authorization` (an Authorization header, or None).
 
@@ -299,8 +291,9 @@ async def authenticate(
 
     A credential that needs no look-up (none, the admin key, a malformed one) is checked at
     once; a bot token (a registry look-up, a rate-limit hit) in a worker thread, or by the
-    handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway (after
-    `Access.screen` refused a credential that is none, where that reads nothing). Guards run
+    handler of a route flagged `IDENTIFIED_BY_HANDLER` in the thread it runs in anyway; a move
+    (charged nothing as it comes in) here, once, when that reads nothing (the registry's fold
+    is trusted: `follower`), so that a stranger's body is never read. Guards run
     before the route's input is checked and its body read: a request without credentials to
     an operation that needs them is 401 here, so a stranger's body is never read (nor its
     parameters judged).
@@ -315,8 +308,8 @@ async def authenticate(
             )
     elif not handler.opt.get(IDENTIFIED_BY_HANDLER):
         await anyio.to_thread.run_sync(caller_of, connection)
-    else:
-        access.screen(authorization)
+    elif access.registry.trusted and handler.opt.get(CHARGED_ON_ANSWER) == "moves":
+        caller_of(connection)  # no read: the followed fold answers, a move charges nothing yet
 
 
 def needs_credentials(handler: BaseRouteHandler) -> bool:
