@@ -71,6 +71,11 @@ class BotStream:
     """The open challenges the bot issued: when each expires."""
     ticket: Ticket | None = None
     """The stream's place among its token's (`Streams.admit_token`), given back at its end."""
+    opened_at: str | None = None
+    """The feed's cursor when the request came, read before the answer starts: what happens
+    after a client's request is sent, even before its first byte of answer, is in its stream
+    (read at the first iteration, a notice written between the answer's headers and that read
+    was lost)."""
     _hold: Hold = field(default_factory=Hold)
 
     async def _call(self, function: Callable[..., T], *args: Any) -> T:
@@ -169,7 +174,7 @@ class BotStream:
             self._hold = self.watch.take(self.caller)
             deadline = time.monotonic() + config.lifetime_s
             index = streams.index(store)
-            position = await call(store.feed_position)
+            position = self.opened_at or await call(store.feed_position)
             async for message in self._backlog(index, position):
                 yield message
             for challenge in await call(open_challenges, store, index, self.bot):

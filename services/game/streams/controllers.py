@@ -301,6 +301,7 @@ class BotStreamsController(Controller):
         bot, streams = calling_bot(caller), streams_of(request)
         if last_event_id is not None:
             await streams.run(check_kept, store, last_event_id)
+        opened_at = await streams.run(store.feed_position)
         watch = streams.watch(store, access.registry)
         ticket = streams.admit_token(caller.token_id)
         stream = BotStream(
@@ -312,6 +313,7 @@ class BotStreamsController(Controller):
             watch,
             issued=access.challenges,
             ticket=ticket,
+            opened_at=opened_at,
         )
         events = stream.events()
         if ticket is not None:  # a stream never iterated gives its place back when collected

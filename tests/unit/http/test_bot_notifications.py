@@ -8,8 +8,9 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from litestar.testing import TestClient
@@ -17,6 +18,7 @@ from litestar.testing import TestClient
 from services.game.app import create_app
 from services.game.http.pipeline.auth import Access
 from services.game.http.waiters import STATE_KEY, StreamConfig
+from services.game.streams.bot_stream import BotStream
 from services.settings import Settings
 from shared.app import challenges as challenge_app
 from shared.app.registry import registered_bots
@@ -341,3 +343,25 @@ def test_a_late_joiner_of_an_arena_hears_of_it_at_its_join_then_of_its_pairings(
     ]
     alice = [e.event for e in arena.events("alice", last="0")]
     assert alice == ["tournament_started", "round_started", "tournament_finished"]
+
+
+def test_a_stream_hears_what_happens_after_its_request_even_before_it_is_first_read(
+    arena: Notified, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream's start is the feed's end when the request came, not when its body is first
+    read: a cancellation written between the answer's headers and that first read (a busy
+    server) reaches the challenger (it was lost when the start was read inside the body)."""
+    challenge_id = arena.issue("alice", "bob").json()["challenge_id"]
+    events = BotStream.events
+
+    async def late_first_read(stream: BotStream) -> AsyncIterator[Any]:
+        challenge_app.cancel(arena.store, challenge_id, "alice@1", datetime.now(UTC))
+        async for message in events(stream):
+            yield message
+
+    monkeypatch.setattr(BotStream, "events", late_first_read)
+    notices = arena.events("alice")
+
+    assert [(e.event, e.data["challenge_id"]) for e in notices] == [
+        ("challenge_cancelled", challenge_id)
+    ]
