@@ -59,7 +59,7 @@ from shared.store.memory import InMemoryEventStore
 from tests.support.stack import running_stack, wait_for
 
 ARTIFACT = Path(__file__).resolve().parents[1] / "artifacts" / "schemathesis.json"
-MAX_EXAMPLES = 40
+MAX_EXAMPLES = 25
 """Per operation and target: enough to reach the error paths of every field and, through
 the seeded ids, the success path of most operations."""
 

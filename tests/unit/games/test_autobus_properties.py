@@ -25,7 +25,7 @@ from tests.support.leaks import cards_in
 
 SWEEPS = [
     pytest.param(range(12), id="12-seeds"),
-    pytest.param(range(400), id="400-seeds", marks=pytest.mark.slow),
+    pytest.param(range(200), id="200-seeds", marks=pytest.mark.slow),
 ]
 """The deals of each case: a few in every run, the whole sweep where slow tests run (CI)."""
 FULL = sorted(standard_deck(2, 4))

@@ -25,7 +25,7 @@ from tests.support.shithead import known_to, publicly_taken, ruleset_for
 
 SWEEPS = [
     pytest.param(range(4), id="4-seeds"),
-    pytest.param(range(120), id="120-seeds", marks=pytest.mark.slow),
+    pytest.param(range(60), id="60-seeds", marks=pytest.mark.slow),
 ]
 """The deals of each case: a few in every run, the whole sweep where slow tests run (CI)."""
 
