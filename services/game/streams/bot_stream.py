@@ -174,7 +174,11 @@ class BotStream:
             self._hold = self.watch.take(self.caller)
             deadline = time.monotonic() + config.lifetime_s
             index = streams.index(store)
-            position = self.opened_at or await call(store.feed_position)
+            position: str
+            if self.opened_at is None:
+                position = await call(store.feed_position)
+            else:
+                position = self.opened_at
             async for message in self._backlog(index, position):
                 yield message
             for challenge in await call(open_challenges, store, index, self.bot):
